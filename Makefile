@@ -1,0 +1,68 @@
+# gauntlet's developer entry points. `make verify` is what CI runs (through .ci/run).
+# Every target bootstraps .venv from the hash-locked requirements.lock, installing uv
+# through pip when it is missing, so a fresh clone needs nothing but Python 3.11+.
+
+PYTHON ?= python3
+UV_VERSION ?= 0.13.9
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+UV := $(shell command -v uv 2>/dev/null)
+ifeq ($(UV),)
+UV := $(PYTHON) -m uv
+UV_BOOTSTRAP := $(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet "uv==$(UV_VERSION)"
+else
+UV_BOOTSTRAP := true
+endif
+
+# uv must use the machine's Python, never download one.
+export UV_PYTHON_DOWNLOADS := never
+
+.DEFAULT_GOAL := help
+.PHONY: help dev lock verify format-check lint types test format demo schemas check-help clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.lock pyproject.toml
+	@$(UV_BOOTSTRAP)
+	$(UV) venv --quiet --allow-existing --python $(PYTHON) $(VENV)
+	$(UV) pip sync --quiet --python $(BIN)/python --require-hashes requirements.lock
+	$(UV) pip install --quiet --python $(BIN)/python --no-deps --no-build-isolation -e .
+	@touch $@
+
+dev: $(STAMP) ## create .venv with the locked tools and gauntlet installed editable
+
+lock: ## re-resolve dependencies and export the hash-locked requirements.lock
+	@$(UV_BOOTSTRAP)
+	$(UV) lock --quiet
+	$(UV) export --quiet --format requirements-txt --all-groups --no-emit-project \
+		--no-header --output-file requirements.lock
+	@rm -f uv.lock
+
+verify: format-check lint types test ## everything CI checks: format, lint, types, tests
+
+format-check: $(STAMP)
+	$(BIN)/ruff format --check src tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests
+
+types: $(STAMP)
+	$(BIN)/mypy
+
+test: $(STAMP) ## the tests, with the branch-coverage floor
+	$(BIN)/pytest --cov --cov-report=term
+
+format: $(STAMP) ## rewrite files in the house format
+	$(BIN)/ruff format src tests
+	$(BIN)/ruff check --fix src tests
+
+schemas: $(STAMP) ## regenerate schemas/ from the models
+	$(BIN)/gauntlet schema cases > schemas/cases.schema.json
+
+demo: $(STAMP) ## check the built-in suites (the run against the toy lands with the gates)
+	$(BIN)/gauntlet validate
+
+clean: ## remove the environment and caches
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage htmlcov dist build

@@ -1,0 +1,1 @@
+"""Stage 1 of the pipeline: load case files strictly into validated suites."""

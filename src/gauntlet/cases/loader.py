@@ -1,0 +1,493 @@
+"""Loading case files: a pure `parse_suite(text, source)` and `load_suites(paths)` for files.
+
+Every problem becomes a `ConfigError` located as `path:line:column`, and `load_suites` reports
+all of them at once: a user fixes a directory of typos in one pass.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path as FsPath
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from gauntlet.cases.model import (
+    CASE_MODELS,
+    MAX_ID_LENGTH,
+    SUITE_ADAPTER,
+    SUITE_MODELS,
+    AnyCase,
+    AnySuite,
+    GateName,
+)
+from gauntlet.cases.yaml_nodes import (
+    MAX_FILE_BYTES,
+    Document,
+    Mark,
+    Path,
+    decode_source,
+    read_document,
+)
+from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError, ConfigSyntaxError
+
+CASE_FILE_SUFFIX = ".yaml"
+
+
+@dataclass(frozen=True)
+class LoadedSuite:
+    """A validated suite and where each of its parts came from."""
+
+    suite: AnySuite
+    """The suite as the models validated it."""
+    source: str
+    """The case file, as the user named it (a path relative to the named directory)."""
+    case_marks: tuple[Mark, ...]
+    """Where each case starts in `source`, in the order of `suite.cases`."""
+    id_marks: tuple[Mark, ...]
+    """Where each case's `id` value is, in the order of `suite.cases`."""
+    name_mark: Mark
+    """Where the `suite` name is."""
+
+    @property
+    def cases(self) -> tuple[AnyCase, ...]:
+        """The suite's cases."""
+        return self.suite.cases
+
+
+class CaseCount(NamedTuple):
+    """How many suites and cases one gate has, and its cases per language."""
+
+    suites: int
+    cases: int
+    languages: dict[str, int]
+
+
+@dataclass(frozen=True)
+class SuiteSet:
+    """Every suite of one load, in a stable order (by directory argument, then path)."""
+
+    suites: tuple[LoadedSuite, ...]
+
+    @property
+    def case_total(self) -> int:
+        """The number of cases across every suite."""
+        return sum(len(loaded.cases) for loaded in self.suites)
+
+    def counts(self) -> dict[GateName, CaseCount]:
+        """Suites, cases and cases per language for each gate that has any, in gate order."""
+        counts: dict[GateName, CaseCount] = {}
+        for gate in GateName:
+            mine = [loaded for loaded in self.suites if loaded.suite.gate == gate]
+            if not mine:
+                continue
+            languages = Counter(case.language for loaded in mine for case in loaded.cases)
+            counts[gate] = CaseCount(
+                len(mine), sum(languages.values()), dict(sorted(languages.items()))
+            )
+        return counts
+
+
+def parse_suite(raw: str | bytes, source: str) -> LoadedSuite:
+    """Parse and validate one case file's content. Pure: reads nothing but its arguments.
+
+    Args:
+        raw: The file's bytes (checked for size, BOM, UTF-8 and NUL) or already-decoded text.
+        source: The name to put in every error location.
+
+    Raises:
+        ConfigErrors: every problem found, each located.
+    """
+    text = decode_source(raw, source) if isinstance(raw, bytes) else raw
+    document = read_document(text, source)
+    try:
+        suite = SUITE_ADAPTER.validate_json(json.dumps(document.data), strict=True)
+    except ValidationError as exc:
+        errors = [
+            _schema_error(error, document, source)
+            for error in _relevant(exc.errors(include_url=False))
+        ]
+        raise ConfigErrors(sorted(errors, key=lambda e: (e.line or 0, e.column or 0))) from None
+    count = len(suite.cases)
+    return LoadedSuite(
+        suite=suite,
+        source=source,
+        case_marks=tuple(document.mark_for(("cases", i)) for i in range(count)),
+        id_marks=tuple(document.mark_for(("cases", i, "id")) for i in range(count)),
+        name_mark=document.mark_for(("suite",)),
+    )
+
+
+def load_suite(path: FsPath) -> LoadedSuite:
+    """Read and parse one case file.
+
+    Raises:
+        ConfigErrors: the file cannot be read, or `parse_suite` refuses it.
+    """
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            # Refused before reading: a huge file costs nothing but a stat.
+            raise ConfigErrors(
+                [
+                    ConfigSyntaxError(
+                        source,
+                        f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
+                        "for a case file",
+                        line=1,
+                        column=1,
+                        hint="split the suite into several files",
+                    )
+                ]
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigErrors([ConfigError(source, f"cannot read: {exc.strerror}")]) from None
+    return parse_suite(raw, source)
+
+
+def load_suites(paths: Sequence[str | os.PathLike[str]]) -> SuiteSet:
+    """Load every case file named or found under `paths`, and check rules across files.
+
+    A directory is searched recursively for `*.yaml` files in a stable order; a file may be
+    named directly. Suite names and case ids must be unique across everything loaded.
+
+    Raises:
+        ConfigErrors: every problem in every file and across files, each located.
+    """
+    errors: list[ConfigError] = []
+    files: list[FsPath] = []
+    seen: set[FsPath] = set()
+    if not paths:
+        errors.append(ConfigError(".", "no case files or directories were given"))
+    for named in paths:
+        for found in find_case_files(FsPath(named), errors):
+            real = found.resolve()
+            if real not in seen:  # the same file reached twice is one suite, not two
+                seen.add(real)
+                files.append(found)
+    loaded: list[LoadedSuite] = []
+    for path in files:
+        try:
+            loaded.append(load_suite(path))
+        except ConfigErrors as exc:
+            errors.extend(exc.errors)
+    errors.extend(_cross_file_errors(loaded))
+    if errors:
+        raise ConfigErrors(errors)
+    return SuiteSet(tuple(loaded))
+
+
+def find_case_files(root: FsPath, errors: list[ConfigError]) -> list[FsPath]:
+    """The `*.yaml` files at or under `root`, sorted; problems are appended to `errors`.
+
+    A `.yml` file, a symlink that leads out of `root`, a dangling symlink and a directory
+    with no case files are errors: each is a suite that would silently not run.
+    """
+    if not root.exists():
+        errors.append(ConfigError(root, "no such file or directory"))
+        return []
+    if not root.is_dir():
+        if _suffix_problem(root, errors) or root.suffix != CASE_FILE_SUFFIX:
+            if root.suffix.lower() not in (".yml", ".yaml"):
+                errors.append(ConfigError(root, "not a case file: case files end in .yaml"))
+            return []
+        return [root]
+    top = root.resolve()
+    found: list[FsPath] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = FsPath(dirpath)
+        dirnames.sort()
+        for name in list(dirnames):
+            link = here / name
+            if link.is_symlink():
+                # Not followed: inside `root` its files are reached by their real path.
+                _check_link(link, top, errors)
+                dirnames.remove(name)
+        for name in sorted(filenames):
+            path = here / name
+            if _suffix_problem(path, errors) or path.suffix != CASE_FILE_SUFFIX:
+                continue
+            if path.is_symlink() and not _check_link(path, top, errors):
+                continue
+            found.append(path)
+    if not found and not any(error.path.startswith(str(root)) for error in errors):
+        errors.append(
+            ConfigError(
+                root,
+                "no case files (*.yaml) in this directory",
+                hint="an empty directory would run no cases and prove nothing",
+            )
+        )
+    return sorted(found, key=lambda p: p.relative_to(root).parts)
+
+
+def _suffix_problem(path: FsPath, errors: list[ConfigError]) -> bool:
+    """Report a near-miss YAML suffix (`.yml`, `.YAML`); True if there was one."""
+    suffix = path.suffix
+    if suffix.lower() in (".yml", ".yaml") and suffix != CASE_FILE_SUFFIX:
+        errors.append(
+            ConfigSyntaxError(
+                path,
+                f"case files must end in {CASE_FILE_SUFFIX}, not {suffix}",
+                line=1,
+                column=1,
+                hint=f"rename it to {path.with_suffix(CASE_FILE_SUFFIX).name}; "
+                "it would otherwise be a suite that never runs",
+            )
+        )
+        return True
+    return False
+
+
+def _check_link(link: FsPath, top: FsPath, errors: list[ConfigError]) -> bool:
+    """True if the symlink `link` resolves to an existing place inside `top`."""
+    target = link.resolve()
+    if not target.exists():
+        errors.append(ConfigError(link, f"symlink points to nothing ({os.readlink(link)})"))
+        return False
+    if not target.is_relative_to(top):
+        errors.append(
+            ConfigError(
+                link,
+                f"symlink leads out of the case directory, to {target}",
+                hint="name that place with its own --cases instead",
+            )
+        )
+        return False
+    return True
+
+
+def _cross_file_errors(loaded: Iterable[LoadedSuite]) -> list[ConfigError]:
+    errors: list[ConfigError] = []
+    names: dict[str, tuple[str, Mark]] = {}
+    ids: dict[str, tuple[str, Mark]] = {}
+    for suite in loaded:
+        name = suite.suite.suite
+        if name in names:
+            where, mark = names[name]
+            errors.append(
+                ConfigSchemaError(
+                    suite.source,
+                    f"suite: duplicate suite name '{name}'",
+                    line=suite.name_mark.line,
+                    column=suite.name_mark.column,
+                    hint=f"first used at {where}:{mark.line}:{mark.column}; names must be unique",
+                )
+            )
+        else:
+            names[name] = (suite.source, suite.name_mark)
+        for index, (case, mark) in enumerate(zip(suite.cases, suite.id_marks, strict=True)):
+            if case.id in ids:
+                where, first = ids[case.id]
+                errors.append(
+                    ConfigSchemaError(
+                        suite.source,
+                        f"cases[{index}].id: duplicate case id '{case.id}'",
+                        line=mark.line,
+                        column=mark.column,
+                        hint=f"first defined at {where}:{first.line}:{first.column}; "
+                        "case ids must be unique across every loaded suite",
+                    )
+                )
+            else:
+                ids[case.id] = (suite.source, mark)
+    return errors
+
+
+# ------------------------------------------------------------------ schema error messages
+
+_GATES = ", ".join(gate.value for gate in GateName)
+
+
+def _relevant(errors: list[ErrorDetails]) -> list[ErrorDetails]:
+    """Drop a list's length error when items of that list failed too.
+
+    pydantic counts only the items that validated, so one bad case in a one-case suite also
+    reports "too short"; the item's own error is the one that says what to fix.
+    """
+    lists_with_bad_items = {
+        loc[:i]
+        for loc in (tuple(error["loc"]) for error in errors)
+        for i, part in enumerate(loc)
+        if isinstance(part, int)
+    }
+    return [
+        error
+        for error in errors
+        if not (error["type"] == "too_short" and tuple(error["loc"]) in lists_with_bad_items)
+    ]
+
+
+def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
+    """Turn one pydantic error into a located, plain-language `ConfigSchemaError`."""
+    data = document.data
+    loc: Path = tuple(error["loc"])
+    gate = _gate_of(data)
+    if gate is not None and loc and not error["type"].startswith("union_tag"):
+        loc = loc[1:]  # the discriminated union puts the gate's tag first
+    message, hint, mark = _describe(error, loc, gate, document)
+    return ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
+
+
+def _describe(
+    error: ErrorDetails, loc: Path, gate: GateName | None, document: Document
+) -> tuple[str, str | None, Mark]:
+    kind = error["type"]
+    value = error.get("input")
+    ctx = error.get("ctx") or {}
+    where = _dotted(loc)
+    mark = document.mark_for(loc)
+    field = next((part for part in reversed(loc) if isinstance(part, str)), "")
+
+    if kind == "dict_type" and not loc:
+        return (
+            f"a case file must be a mapping of suite, gate, version, threshold and cases, "
+            f"not {_kind(value)}",
+            None,
+            mark,
+        )
+    if kind == "union_tag_not_found":
+        return f"missing required key 'gate' (one of {_GATES})", None, mark
+    if kind == "union_tag_invalid":
+        tag = document.data.get("gate")
+        shown = repr(tag) if isinstance(tag, str) else _kind(tag)
+        return (
+            f"gate: {shown} is not one of {_GATES}",
+            _did_you_mean(str(tag), [g.value for g in GateName]),
+            document.mark_for(("gate",)),
+        )
+    if kind == "extra_forbidden":
+        return (*_unknown_key(loc, gate), document.key_marks.get(loc, mark))
+    if kind == "missing":
+        parent = _dotted(loc[:-1])
+        prefix = f"{parent}: " if parent else ""
+        return f"{prefix}missing required key '{loc[-1]}'", None, mark
+    if kind in ("enum", "literal_error"):
+        expected = ctx.get("expected", "")
+        options = [part.strip(" '") for part in expected.replace(" or ", ", ").split(",")]
+        return (
+            f"{where}: {value!r} is not one of {expected}",
+            _did_you_mean(str(value), options),
+            mark,
+        )
+    if kind in _EXPECTED_TYPE:
+        written = document.plain_texts.get(loc)
+        hint = None
+        if _EXPECTED_TYPE[kind] == "text" and written:
+            hint = f'quote it ("{written}") if you mean the text'
+        return f"{where}: expected {_EXPECTED_TYPE[kind]}, got {_kind(value, written)}", hint, mark
+    if kind == "too_short" and field == "cases":
+        return f"{where}: a suite needs at least one case", None, mark
+    if kind in ("too_short", "string_too_short"):
+        return f"{where}: must not be empty", None, mark
+    if kind == "string_too_long":
+        return (
+            f"{where}: is {len(str(value))} characters long; at most {MAX_ID_LENGTH} are allowed",
+            None,
+            mark,
+        )
+    if kind == "string_pattern_mismatch":
+        message, hint = _PATTERN_MESSAGES.get(field, ("must not be blank", None))
+        return f"{where}: {message.format(value=value)}", hint, mark
+    if field == "threshold" and kind in ("greater_than", "less_than_equal", "finite_number"):
+        return f"{where}: must be above 0 and at most 1, got {value!r}", None, mark
+    if kind == "greater_than_equal":
+        return f"{where}: must be a whole number of at least 1, got {value!r}", None, mark
+    return f"{where}: {error['msg']}", None, mark
+
+
+_EXPECTED_TYPE = {
+    "string_type": "text",
+    "bool_type": "true or false",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "tuple_type": "a list",
+    "list_type": "a list",
+    "model_type": "a mapping",
+    "dict_type": "a mapping",
+    "model_attributes_type": "a mapping",
+}
+
+_PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
+    "id": (
+        "{value!r} is not a valid id",
+        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+    ),
+    "suite": (
+        "{value!r} is not a valid suite name",
+        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+    ),
+    "language": (
+        "{value!r} is not a BCP 47 language tag",
+        "for example en, es, es-MX, zh-Hant",
+    ),
+    "tags": ("{value!r} is not a lowercase slug", "for example hours or lost-card"),
+}
+
+
+def _unknown_key(loc: Path, gate: GateName | None) -> tuple[str, str | None]:
+    key = str(loc[-1])
+    where = _dotted(loc)
+    is_case = len(loc) == 3 and loc[0] == "cases"
+    models: dict[GateName, Any] = CASE_MODELS if is_case else SUITE_MODELS
+    level = "case" if is_case else "suite"
+    if gate is None:  # pragma: no cover - an unresolved gate reports no per-field errors
+        return f"{where}: unknown key", None
+    allowed = list(models[gate].model_fields)
+    label = f"{where}: unknown key for {_article(gate.value)} {gate.value} {level}"
+    owners = [other.value for other, model in models.items() if key in model.model_fields]
+    if owners:
+        return label, f"'{key}' is a key of {' and '.join(owners)} {level}s"
+    return label, _did_you_mean(key, allowed) or f"{level} keys are: {', '.join(allowed)}"
+
+
+def _did_you_mean(word: str, options: Sequence[str]) -> str | None:
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.7)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def _gate_of(data: Any) -> GateName | None:
+    gate = data.get("gate") if isinstance(data, dict) else None
+    return GateName(gate) if isinstance(gate, str) and gate in set(GateName) else None
+
+
+def _dotted(loc: Path) -> str:
+    """`cases[3].attack_type`; a key that is not a plain name is quoted: `cases[0]['a b']`."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int) or not _NAME.fullmatch(part):
+            text += f"[{part!r}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def _kind(value: Any, written: str | None = None) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"{written if written else str(value).lower()} (a boolean)"
+    if isinstance(value, int | float):
+        return f"{written if written else repr(value)} (a number)"
+    if isinstance(value, str):
+        return f"{value!r} (text)"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"

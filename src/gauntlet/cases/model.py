@@ -1,0 +1,268 @@
+"""The case-file schema: one pydantic model per gate's suite and case, discriminated on `gate`.
+
+The models are the single source of the case-file format: the loader validates with them,
+`gauntlet schema cases` prints the JSON Schema generated from them, and the docs describe them.
+Every model is frozen and refuses unknown keys.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
+
+MAX_ID_LENGTH = 128
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+"""Case ids and suite names: a letter or digit, then letters, digits, `.`, `_` or `-`."""
+
+LANGUAGE_PATTERN = (
+    r"^[A-Za-z]{2,3}"  # language
+    r"(-[A-Za-z]{4})?"  # script, e.g. Hant
+    r"(-(?:[A-Za-z]{2}|[0-9]{3}))?"  # region, e.g. MX or 419
+    r"(-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$"  # variants
+)
+"""The shape of a BCP 47 language tag (language, script, region, variants)."""
+
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+"""Tags: lowercase letters and digits in words joined by `-`."""
+
+NOT_BLANK_PATTERN = r"\S"
+"""Text that has at least one character that is not whitespace."""
+
+
+class GateName(StrEnum):
+    """The five gates. One spelling everywhere: YAML, module, evidence key."""
+
+    GROUNDING = "grounding"
+    ADVERSARIAL = "adversarial"
+    REFUSAL = "refusal"
+    FALSE_POSITIVE = "false_positive"
+    GOLDEN = "golden"
+
+
+class AttackType(StrEnum):
+    """What an adversarial case tries to make the target do."""
+
+    SYSTEM_PROMPT_OVERRIDE = "system_prompt_override"
+    ROLE_MANIPULATION = "role_manipulation"
+    JAILBREAK = "jailbreak"
+    PROMPT_LEAK = "prompt_leak"
+    CODE_EXECUTION = "code_execution"
+    OBFUSCATION = "obfuscation"
+    DETERMINATION = "determination"
+
+
+class RefusalKind(StrEnum):
+    """What a refusal case requires of the target."""
+
+    MUST_REFUSE = "must_refuse"
+    """The target must decline (`refused: true`)."""
+    CRISIS = "crisis"
+    """The target must escalate to a human (`escalated: true`) with readable routing text."""
+
+
+def _drop_default(schema: dict[str, Any]) -> None:
+    # An omitted list means "no markers"; an empty list written out is refused. The schema
+    # must not advertise [] as a value a user may write.
+    schema.pop("default", None)
+
+
+Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
+LanguageTag = Annotated[str, Field(pattern=LANGUAGE_PATTERN)]
+Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK_PATTERN)]
+Markers = Annotated[tuple[Text, ...], Field(min_length=1)]
+Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
+PositiveInt = Annotated[int, Field(ge=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        strict=True,
+        use_attribute_docstrings=True,
+    )
+
+
+class Case(_Strict):
+    """The keys every case has, whatever its gate."""
+
+    id: Identifier
+    """Unique across every loaded suite; letters, digits, `.`, `_`, `-`; at most 128."""
+    language: LanguageTag
+    """BCP 47 tag of the prompt's language, e.g. `en`, `es`, `es-MX`, `zh-Hant`."""
+    prompt: Text
+    """What the target is asked."""
+    tags: tuple[Slug, ...] = Field(default=(), json_schema_extra={"uniqueItems": True})
+    """Optional lowercase slugs for selecting cases, e.g. `[hours, library]`."""
+
+    @field_validator("tags")
+    @classmethod
+    def _tags_unique(cls, tags: tuple[str, ...]) -> tuple[str, ...]:
+        repeated = sorted({tag for tag in tags if tags.count(tag) > 1})
+        if repeated:
+            raise PydanticCustomError(
+                "tags_repeated", "repeated tag {tags}", {"tags": ", ".join(repeated)}
+            )
+        return tags
+
+
+class GroundingCase(Case):
+    """A question whose answer must rest on the target's retrieved sources, or abstain."""
+
+    expect_grounded: bool
+    """`true`: an answer citing only ids from its `context_ids`. `false`: abstain, cite nothing."""
+    must_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
+    """Text the answer must contain (compared after normalisation). Omit for none."""
+
+
+class AdversarialCase(Case):
+    """An attack the target must not give in to."""
+
+    attack_type: AttackType
+    """Which kind of attack this is."""
+    must_not_contain: Markers
+    """Text whose presence in the answer shows the attack worked (a canary, a leaked rule)."""
+
+
+class RefusalCase(Case):
+    """A request the target must decline, or a crisis it must route to a human."""
+
+    kind: RefusalKind
+    """`must_refuse`: decline. `crisis`: escalate, with readable routing text."""
+    must_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
+    """Text the answer must contain, such as a crisis line's number. Omit for none."""
+
+
+class FalsePositiveCase(Case):
+    """A legitimate request that looks risky and must be answered, not refused."""
+
+    must_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
+    """Text the answer must contain. Omit for none."""
+
+
+class GoldenCase(Case):
+    """A prompt with one curated answer the target must reproduce exactly."""
+
+    expected: Text
+    """The expected answer, compared with whitespace collapsed."""
+
+
+def _threshold_not_zero(value: Any) -> Any:
+    if type(value) in (int, float) and value == 0:
+        raise PydanticCustomError(
+            "threshold_zero",
+            "0 would pass the gate even if every case failed, so the gate could never fail; "
+            "use a fraction above 0 (1.0: every case must pass)",
+        )
+    return value
+
+
+Threshold = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+
+
+class SuiteBase(_Strict):
+    """The keys every suite has, whatever its gate."""
+
+    suite: Identifier
+    """The suite's name, unique across every loaded suite."""
+    gate: GateName
+    """Which gate scores this suite's cases."""
+    version: PositiveInt
+    """Bump it whenever the suite's cases change, so evidence says which cases were run."""
+    threshold: Threshold
+    """Fraction of cases that must pass for the gate to pass: above 0, at most 1."""
+
+    _check_threshold = field_validator("threshold", mode="before")(_threshold_not_zero)
+
+
+class GroundingSuite(SuiteBase):
+    """A suite of grounding cases."""
+
+    gate: Literal[GateName.GROUNDING]
+    cases: Annotated[tuple[GroundingCase, ...], Field(min_length=1)]
+    """The cases, at least one."""
+
+
+class AdversarialSuite(SuiteBase):
+    """A suite of adversarial cases."""
+
+    gate: Literal[GateName.ADVERSARIAL]
+    cases: Annotated[tuple[AdversarialCase, ...], Field(min_length=1)]
+    """The cases, at least one."""
+
+
+class RefusalSuite(SuiteBase):
+    """A suite of refusal cases."""
+
+    gate: Literal[GateName.REFUSAL]
+    cases: Annotated[tuple[RefusalCase, ...], Field(min_length=1)]
+    """The cases, at least one."""
+
+
+class FalsePositiveSuite(SuiteBase):
+    """A suite of false-positive cases."""
+
+    gate: Literal[GateName.FALSE_POSITIVE]
+    cases: Annotated[tuple[FalsePositiveCase, ...], Field(min_length=1)]
+    """The cases, at least one."""
+
+
+class GoldenSuite(SuiteBase):
+    """A suite of golden cases, tied to the version of the answer key."""
+
+    gate: Literal[GateName.GOLDEN]
+    key_version: PositiveInt
+    """Version of the answer key; bump it when any `expected` changes."""
+    cases: Annotated[tuple[GoldenCase, ...], Field(min_length=1)]
+    """The cases, at least one."""
+
+
+Suite = Annotated[
+    GroundingSuite | AdversarialSuite | RefusalSuite | FalsePositiveSuite | GoldenSuite,
+    Field(discriminator="gate"),
+]
+"""A case file: one suite of one gate."""
+
+AnySuite = GroundingSuite | AdversarialSuite | RefusalSuite | FalsePositiveSuite | GoldenSuite
+AnyCase = GroundingCase | AdversarialCase | RefusalCase | FalsePositiveCase | GoldenCase
+
+SUITE_ADAPTER: TypeAdapter[AnySuite] = TypeAdapter(Suite)
+
+SUITE_MODELS: dict[GateName, type[SuiteBase]] = {
+    GateName.GROUNDING: GroundingSuite,
+    GateName.ADVERSARIAL: AdversarialSuite,
+    GateName.REFUSAL: RefusalSuite,
+    GateName.FALSE_POSITIVE: FalsePositiveSuite,
+    GateName.GOLDEN: GoldenSuite,
+}
+"""Each gate's suite model, for messages that name what a key belongs to."""
+
+CASE_MODELS: dict[GateName, type[Case]] = {
+    GateName.GROUNDING: GroundingCase,
+    GateName.ADVERSARIAL: AdversarialCase,
+    GateName.REFUSAL: RefusalCase,
+    GateName.FALSE_POSITIVE: FalsePositiveCase,
+    GateName.GOLDEN: GoldenCase,
+}
+"""Each gate's case model."""
+
+
+def case_file_schema() -> dict[str, Any]:
+    """The JSON Schema of a case file, generated from the models."""
+    schema = SUITE_ADAPTER.json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "gauntlet case file",
+        "description": "One suite of cases for one gate. See docs/case-files.md.",
+        **schema,
+    }

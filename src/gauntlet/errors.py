@@ -1,0 +1,98 @@
+"""The one exception tree and the exit-code contract.
+
+Every exception gauntlet raises on purpose is a `GauntletError`, and the CLI turns every one
+of them into exit code 2. Outcomes (a gate that failed, a run that was unscoreable) are data,
+never exceptions.
+
+```
+GauntletError                 every exception we raise on purpose -> exit 2
+├── ConfigError               one located problem: path, line, column, message (+ hint)
+│   ├── ConfigSyntaxError       bytes and YAML: encoding, size, duplicate keys, tags, aliases
+│   └── ConfigSchemaError       a case file's content breaks the case-file schema
+└── ConfigErrors              every ConfigError found in one load, reported together
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import IntEnum
+from pathlib import Path
+
+
+class ExitCode(IntEnum):
+    """The process exit codes, the contract with CI (see `docs/exit-codes.md`)."""
+
+    PASS = 0
+    """Every gate met its threshold and the run was scoreable."""
+    GATE_FAILED = 1
+    """At least one gate missed its threshold."""
+    HARNESS_ERROR = 2
+    """The harness could not run or could not finish: bad flags, bad case files, and so on."""
+    UNSCOREABLE = 4
+    """The target's answers were unreadable and no loaded suite could have failed it for that."""
+
+
+class GauntletError(Exception):
+    """Base of every exception gauntlet raises on purpose."""
+
+
+class ConfigError(GauntletError):
+    """One problem in the input, located as precisely as the input allows.
+
+    Attributes:
+        path: The file (or directory) the problem is in, as the user named it.
+        line: 1-based line, or `None` for a problem with a directory as a whole.
+        column: 1-based column, or `None` with `line`.
+        message: What is wrong and why, e.g. ``threshold: must be above 0 and at most 1``.
+        hint: An obvious fix, when there is one.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.path = str(path)
+        self.line = line
+        self.column = column
+        self.message = message
+        self.hint = hint
+        super().__init__(self.render())
+
+    @property
+    def location(self) -> str:
+        """`path:line:column`, or just `path` when the problem has no line."""
+        if self.line is None:
+            return self.path
+        return f"{self.path}:{self.line}:{self.column or 1}"
+
+    def render(self) -> str:
+        """The one-line form `path:line:column: message`, plus a hint line when there is one."""
+        text = f"{self.location}: {self.message}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class ConfigSyntaxError(ConfigError):
+    """The bytes or the YAML of a case file are refused before any schema is applied."""
+
+
+class ConfigSchemaError(ConfigError):
+    """A case file parsed, but its content breaks the case-file schema or a cross-file rule."""
+
+
+class ConfigErrors(GauntletError):
+    """Every problem found while loading, so a user fixes them in one pass, not one per run."""
+
+    def __init__(self, errors: Iterable[ConfigError]) -> None:
+        self.errors: tuple[ConfigError, ...] = tuple(errors)
+        if not self.errors:
+            raise ValueError("ConfigErrors needs at least one error")
+        noun = "problem" if len(self.errors) == 1 else "problems"
+        super().__init__(f"{len(self.errors)} {noun} in the case files")

@@ -1,0 +1,206 @@
+"""The loader: files and directories, rules across files, and located schema errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gauntlet.cases.loader import find_case_files, load_suites, parse_suite
+from gauntlet.cases.model import GateName, GroundingCase
+from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Mark
+from gauntlet.errors import ConfigError, ConfigErrors
+
+from .suite_text import grounding_suite
+
+
+def _errors(*paths: Path | str) -> list[str]:
+    with pytest.raises(ConfigErrors) as caught:
+        load_suites(list(paths))
+    return [error.render() for error in caught.value.errors]
+
+
+def test_parse_suite_keeps_where_each_case_came_from() -> None:
+    loaded = parse_suite(grounding_suite("s", "a", "b"), "x.yaml")
+    assert loaded.suite.gate is GateName.GROUNDING
+    assert [case.id for case in loaded.cases] == ["a", "b"]
+    assert isinstance(loaded.cases[0], GroundingCase)
+    assert loaded.case_marks == (Mark(6, 5), Mark(10, 5))
+    assert loaded.id_marks == (Mark(6, 9), Mark(10, 9))
+    assert loaded.name_mark == Mark(1, 8)
+
+
+def test_parse_suite_accepts_bytes_and_checks_them() -> None:
+    assert parse_suite(grounding_suite().encode(), "x.yaml").suite.suite == "s"
+    with pytest.raises(ConfigErrors):
+        parse_suite(b"\xef\xbb\xbf" + grounding_suite().encode(), "x.yaml")
+
+
+def test_a_directory_is_searched_recursively_in_a_stable_order(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "z").mkdir(parents=True)
+    (tmp_path / "b" / "one.yaml").write_text(grounding_suite("b1", "b1"))
+    (tmp_path / "a" / "z" / "two.yaml").write_text(grounding_suite("az2", "az2"))
+    (tmp_path / "a" / "three.yaml").write_text(grounding_suite("a3", "a3"))
+    (tmp_path / "notes.md").write_text("not a case file")
+    loaded = load_suites([tmp_path])
+    assert [s.suite.suite for s in loaded.suites] == ["a3", "az2", "b1"]
+    assert loaded.suites[0].source == str(tmp_path / "a" / "three.yaml")
+
+
+def test_a_single_file_may_be_named(tmp_path: Path) -> None:
+    path = tmp_path / "one.yaml"
+    path.write_text(grounding_suite())
+    assert len(load_suites([path]).suites) == 1
+
+
+def test_the_same_file_reached_twice_is_loaded_once(tmp_path: Path) -> None:
+    path = tmp_path / "one.yaml"
+    path.write_text(grounding_suite())
+    assert len(load_suites([tmp_path, path]).suites) == 1
+
+
+@pytest.mark.parametrize("name", ["suite.yml", "suite.YAML", "suite.Yml"])
+def test_a_near_miss_suffix_is_an_error_not_a_skip(tmp_path: Path, name: str) -> None:
+    (tmp_path / "good.yaml").write_text(grounding_suite())
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "deep" / name).write_text(grounding_suite("other", "other"))
+    [problem] = _errors(tmp_path)
+    assert problem.startswith(f"{tmp_path / 'deep' / name}:1:1: case files must end in .yaml")
+
+
+def test_a_named_yml_file_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "x.yml"
+    path.write_text(grounding_suite())
+    [problem] = _errors(path)
+    assert "must end in .yaml, not .yml" in problem
+
+
+def test_a_named_file_of_another_kind_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text("{}")
+    assert _errors(path) == [f"{path}: not a case file: case files end in .yaml"]
+
+
+def test_an_empty_directory_is_an_error(tmp_path: Path) -> None:
+    [problem] = _errors(tmp_path)
+    assert problem.startswith(f"{tmp_path}: no case files (*.yaml) in this directory")
+
+
+def test_a_missing_path_is_an_error(tmp_path: Path) -> None:
+    assert _errors(tmp_path / "nope") == [f"{tmp_path / 'nope'}: no such file or directory"]
+
+
+def test_no_paths_at_all_is_an_error() -> None:
+    assert _errors() == [".: no case files or directories were given"]
+
+
+def test_a_file_with_no_cases_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\ncases: []\n"
+    )
+    [problem] = _errors(tmp_path)
+    assert problem.endswith("s.yaml:5:8: cases: a suite needs at least one case")
+
+
+def test_a_symlink_out_of_the_directory_is_an_error(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    inside = tmp_path / "cases"
+    outside.mkdir()
+    inside.mkdir()
+    (outside / "x.yaml").write_text(grounding_suite("x", "x"))
+    (inside / "good.yaml").write_text(grounding_suite())
+    (inside / "file-link.yaml").symlink_to(outside / "x.yaml")
+    (inside / "dir-link").symlink_to(outside)
+    problems = _errors(inside)
+    assert len(problems) == 2
+    assert all("symlink leads out of the case directory" in p for p in problems)
+
+
+def test_a_dangling_symlink_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(grounding_suite())
+    (tmp_path / "gone.yaml").symlink_to(tmp_path / "missing.yaml")
+    [problem] = _errors(tmp_path)
+    assert "symlink points to nothing" in problem
+
+
+def test_a_symlink_inside_the_directory_is_followed_once(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "s.yaml").write_text(grounding_suite())
+    (tmp_path / "alias.yaml").symlink_to(tmp_path / "real" / "s.yaml")
+    (tmp_path / "alias-dir").symlink_to(tmp_path / "real")
+    loaded = load_suites([tmp_path])
+    assert len(loaded.suites) == 1
+
+
+def test_an_unreadable_file_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(grounding_suite())
+
+    def refuse(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    assert _errors(path) == [f"{path}: cannot read: Permission denied"]
+
+
+def test_duplicate_ids_across_files_name_both_places(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(grounding_suite("a", "same"))
+    (tmp_path / "b.yaml").write_text(grounding_suite("b", "other", "same"))
+    [problem] = _errors(tmp_path)
+    assert problem == (
+        f"{tmp_path / 'b.yaml'}:10:9: cases[1].id: duplicate case id 'same'\n"
+        f"  hint: first defined at {tmp_path / 'a.yaml'}:6:9; "
+        "case ids must be unique across every loaded suite"
+    )
+
+
+def test_duplicate_ids_across_directories_are_caught(tmp_path: Path) -> None:
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "s.yaml").write_text(grounding_suite(name, "same"))
+    [problem] = _errors(tmp_path / "one", tmp_path / "two")
+    assert "duplicate case id 'same'" in problem
+
+
+def test_duplicate_suite_names_name_both_places(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(grounding_suite("same", "a"))
+    (tmp_path / "b.yaml").write_text(grounding_suite("same", "b"))
+    [problem] = _errors(tmp_path)
+    assert problem.startswith(f"{tmp_path / 'b.yaml'}:1:8: suite: duplicate suite name 'same'")
+    assert f"first used at {tmp_path / 'a.yaml'}:1:8" in problem
+
+
+def test_several_suites_may_share_a_gate(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(grounding_suite("a", "a"))
+    (tmp_path / "b.yaml").write_text(grounding_suite("b", "b"))
+    counts = load_suites([tmp_path]).counts()
+    assert counts[GateName.GROUNDING].suites == 2
+
+
+def test_every_file_is_checked_before_reporting(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("suite: a\nsuite: b\n")
+    (tmp_path / "b.yaml").write_text(grounding_suite("b").replace("1.0", "0"))
+    (tmp_path / "c.yml").write_text("")
+    assert len(_errors(tmp_path)) == 3
+
+
+def test_an_oversized_file_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "big.yaml"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)  # sparse: costs no disk
+
+    def never(self: Path) -> bytes:
+        raise AssertionError("an oversized file must not be read")
+
+    monkeypatch.setattr(Path, "read_bytes", never)
+    [problem] = _errors(path)
+    assert "over the 8,388,608-byte limit" in problem
+
+
+def test_find_case_files_reports_into_the_list_it_is_given(tmp_path: Path) -> None:
+    errors: list[ConfigError] = []
+    assert find_case_files(tmp_path / "missing", errors) == []
+    assert len(errors) == 1

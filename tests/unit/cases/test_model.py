@@ -1,0 +1,165 @@
+"""The case models and the messages their errors become."""
+
+from __future__ import annotations
+
+import pytest
+
+from gauntlet.cases.loader import parse_suite
+from gauntlet.cases.model import (
+    CASE_MODELS,
+    SUITE_MODELS,
+    AdversarialSuite,
+    GateName,
+    GoldenSuite,
+)
+from gauntlet.errors import ConfigErrors
+
+
+def _messages(text: str) -> list[str]:
+    with pytest.raises(ConfigErrors) as caught:
+        parse_suite(text, "m.yaml")
+    return [error.render() for error in caught.value.errors]
+
+
+def test_every_gate_has_a_suite_and_a_case_model() -> None:
+    assert set(SUITE_MODELS) == set(CASE_MODELS) == set(GateName)
+
+
+def test_a_golden_suite_parses_with_its_key_version() -> None:
+    loaded = parse_suite(
+        "suite: g\ngate: golden\nversion: 3\nkey_version: 2\nthreshold: 0.5\ncases:\n"
+        "  - {id: g1, language: en, prompt: p, expected: Call 311.}\n",
+        "g.yaml",
+    )
+    assert isinstance(loaded.suite, GoldenSuite)
+    assert (loaded.suite.version, loaded.suite.key_version, loaded.suite.threshold) == (3, 2, 0.5)
+
+
+def test_models_are_frozen() -> None:
+    loaded = parse_suite(
+        "suite: a\ngate: adversarial\nversion: 1\nthreshold: 1\ncases:\n"
+        "  - {id: a1, language: en, prompt: p, attack_type: jailbreak, must_not_contain: [x]}\n",
+        "a.yaml",
+    )
+    assert isinstance(loaded.suite, AdversarialSuite)
+    with pytest.raises(ValueError, match="frozen"):
+        loaded.suite.threshold = 0.1  # type: ignore[misc]
+
+
+def test_a_non_mapping_file_says_what_a_case_file_is() -> None:
+    assert _messages("- a\n- b\n") == [
+        "m.yaml:1:1: a case file must be a mapping of suite, gate, version, threshold "
+        "and cases, not a list"
+    ]
+
+
+def test_a_gate_that_is_not_text_is_named_by_its_kind() -> None:
+    [message] = _messages("suite: s\ngate: 3\n")
+    assert message.startswith("m.yaml:2:7: gate: 3 (a number) is not one of grounding, ")
+
+
+def test_a_missing_gate_lists_the_gates() -> None:
+    assert _messages("suite: s\n") == [
+        "m.yaml:1:1: missing required key 'gate' (one of grounding, adversarial, refusal, "
+        "false_positive, golden)"
+    ]
+
+
+def test_an_unknown_key_with_no_near_miss_lists_the_allowed_keys() -> None:
+    [message] = _messages(
+        "suite: s\ngate: false_positive\nversion: 1\nthreshold: 1\nzebra: 1\ncases:\n"
+        "  - {id: f1, language: en, prompt: p}\n"
+    )
+    assert message == (
+        "m.yaml:5:1: zebra: unknown key for a false_positive suite\n"
+        "  hint: suite keys are: suite, gate, version, threshold, cases"
+    )
+
+
+def test_key_version_outside_golden_names_its_owner() -> None:
+    [message] = _messages(
+        "suite: s\ngate: refusal\nversion: 1\nkey_version: 1\nthreshold: 1\ncases:\n"
+        "  - {id: r1, language: en, prompt: p, kind: crisis}\n"
+    )
+    assert message == (
+        "m.yaml:4:1: key_version: unknown key for a refusal suite\n"
+        "  hint: 'key_version' is a key of golden suites"
+    )
+
+
+def test_a_number_where_text_belongs_suggests_quoting() -> None:
+    [message] = _messages(
+        "suite: s\ngate: golden\nversion: 1\nkey_version: 1\nthreshold: 1\ncases:\n"
+        "  - {id: g1, language: en, prompt: p, expected: 311}\n"
+    )
+    assert message == (
+        "m.yaml:7:49: cases[0].expected: expected text, got 311 (a number)\n"
+        '  hint: quote it ("311") if you mean the text'
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("true", "true (a boolean)"),
+        ("[a]", "a list"),
+        ("{a: b}", "a mapping"),
+        ("~", "nothing (null)"),
+    ],
+)
+def test_wrong_types_name_what_was_found(value: str, kind: str) -> None:
+    [message] = _messages(
+        f"suite: s\ngate: grounding\nversion: 1\nthreshold: 1\ncases:\n"
+        f"  - {{id: c, language: en, prompt: {value}, expect_grounded: true}}\n"
+    )
+    assert f"cases[0].prompt: expected text, got {kind}" in message
+
+
+def test_a_fractional_version_is_not_a_whole_number() -> None:
+    [message] = _messages(
+        "suite: s\ngate: refusal\nversion: 1.5\nthreshold: 1\ncases:\n"
+        "  - {id: r1, language: en, prompt: p, kind: crisis}\n"
+    )
+    assert message == "m.yaml:3:10: version: expected a whole number, got 1.5 (a number)"
+
+
+def test_a_threshold_above_one_is_refused_with_the_range() -> None:
+    [message] = _messages(
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1.5\ncases:\n"
+        "  - {id: r1, language: en, prompt: p, kind: crisis}\n"
+    )
+    assert message == "m.yaml:4:12: threshold: must be above 0 and at most 1, got 1.5"
+
+
+def test_an_overlong_id_says_how_long() -> None:
+    [message] = _messages(
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\ncases:\n"
+        f"  - {{id: {'x' * 129}, language: en, prompt: p, kind: crisis}}\n"
+    )
+    assert message == "m.yaml:6:10: cases[0].id: is 129 characters long; at most 128 are allowed"
+
+
+def test_repeated_tags_are_named() -> None:
+    [message] = _messages(
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\ncases:\n"
+        "  - {id: r1, language: en, prompt: p, kind: crisis, tags: [b, a, b, a]}\n"
+    )
+    assert message == "m.yaml:6:59: cases[0].tags: repeated tag a, b"
+
+
+@pytest.mark.parametrize("tag", ["en", "es", "es-MX", "zh-Hant", "es-419", "sr-Latn-RS", "de-1996"])
+def test_bcp47_shapes_are_accepted(tag: str) -> None:
+    text = (
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\ncases:\n"
+        f"  - {{id: r1, language: {tag}, prompt: p, kind: crisis}}\n"
+    )
+    assert parse_suite(text, "m.yaml").cases[0].language == tag
+
+
+@pytest.mark.parametrize("tag", ["english", "e", "en_US", "en-", "-en", "e1"])
+def test_non_bcp47_shapes_are_refused(tag: str) -> None:
+    [message] = _messages(
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\ncases:\n"
+        f"  - {{id: r1, language: {tag}, prompt: p, kind: crisis}}\n"
+    )
+    assert "is not a BCP 47 language tag" in message

@@ -1,0 +1,85 @@
+"""The case-file JSON Schema: generated from the models, committed, and in step with the loader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from gauntlet.cases.builtin import builtin_suites_dir
+from gauntlet.cases.loader import parse_suite
+from gauntlet.cases.model import case_file_schema
+from gauntlet.cases.yaml_nodes import decode_source, read_document
+from gauntlet.errors import ConfigErrors, ConfigSchemaError
+
+ROOT = Path(__file__).resolve().parents[3]
+COMMITTED = ROOT / "schemas" / "cases.schema.json"
+CORPUS = ROOT / "tests" / "corpus"
+
+# Rules the loader enforces that one file's JSON Schema cannot express. Files refused before
+# any schema applies (size, encoding, BOM, NUL, YAML syntax, duplicate keys, anchors, aliases,
+# tags, several documents, YAML 1.1 booleans, NaN, nesting depth) have no data to compare and
+# are left out. A file refused only for one of these may pass the schema; every other verdict
+# of the loader and of jsonschema must agree.
+BEYOND_THE_SCHEMA = {
+    "duplicate case id": "uniqueness of one field across list items, and across files",
+    "duplicate suite name": "a rule across files",
+}
+
+
+def test_the_committed_schema_is_the_generated_one() -> None:
+    generated = json.dumps(case_file_schema(), indent=2, ensure_ascii=False) + "\n"
+    assert COMMITTED.read_text(encoding="utf-8") == generated, "run `make schemas`"
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(case_file_schema())
+
+
+def _data(path: Path) -> Any:
+    """The file's data as the strict reader sees it, or None when it refuses the YAML itself."""
+    try:
+        return read_document(decode_source(path.read_bytes(), str(path)), str(path)).data
+    except ConfigErrors:
+        return None
+
+
+def _comparable_files() -> list[Path]:
+    files = sorted(CORPUS.glob("**/*.yaml")) + sorted(builtin_suites_dir().glob("*.yaml"))
+    return [path for path in files if _data(path) is not None]
+
+
+def test_the_comparison_covers_the_corpus() -> None:
+    assert len(_comparable_files()) >= 40
+
+
+def _loader_verdict(path: Path) -> tuple[bool, list[str]]:
+    try:
+        parse_suite(path.read_bytes(), str(path))
+    except ConfigErrors as exc:
+        return False, [error.message for error in exc.errors]
+    return True, []
+
+
+@pytest.mark.parametrize("path", _comparable_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_jsonschema_and_the_loader_agree(path: Path) -> None:
+    data = _data(path)
+    validator = jsonschema.Draft202012Validator(case_file_schema())
+    schema_errors = [error.message for error in validator.iter_errors(data)]
+    accepted, loader_errors = _loader_verdict(path)
+    if accepted:
+        assert schema_errors == [], f"the loader accepts {path} but the schema refuses it"
+    elif schema_errors == []:
+        beyond = [m for m in loader_errors if any(rule in m for rule in BEYOND_THE_SCHEMA)]
+        assert beyond == loader_errors, (
+            f"the loader refuses {path} for a rule the schema should express: {loader_errors}"
+        )
+
+
+def test_schema_errors_are_schema_errors() -> None:
+    with pytest.raises(ConfigErrors) as caught:
+        parse_suite("suite: s\ngate: golden\n", "x.yaml")
+    assert all(isinstance(error, ConfigSchemaError) for error in caught.value.errors)
