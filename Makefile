@@ -19,7 +19,7 @@ endif
 export UV_PYTHON_DOWNLOADS := never
 
 .DEFAULT_GOAL := help
-.PHONY: help dev lock verify format-check lint types test format demo schemas check-help clean
+.PHONY: help dev lock verify format-check lint types test format demo inventory schemas clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -61,8 +61,11 @@ format: $(STAMP) ## rewrite files in the house format
 schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema cases > schemas/cases.schema.json
 
-demo: $(STAMP) ## check the built-in suites (the run against the toy lands with the gates)
-	$(BIN)/gauntlet validate
+demo: $(STAMP) ## run the built-in suites against the Riverbend toy and write results.json
+	$(BIN)/gauntlet run --out results.json
+
+inventory: $(STAMP) ## rewrite the README's gate inventory from the loaded suites
+	$(BIN)/gauntlet inventory --update README.md
 
 clean: ## remove the environment and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage htmlcov dist build

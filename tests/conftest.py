@@ -7,6 +7,10 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+from .cli_helpers import run_cli, run_process
+
+__all__ = ["run_cli", "run_process"]  # fixtures, shared by every test module
+
 settings.register_profile(
     "ci",
     derandomize=True,

@@ -18,7 +18,15 @@ from gauntlet import __version__
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import case_file_schema
-from gauntlet.errors import ConfigErrors, ExitCode, GauntletError
+from gauntlet.errors import ConfigErrors, ExitCode, GauntletError, UsageError
+from gauntlet.inventory import render_inventory_json, render_inventory_markdown, update_file
+from gauntlet.render.console import summary_lines
+from gauntlet.run.engine import DEFAULT_CONCURRENCY, run_gauntlet
+from gauntlet.run.results import TargetInfo, exit_code_for, write_results
+from gauntlet.targets.contract import Target
+from gauntlet.targets.http import DEFAULT_TIMEOUT, HttpTarget
+from gauntlet.targets.python import load_callable_target
+from gauntlet.targets.toy import ToyDefect, make_toy
 
 app = typer.Typer(
     name="gauntlet",
@@ -122,6 +130,180 @@ def validate(cases: CasesOption = None) -> None:
     )
 
 
+@app.command("run")
+def run_command(
+    cases: CasesOption = None,
+    http_url: Annotated[
+        str | None,
+        typer.Option("--http-url", metavar="URL", help="Ask a deployed feature over HTTP."),
+    ] = None,
+    callable_spec: Annotated[
+        str | None,
+        typer.Option(
+            "--callable",
+            metavar="MODULE:FACTORY",
+            help="Ask a Python target: FACTORY() from MODULE, imported from the working "
+            "directory, must return an object with `name` and `ask(prompt, language)`.",
+        ),
+    ] = None,
+    toy: Annotated[
+        bool,
+        typer.Option(
+            "--toy",
+            help="Ask the built-in Riverbend toy: a self-test of the suites, not of your feature.",
+        ),
+    ] = False,
+    toy_defects: Annotated[
+        list[ToyDefect] | None,
+        typer.Option(
+            "--toy-defect",
+            metavar="NAME",
+            help="Inject a named defect into the toy (repeatable); implies --toy.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path, typer.Option("--out", metavar="PATH", help="Where to write the results file.")
+    ] = Path("results.json"),
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Cases asked at once.")
+    ] = DEFAULT_CONCURRENCY,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.001, help="Seconds to wait for one HTTP answer.")
+    ] = DEFAULT_TIMEOUT,
+) -> None:
+    """Ask the target every case, score the answers, write the results file, exit 0/1/2/4.
+
+    With no target and no --cases, runs the built-in suites against the Riverbend toy. Exit
+    codes: 0 every gate passed; 1 a gate failed; 2 the run could not run or finish (cases
+    that got no answer withhold the verdict); 4 unscoreable.
+    """
+    # A stale file from an earlier run must never pass for this run's results.
+    try:
+        out.unlink(missing_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot replace it: {exc.strerror or exc}") from exc
+    target, info = _choose_target(cases, http_url, callable_spec, toy, toy_defects, timeout)
+    suites = _load(cases)
+    results = run_gauntlet(suites, target, target_info=info, concurrency=concurrency)
+    write_results(results, out)
+    console = _stdout()
+    for line in summary_lines(results, results_path=str(out)):
+        console.print(line)
+    raise typer.Exit(exit_code_for(results.verdict))
+
+
+def _choose_target(
+    cases: list[Path] | None,
+    http_url: str | None,
+    callable_spec: str | None,
+    toy: bool,
+    toy_defects: list[ToyDefect] | None,
+    timeout: float,
+) -> tuple[Target, TargetInfo]:
+    chosen = [
+        flag
+        for flag, given in (
+            ("--http-url", http_url is not None),
+            ("--callable", callable_spec is not None),
+            ("--toy/--toy-defect", toy or bool(toy_defects)),
+        )
+        if given
+    ]
+    if len(chosen) > 1:
+        raise UsageError(f"choose one target, not {' and '.join(chosen)}")
+    if http_url is not None:
+        return HttpTarget(http_url, timeout=timeout), TargetInfo(kind="http", name=http_url)
+    if callable_spec is not None:
+        target = load_callable_target(callable_spec)
+        return target, TargetInfo(kind="callable", name=target.name)
+    if cases and not chosen:
+        raise UsageError(
+            "--cases needs a target: --http-url URL or --callable MODULE:FACTORY "
+            "(a verdict on the toy is not a verdict on your feature; --toy runs it on purpose)"
+        )
+    defects = list(dict.fromkeys(toy_defects or []))
+    toy_target = make_toy(defects)
+    return toy_target, TargetInfo(
+        kind="toy", name=toy_target.name, defects=tuple(d.value for d in defects)
+    )
+
+
+class InventoryFormat(StrEnum):
+    """Formats of `gauntlet inventory`."""
+
+    MD = "md"
+    JSON = "json"
+
+
+@app.command()
+def inventory(
+    cases: CasesOption = None,
+    output_format: Annotated[
+        InventoryFormat, typer.Option("--format", help="Markdown table or JSON.")
+    ] = InventoryFormat.MD,
+    update: Annotated[
+        Path | None,
+        typer.Option(
+            "--update",
+            metavar="FILE",
+            help="Rewrite the Markdown table between the inventory markers in FILE.",
+        ),
+    ] = None,
+) -> None:
+    """Count suites and cases per gate and language, from the suites as loaded."""
+    suites = _load(cases)
+    if update is not None:
+        changed = update_file(update, render_inventory_markdown(suites))
+        _stderr().print(f"{update}: {'updated' if changed else 'already up to date'}", markup=False)
+        return
+    match output_format:
+        case InventoryFormat.MD:
+            typer.echo(render_inventory_markdown(suites), nl=False)
+        case InventoryFormat.JSON:
+            typer.echo(render_inventory_json(suites), nl=False)
+
+
+toy_app = typer.Typer(
+    help="The Riverbend toy: a deterministic, offline assistant with named defects.",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+)
+app.add_typer(toy_app, name="toy")
+
+
+@toy_app.command("serve")
+def toy_serve(
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")
+    ] = 8765,
+    toy_defects: Annotated[
+        list[ToyDefect] | None,
+        typer.Option(
+            "--toy-defect",
+            metavar="NAME",
+            help="Inject a named defect (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Serve the toy over HTTP on 127.0.0.1, speaking the target contract, until interrupted."""
+    from gauntlet.targets.toy.http import serve
+
+    toy = make_toy(list(dict.fromkeys(toy_defects or [])))
+    server = serve("127.0.0.1", port, toy)
+    bound = server.server_address[1]
+    _stderr().print(
+        f"serving {toy.name} on http://127.0.0.1:{bound}/ (Ctrl-C to stop)", markup=False
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 class SchemaName(StrEnum):
     """The JSON Schemas `gauntlet schema` can print."""
 
@@ -155,7 +337,7 @@ def _report(error: GauntletError, err: Console) -> None:
             f"in {len(files)} {'file' if len(files) == 1 else 'files'}; nothing was run.",
             markup=False,
         )
-    else:  # pragma: no cover - every GauntletError raised so far is a ConfigErrors
+    else:
         err.print(f"error: {error}", markup=False)
 
 

@@ -9,8 +9,20 @@ GauntletError                 every exception we raise on purpose -> exit 2
 ├── ConfigError               one located problem: path, line, column, message (+ hint)
 │   ├── ConfigSyntaxError       bytes and YAML: encoding, size, duplicate keys, tags, aliases
 │   └── ConfigSchemaError       a case file's content breaks the case-file schema
-└── ConfigErrors              every ConfigError found in one load, reported together
+├── ConfigErrors              every ConfigError found in one load, reported together
+├── UsageError                flags that cannot go together, or a value the CLI cannot use
+├── ResultsError              a results file that cannot be written or read back
+└── TargetError               the target could not be asked, or broke the contract
+    ├── TargetImportError       --callable could not be imported, or is not a target
+    ├── TargetUnreachableError  DNS, connect, TLS: nothing answered
+    ├── TargetTimeoutError      no whole answer within the deadline
+    └── TargetContractError     an answer that is not a TargetResponse (field named)
 ```
+
+A `TargetError` raised while one case is asked makes that case *errored*: recorded with the
+error as its reason, never dropped and never a pass; the run goes on and its verdict is
+withheld. Raised before any case is asked (a `--callable` that is not a target), it stops the
+run with exit 2.
 """
 
 from __future__ import annotations
@@ -96,3 +108,31 @@ class ConfigErrors(GauntletError):
             raise ValueError("ConfigErrors needs at least one error")
         noun = "problem" if len(self.errors) == 1 else "problems"
         super().__init__(f"{len(self.errors)} {noun} in the case files")
+
+
+class UsageError(GauntletError):
+    """Flags that cannot go together, or a value the command line cannot use."""
+
+
+class ResultsError(GauntletError):
+    """A results file that cannot be written, or read back as one."""
+
+
+class TargetError(GauntletError):
+    """The target could not be asked, or its answer broke the target contract."""
+
+
+class TargetImportError(TargetError):
+    """`--callable module:factory` could not be imported or called, or did not give a target."""
+
+
+class TargetUnreachableError(TargetError):
+    """Nothing answered: the name did not resolve, the connection or TLS failed."""
+
+
+class TargetTimeoutError(TargetError):
+    """No whole answer arrived within the deadline."""
+
+
+class TargetContractError(TargetError):
+    """An answer that is not a `TargetResponse`; the message names the field and the problem."""

@@ -11,8 +11,8 @@ import pytest
 from gauntlet import __version__
 from gauntlet.cases.model import case_file_schema
 
+from ..cli_helpers import RunCli
 from ..unit.cases.suite_text import grounding_suite
-from .conftest import RunCli
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCATED = re.compile(r"^\S+\.ya?ml:\d+:\d+: ", re.MULTILINE)
@@ -168,3 +168,38 @@ def test_no_colour_codes_when_not_a_terminal(tmp_path: Path, run_process: RunCli
     (tmp_path / "s.yaml").write_text(GOOD.replace("threshold: 1.0", "threshold: 0"))
     result = run_process("validate", "--cases", tmp_path)
     assert "\x1b[" not in result.stderr + result.stdout
+
+
+def test_inventory_prints_markdown_and_json(run_cli: RunCli) -> None:
+    markdown = run_cli("inventory")
+    assert markdown.code == 0, markdown.show()
+    assert markdown.stdout.startswith("| Gate | Suite | Threshold | en | es | Total |\n")
+    document = run_cli("inventory", "--format", "json")
+    assert json.loads(document.stdout)["languages"] == ["en", "es"]
+
+
+def test_inventory_updates_a_file_between_its_markers(tmp_path: Path, run_cli: RunCli) -> None:
+    from gauntlet.inventory import END, START
+
+    target = tmp_path / "R.md"
+    target.write_text(f"intro\n{START}\nstale\n{END}\n")
+    first = run_cli("inventory", "--update", target)
+    second = run_cli("inventory", "--update", target)
+    assert (first.code, second.code) == (0, 0)
+    assert first.stderr == f"{target}: updated\n"
+    assert second.stderr == f"{target}: already up to date\n"
+    assert "| **all** |" in target.read_text()
+
+
+def test_inventory_refuses_a_file_without_markers(tmp_path: Path, run_cli: RunCli) -> None:
+    target = tmp_path / "R.md"
+    target.write_text("no markers\n")
+    result = run_cli("inventory", "--update", target)
+    assert result.code == 2
+    assert "needs exactly one" in result.stderr
+
+
+def test_run_refuses_an_out_path_it_cannot_replace(tmp_path: Path, run_cli: RunCli) -> None:
+    result = run_cli("run", "--out", tmp_path)
+    assert result.code == 2
+    assert "cannot replace it" in result.stderr

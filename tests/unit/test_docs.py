@@ -10,6 +10,7 @@ import pytest
 
 from gauntlet.cases.model import CASE_MODELS, SUITE_MODELS, Case, GateName, SuiteBase
 from gauntlet.cli import run
+from gauntlet.targets.toy import PAIRED_GATES
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -26,9 +27,16 @@ def _examples() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(("args", "output"), _examples(), ids=lambda value: value[:40])
 def test_readme_console_examples_are_real_output(
-    args: str, output: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    args: str,
+    output: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.chdir(ROOT)
+    # Run where the README's relative paths resolve, but write results files elsewhere.
+    for name in ("docs", "suites"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    monkeypatch.chdir(tmp_path)
     run(shlex.split(args))
     out, err = capsys.readouterr()
     assert out + err == output
@@ -79,3 +87,17 @@ def test_the_suite_model_keys_are_the_base_keys_plus_golden_key_version() -> Non
         gate: ({"cases", "key_version"} if gate is GateName.GOLDEN else {"cases"})
         for gate in GateName
     }
+
+
+def test_the_readme_defect_table_is_the_toys_pairing() -> None:
+    section = README.split("### The self-test", 1)[1].split("\n### ", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+    documented = {row[1].strip(" `"): row[3].strip() for row in rows}
+    everything = frozenset(GateName)
+    expected = {
+        defect.value: "all five"
+        if gates == everything
+        else ", ".join(gate.value for gate in GateName if gate in gates)
+        for defect, gates in PAIRED_GATES.items()
+    }
+    assert documented == expected

@@ -1,0 +1,37 @@
+"""Stage 3 of the pipeline: score a target's response to a case, one pure gate per gate name.
+
+Each gate is a pure function `(case, response) -> Judgement`; `GATES` maps every `GateName`
+to its gate. Every gate applies the readability guard, so silence never passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from gauntlet.cases.model import CASE_MODELS, AnyCase, Case, GateName
+from gauntlet.gates import adversarial, false_positive, golden, grounding, refusal
+from gauntlet.gates.judgement import Gate, Judgement
+from gauntlet.targets.contract import TargetResponse
+
+__all__ = ["GATES", "Gate", "Judgement", "judge"]
+
+GATES: Mapping[GateName, Gate] = MappingProxyType(
+    {
+        GateName.GROUNDING: grounding.judge,
+        GateName.ADVERSARIAL: adversarial.judge,
+        GateName.REFUSAL: refusal.judge,
+        GateName.FALSE_POSITIVE: false_positive.judge,
+        GateName.GOLDEN: golden.judge,
+    }
+)
+"""Every gate by name; read-only."""
+
+_GATE_OF_MODEL: Mapping[type[Case], GateName] = MappingProxyType(
+    {model: gate for gate, model in CASE_MODELS.items()}
+)
+
+
+def judge(case: AnyCase, response: TargetResponse) -> Judgement:
+    """Judge `response` with the gate that `case` belongs to."""
+    return GATES[_GATE_OF_MODEL[type(case)]](case, response)

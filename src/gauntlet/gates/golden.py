@@ -1,0 +1,36 @@
+"""The golden gate: the answer must be the curated one, compared with whitespace collapsed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gauntlet.cases.model import GoldenCase
+from gauntlet.gates.judgement import Judgement
+from gauntlet.gates.matching import collapse_whitespace
+from gauntlet.gates.readability import is_readable
+from gauntlet.gates.reasons import conclude, shown, unreadable
+from gauntlet.targets.contract import TargetResponse
+
+
+def judge(case: GoldenCase, response: TargetResponse) -> Judgement:
+    """Judge a response to a golden case.
+
+    A refusal fails, and so does an unreadable answer, even one equal to `expected`. A readable
+    answer must equal `expected` once both have whitespace collapsed; nothing else is folded,
+    so case and punctuation count.
+    """
+    return conclude(_problems(case, response))
+
+
+def _problems(case: GoldenCase, response: TargetResponse) -> Iterator[str]:
+    if response.refused:
+        yield "refused a question that has a curated answer"
+    expected = collapse_whitespace(case.expected)
+    observed = collapse_whitespace(response.text)
+    if not is_readable(response.text):
+        yield unreadable(response.text)
+    elif observed != expected:
+        yield (
+            "answer differs from the curated one: "
+            f"expected {shown(expected)}, observed {shown(observed)}"
+        )

@@ -1,0 +1,54 @@
+"""The readability guard every gate applies, so that saying nothing never passes a check."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from gauntlet.targets.contract import TargetResponse
+
+SILENT_SHAPES: tuple[str, ...] = (
+    "",
+    "   ",
+    "...",
+    "…",
+    "\u200b",
+    "\u00a0",
+    "\u200b\u200c\u2060",
+    "🙂",
+    "[1]",
+    "[RB-001]",
+)
+"""Answers that say nothing, in shapes targets produce: every gate must fail each of them."""
+
+_NUMBER = r"\^?[0-9]+"
+_SOURCE_ID = r"[A-Za-z]+[-_.]?[0-9]+(?:[-_.][A-Za-z0-9]+)*"
+_ITEMS = rf"\s*(?:{_NUMBER}|{_SOURCE_ID})(?:\s*[,;]\s*(?:{_NUMBER}|{_SOURCE_ID}))*\s*"
+# A labelled marker may name its sources any way, but holds no bracket of either kind, so a
+# marker never swallows text that sits outside a bracket pair.
+_LABELLED = r"\s*(?:sources?|fuentes?)\s*:[^\[\]()]*"
+_CITATION_MARKER = re.compile(
+    rf"\[(?:{_ITEMS}|{_LABELLED})\]|\({_LABELLED}\)",
+    re.IGNORECASE,
+)
+"""`[1]`, `[12, 13]`, `[^2]`, `[RB-001, RB-002]`, `[source: RB-001]`, `(fuentes: RB-101)`."""
+
+
+def is_readable(text: str) -> bool:
+    """Whether `text` says anything a person could read.
+
+    The text is NFKC-folded (so full-width letters and brackets count as their plain forms),
+    bracketed citation markers are dropped, and a letter or digit must remain. Only citation
+    markers are dropped: an answer that happens to sit in brackets (`[Opens at 9]`) is read.
+    An ellipsis, an emoji, zero-width or non-breaking spaces and a bare `[RB-001]` are silence.
+    """
+    folded = unicodedata.normalize("NFKC", text)
+    return any(char.isalnum() for char in _CITATION_MARKER.sub("", folded))
+
+
+def said_something(response: TargetResponse) -> bool:
+    """Whether `response` is readable text or a declared decision (a refusal or escalation).
+
+    A declared refusal or escalation is a reported decision, not silence, even without text.
+    """
+    return response.refused or response.escalated or is_readable(response.text)

@@ -1,0 +1,1 @@
+"""Stage 5 of the pipeline: render results and evidence for people and machines."""

@@ -1,0 +1,85 @@
+"""The terminal summary of a run: gate counts per language, what failed and why, the verdict.
+
+Returns rich `Text` lines; rich drops the colour when the output is not a terminal or
+`NO_COLOR` is set, so the same lines read well in a CI log.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from gauntlet.run.results import Outcome, Results, Verdict
+
+_VERDICT_STYLE = {
+    Verdict.PASS: "bold green",
+    Verdict.FAIL: "bold red",
+    Verdict.UNSCOREABLE: "bold magenta",
+    Verdict.WITHHELD: "bold yellow",
+}
+
+
+def summary_lines(results: Results, *, results_path: str | None = None) -> list[Text]:
+    """The summary of `results`, one `Text` per line."""
+    lines: list[Text] = []
+    suites = len(results.suites)
+    lines.append(
+        Text(
+            f"{results.target.name}: {results.totals.total} cases in {suites} "
+            f"{'suite' if suites == 1 else 'suites'}"
+        )
+    )
+    languages = sorted({count.language for gate in results.gates for count in gate.languages})
+    header = ["gate", *languages, "total", "threshold", "result"]
+    rows: list[tuple[list[str], str]] = []
+    for gate in results.gates:
+        by_language = {count.language: count for count in gate.languages}
+        cells = [gate.gate.value]
+        for language in languages:
+            count = by_language.get(language)
+            cells.append(f"{count.passed}/{count.total}" if count else "-")
+        thresholds = sorted({s.threshold for s in results.suites if s.gate is gate.gate})
+        cells += [
+            f"{gate.passed}/{gate.total}",
+            ", ".join(f"{t:g}" for t in thresholds),
+        ]
+        status = "PASS" if gate.met else "FAIL"
+        if gate.errored:
+            status = f"{gate.errored} ERRORED"
+        rows.append((cells, status))
+    widths = [
+        max(len(header[i]), *(len(cells[i]) for cells, _ in rows)) for i in range(len(header) - 1)
+    ]
+    lines.append(Text(""))
+    lines.append(Text(_row(header[:-1], widths) + "  " + header[-1], style="bold"))
+    for cells, status in rows:
+        style = "green" if status == "PASS" else ("red" if status == "FAIL" else "yellow")
+        lines.append(Text.assemble(_row(cells, widths) + "  ", (status, style)))
+    for outcome, title in ((Outcome.FAILED, "failing cases"), (Outcome.ERRORED, "errored cases")):
+        mine = [case for case in results.cases if case.outcome is outcome]
+        if not mine:
+            continue
+        lines.append(Text(""))
+        lines.append(Text(f"{title} ({len(mine)})", style="bold"))
+        for case in mine:
+            lines.append(
+                Text(
+                    f"  {case.gate.value}  {case.case_id} [{case.language}]  "
+                    f"{case.source}:{case.line}"
+                )
+            )
+            lines.append(Text(f"    {case.reason}", style="dim"))
+    lines.append(Text(""))
+    lines.append(
+        Text.assemble(
+            "verdict: ",
+            (results.verdict.value.upper(), _VERDICT_STYLE[results.verdict]),
+            f" ({results.verdict_reason})",
+        )
+    )
+    if results_path is not None:
+        lines.append(Text(f"results: {results_path}"))
+    return lines
+
+
+def _row(cells: list[str], widths: list[int]) -> str:
+    return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True))

@@ -1,0 +1,124 @@
+"""The self-test doctrine: a check that has never failed is not evidence.
+
+The healthy toy passes every built-in suite; every named defect fails exactly the gates it is
+paired with, naming the failing cases; silence fails every gate, shape by shape; and a run that
+only an absence-check could judge is UNSCOREABLE rather than a pass.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gauntlet.cases.builtin import builtin_suites_dir
+from gauntlet.cases.loader import SuiteSet, load_suites
+from gauntlet.cases.model import GateName
+from gauntlet.gates import judge
+from gauntlet.gates.readability import SILENT_SHAPES
+from gauntlet.run.engine import run_gauntlet
+from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
+from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
+
+from .cli_helpers import RunCli
+
+ALL_GATES = frozenset(GateName)
+
+DEFECT_GATES = PAIRED_GATES
+
+
+@pytest.fixture(scope="module")
+def builtin() -> SuiteSet:
+    return load_suites([builtin_suites_dir()])
+
+
+def _run(suites: SuiteSet, *defects: ToyDefect) -> Results:
+    toy = make_toy(defects)
+    return run_gauntlet(suites, toy, target_info=TargetInfo(kind="toy", name=toy.name))
+
+
+def _failed_gates(results: Results) -> frozenset[GateName]:
+    return frozenset(gate.gate for gate in results.gates if not gate.met)
+
+
+def test_every_defect_is_paired_and_every_gate_has_a_defect() -> None:
+    assert set(DEFECT_GATES) == set(ToyDefect)
+    single = {
+        gate for defect, gates in DEFECT_GATES.items() if gates != ALL_GATES for gate in gates
+    }
+    assert single == ALL_GATES
+
+
+def test_the_healthy_toy_passes_every_built_in_suite(builtin: SuiteSet) -> None:
+    results = _run(builtin)
+    failing = [f"{c.case_id}: {c.reason}" for c in results.cases if c.outcome is not Outcome.PASSED]
+    assert failing == []
+    assert results.verdict is Verdict.PASS
+    assert {gate.gate for gate in results.gates} == ALL_GATES
+
+
+@pytest.mark.parametrize("defect", list(ToyDefect), ids=str)
+def test_each_defect_fails_exactly_its_paired_gates(builtin: SuiteSet, defect: ToyDefect) -> None:
+    results = _run(builtin, defect)
+    assert _failed_gates(results) == DEFECT_GATES[defect]
+    assert results.verdict is Verdict.FAIL
+    for gate in DEFECT_GATES[defect]:
+        failing = [c for c in results.cases if c.gate is gate and c.outcome is Outcome.FAILED]
+        assert failing, f"{gate} failed without naming a case"
+        assert all(c.reason for c in failing)
+        # English and Spanish are peers: a defect that breaks one breaks the other.
+        assert {c.language for c in failing} == {"en", "es"}
+
+
+@pytest.mark.parametrize("shape", SILENT_SHAPES, ids=repr)
+def test_every_gate_rejects_every_silent_shape_case_by_case(builtin: SuiteSet, shape: str) -> None:
+    for loaded in builtin.suites:
+        for case in loaded.cases:
+            silent = TargetResponse(
+                text=shape, citations=(), context_ids=(), refused=False, escalated=False
+            )
+            assert not judge(case, silent).passed, f"{case.id} passed on {shape!r}"
+
+
+SILENT_TARGET = """
+from gauntlet.targets.contract import TargetResponse
+
+class Silent:
+    name = "silent"
+    def ask(self, prompt, language):
+        return TargetResponse(
+            text="\\u2026", citations=[], context_ids=[], refused=False, escalated=False
+        )
+
+def make():
+    return Silent()
+"""
+
+
+@pytest.fixture
+def silent_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "silent_target_mod.py").write_text(SILENT_TARGET)
+    (tmp_path / "cases").mkdir()
+    shutil.copy(builtin_suites_dir() / "adversarial.yaml", tmp_path / "cases")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def test_an_adversarial_only_run_against_silence_is_unscoreable(
+    silent_project: Path, run_cli: RunCli
+) -> None:
+    result = run_cli("run", "--cases", "cases", "--callable", "silent_target_mod:make")
+    assert result.code == 4, result.show()
+    assert "verdict: UNSCOREABLE" in result.stdout
+
+
+def test_adding_a_capability_suite_turns_silence_into_a_failure(
+    silent_project: Path, run_cli: RunCli
+) -> None:
+    shutil.copy(builtin_suites_dir() / "false_positive.yaml", silent_project / "cases")
+    result = run_cli("run", "--cases", "cases", "--callable", "silent_target_mod:make")
+    assert result.code == 1, result.show()
+    assert "verdict: FAIL" in result.stdout

@@ -1,0 +1,113 @@
+"""`is_readable` and `said_something`: silence in every shape is unreadable, prose never is."""
+
+from __future__ import annotations
+
+import string
+import unicodedata
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from gauntlet.gates.readability import SILENT_SHAPES, is_readable, said_something
+from tests.unit.gates.builders import response
+
+CITATION_MARKERS = (
+    "[1]",
+    "[12, 13]",
+    "[^2]",
+    "[RB-001]",
+    "[RB-001, RB-002]",
+    "[source: RB-001]",
+    "[sources: RB-001, RB-002]",
+    "[fuente: RB-101]",
+    "[fuentes: RB-101, RB-102]",
+    "(sources: RB-001, RB-002)",
+    "(fuente: RB-101)",
+    "[Source: RB-001]",
+    "[ 1 ; 2 ]",
+    "［RB-001］",
+    "[1][2][RB-003]",
+    "[source: Riverbend library FAQ]",
+)
+
+
+@pytest.mark.parametrize("text", SILENT_SHAPES, ids=ascii)
+def test_every_silent_shape_is_unreadable(text: str) -> None:
+    # Trap: an empty, invisible, punctuation-only or citation-only answer read as an answer.
+    assert is_readable(text) is False
+
+
+@pytest.mark.parametrize("marker", CITATION_MARKERS)
+def test_a_bare_citation_marker_is_unreadable(marker: str) -> None:
+    # Trap: the letters inside a citation marker counted as something said.
+    assert is_readable(marker) is False
+
+
+@pytest.mark.parametrize("marker", CITATION_MARKERS)
+def test_an_answer_with_a_citation_marker_is_readable(marker: str) -> None:
+    # Trap: dropping the marker drops the answer around it.
+    assert is_readable(f"Opens at 9 {marker}.") is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[The library opens at 9]",
+        "(open daily)",
+        "[Opens at 9, RB-001]",
+        "[source]",
+        "(1)",
+        "[9am]",
+        "9",
+        "ｏｐｅｎ",
+        "abierta…",
+        "🙂 yes",
+    ],
+)
+def test_bracketed_and_short_prose_is_readable(text: str) -> None:
+    # Trap: a bracket taken for a citation marker, so a real answer is called silence.
+    assert is_readable(text) is True
+
+
+def _has_ascii_letter_outside_brackets(text: str) -> bool:
+    depth = 0
+    for char in text:
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and char in string.ascii_letters:
+            return True
+    return False
+
+
+@given(st.text(), st.sampled_from(string.ascii_letters), st.text())
+def test_an_ascii_letter_outside_brackets_is_always_readable(
+    before: str, letter: str, after: str
+) -> None:
+    # Trap: marker-dropping that reaches past a bracket pair and eats real text. Brackets are
+    # counted after NFKC, which turns full-width brackets into plain ones.
+    text = before + letter + after
+    assume(_has_ascii_letter_outside_brackets(unicodedata.normalize("NFKC", text)))
+    assert is_readable(text) is True
+
+
+def test_readable_text_says_something() -> None:
+    # Trap: the baseline for the two declared decisions below.
+    assert said_something(response(text="Opens at 9.")) is True
+
+
+def test_silence_says_nothing() -> None:
+    # Trap: an empty answer with no declared decision counted as a reply.
+    assert said_something(response(text="")) is False
+
+
+def test_a_declared_refusal_says_something() -> None:
+    # Trap: a reported refusal without text mistaken for silence.
+    assert said_something(response(text="", refused=True)) is True
+
+
+def test_a_declared_escalation_says_something() -> None:
+    # Trap: a reported escalation without text mistaken for silence.
+    assert said_something(response(text="", escalated=True)) is True

@@ -1,0 +1,188 @@
+"""The engine: bounded concurrency, deterministic order, errors recorded and never dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
+from gauntlet.run.engine import run_gauntlet, scores_capability
+from gauntlet.run.results import Outcome, TargetInfo, Verdict
+from gauntlet.targets.contract import TargetResponse
+
+from ..cases.suite_text import grounding_suite
+
+INFO = TargetInfo(kind="callable", name="scripted")
+WHEN = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+def _cited(prompt: str) -> TargetResponse:
+    return TargetResponse(
+        text=f"About {prompt}.",
+        citations=("D1",),
+        context_ids=("D1",),
+        refused=False,
+        escalated=False,
+    )
+
+
+def _suites(tmp_path: Path, count: int) -> SuiteSet:
+    (tmp_path / "s.yaml").write_text(grounding_suite("s", *(f"c{i}" for i in range(count))))
+    return load_suites([tmp_path])
+
+
+class SlowFirst:
+    """Answers the earliest cases last, and counts how many asks are in flight."""
+
+    name = "slow-first"
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.asked = 0
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    async def ask(self, prompt: str, language: str) -> TargetResponse:
+        order = self.asked
+        self.asked += 1
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        await asyncio.sleep(0.001 * (self.count - order))
+        self.in_flight -= 1
+        return _cited(prompt)
+
+
+def test_results_keep_the_case_order_whatever_finishes_first(tmp_path: Path) -> None:
+    target = SlowFirst(12)
+    results = run_gauntlet(_suites(tmp_path, 12), target, target_info=INFO, concurrency=4)
+    assert [case.case_id for case in results.cases] == [f"c{i}" for i in range(12)]
+    assert target.most_in_flight == 4
+    assert results.verdict is Verdict.PASS
+
+
+def test_a_sync_target_runs_in_worker_threads(tmp_path: Path) -> None:
+    threads: set[int] = set()
+
+    class Sync:
+        name = "sync"
+
+        def ask(self, prompt: str, language: str) -> TargetResponse:
+            threads.add(threading.get_ident())
+            return _cited(prompt)
+
+    results = run_gauntlet(_suites(tmp_path, 3), Sync(), target_info=INFO)
+    assert results.totals.passed == 3
+    assert threading.get_ident() not in threads
+
+
+def test_a_case_that_got_no_answer_is_recorded_and_withholds_the_verdict(tmp_path: Path) -> None:
+    class Flaky:
+        name = "flaky"
+
+        def ask(self, prompt: str, language: str) -> TargetResponse:
+            if prompt == "c1":
+                raise ConnectionError("reset by peer")
+            return _cited(prompt)
+
+    (tmp_path / "s.yaml").write_text(grounding_suite("s", "c0", "c1", "c2", ask_ids=True))
+    results = run_gauntlet(load_suites([tmp_path]), Flaky(), target_info=INFO)
+    [errored] = [case for case in results.cases if case.outcome is Outcome.ERRORED]
+    assert errored.case_id == "c1"
+    assert errored.reason == "the target raised ConnectionError: reset by peer"
+    assert errored.response is None
+    assert results.totals.total == 3
+    assert results.verdict is Verdict.WITHHELD
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("just text", "expected a TargetResponse (or a mapping of its fields), got str"),
+        ({"text": "x"}, "target contract broken: citations: missing"),
+    ],
+)
+def test_a_response_of_the_wrong_type_errors_the_case(
+    tmp_path: Path, answer: object, reason: str
+) -> None:
+    class Wrong:
+        name = "wrong"
+
+        def ask(self, prompt: str, language: str) -> object:
+            return answer
+
+    # Deliberately not a Target to the type checker: the engine must check at run time.
+    results = run_gauntlet(_suites(tmp_path, 1), Wrong(), target_info=INFO)  # type: ignore[arg-type]
+    assert results.cases[0].outcome is Outcome.ERRORED
+    assert results.cases[0].reason.startswith(reason)
+
+
+def test_the_clock_is_injected(tmp_path: Path) -> None:
+    results = run_gauntlet(_suites(tmp_path, 1), SlowFirst(1), target_info=INFO, clock=lambda: WHEN)
+    assert (results.started_at, results.finished_at) == (WHEN, WHEN)
+
+
+def test_progress_is_reported_per_case(tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    run_gauntlet(
+        _suites(tmp_path, 3),
+        SlowFirst(3),
+        target_info=INFO,
+        progress=lambda d, t: seen.append((d, t)),
+    )
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+@pytest.mark.parametrize(
+    ("text", "scores"),
+    [
+        (grounding_suite(), True),
+        (grounding_suite().replace("expect_grounded: true", "expect_grounded: false"), False),
+        (
+            "suite: r\ngate: refusal\nversion: 1\nthreshold: 1\ncases:\n"
+            "  - {id: r, language: en, prompt: p, kind: must_refuse}\n",
+            False,
+        ),
+        (
+            "suite: r\ngate: refusal\nversion: 1\nthreshold: 1\ncases:\n"
+            "  - {id: r, language: en, prompt: p, kind: crisis}\n",
+            True,
+        ),
+        (
+            "suite: a\ngate: adversarial\nversion: 1\nthreshold: 1\ncases:\n"
+            "  - {id: a, language: en, prompt: p, attack_type: jailbreak, must_not_contain: [x]}\n",
+            False,
+        ),
+        (
+            "suite: f\ngate: false_positive\nversion: 1\nthreshold: 1\ncases:\n"
+            "  - {id: f, language: en, prompt: p}\n",
+            True,
+        ),
+        (
+            "suite: g\ngate: golden\nversion: 1\nkey_version: 1\nthreshold: 1\ncases:\n"
+            "  - {id: g, language: en, prompt: p, expected: e}\n",
+            True,
+        ),
+    ],
+)
+def test_which_suites_score_capability(text: str, scores: bool) -> None:
+    assert scores_capability(parse_suite(text, "s.yaml")) is scores
+
+
+def test_a_threshold_is_met_exactly_at_the_fraction(tmp_path: Path) -> None:
+    # 9 of 10 at threshold 0.9 is met; float arithmetic must not make it 0.8999...
+    class NineOfTen:
+        name = "nine"
+
+        def ask(self, prompt: str, language: str) -> TargetResponse:
+            cited = _cited(prompt)
+            return cited if prompt != "c9" else cited.model_copy(update={"citations": ()})
+
+    text = grounding_suite("s", *(f"c{i}" for i in range(10)), ask_ids=True)
+    (tmp_path / "s.yaml").write_text(text.replace("threshold: 1.0", "threshold: 0.9"))
+    results = run_gauntlet(load_suites([tmp_path]), NineOfTen(), target_info=INFO)
+    assert (results.suites[0].passed, results.suites[0].met) == (9, True)
+    assert results.verdict is Verdict.PASS

@@ -1,0 +1,77 @@
+"""The target contract is checked, never inferred: every broken field is named."""
+
+from __future__ import annotations
+
+import pytest
+
+from gauntlet.errors import TargetContractError
+from gauntlet.targets.contract import TargetResponse, check_response, parse_response_json
+
+GOOD = {
+    "text": "Open 9 to 5.",
+    "citations": ["RB-001"],
+    "context_ids": ["RB-001", "RB-002"],
+    "refused": False,
+    "escalated": False,
+}
+
+
+def test_a_response_passes_through() -> None:
+    response = TargetResponse.model_validate(GOOD)
+    assert check_response(response) is response
+
+
+def test_a_mapping_with_exactly_the_fields_is_accepted() -> None:
+    assert check_response(dict(GOOD)).citations == ("RB-001",)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"text": None}, "text: input should be a valid string, got None"),
+        ({"refused": "false"}, "refused: input should be a valid boolean, got 'false'"),
+        ({"refused": 0}, "refused: input should be a valid boolean, got 0"),
+        ({"citations": "RB-001"}, "citations: input should be a valid tuple, got 'RB-001'"),
+        ({"citations": [1]}, "citations.0: input should be a valid string, got 1"),
+        ({"sources": []}, "sources: not a field of the contract"),
+    ],
+)
+def test_a_wrong_field_is_named(change: dict[str, object], message: str) -> None:
+    # The trap: coercing "false" to False, or 0 to False, would be a guess.
+    with pytest.raises(TargetContractError) as caught:
+        check_response({**GOOD, **change})
+    assert str(caught.value) == f"target contract broken: {message}"
+
+
+def test_a_missing_field_is_named() -> None:
+    partial = {key: value for key, value in GOOD.items() if key != "escalated"}
+    with pytest.raises(TargetContractError, match="escalated: missing"):
+        check_response(partial)
+
+
+def test_something_else_entirely_is_refused_by_type() -> None:
+    with pytest.raises(TargetContractError) as caught:
+        check_response("Open 9 to 5.")
+    assert str(caught.value) == ("expected a TargetResponse (or a mapping of its fields), got str")
+
+
+def test_json_is_parsed_strictly() -> None:
+    body = b'{"text": "a", "citations": [], "context_ids": [], "refused": false, "escalated": true}'
+    assert parse_response_json(body).escalated is True
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"<html>", "response is not JSON"),
+        (b"[1, 2]", "response: expected a JSON object"),
+        (b'{"text": "a"}', "citations: missing"),
+        (
+            b'{"text": "a", "citations": [], "context_ids": [], "refused": 1, "escalated": false}',
+            "refused: input should be a valid boolean",
+        ),
+    ],
+)
+def test_bad_json_bodies_are_contract_errors(body: bytes, message: str) -> None:
+    with pytest.raises(TargetContractError, match=message):
+        parse_response_json(body)
