@@ -19,7 +19,7 @@ endif
 export UV_PYTHON_DOWNLOADS := never
 
 .DEFAULT_GOAL := help
-.PHONY: help dev lock verify format-check lint types test format demo inventory schemas clean
+.PHONY: help dev lock verify format-check lint types test format demo inventory schemas bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -60,12 +60,19 @@ format: $(STAMP) ## rewrite files in the house format
 
 schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema cases > schemas/cases.schema.json
+	$(BIN)/gauntlet schema evidence > schemas/evidence.schema.json
 
-demo: $(STAMP) ## run the built-in suites against the Riverbend toy and write results.json
+demo: $(STAMP) ## run the built-in suites against the toy; write results.json and the evidence pack
 	$(BIN)/gauntlet run --out results.json
+	$(BIN)/gauntlet report results.json --out evidence.md
+	$(BIN)/gauntlet report results.json --format json --out evidence.json
+	$(BIN)/gauntlet report results.json --baseline results.json --out drift.md
 
 inventory: $(STAMP) ## rewrite the README's gate inventory from the loaded suites
 	$(BIN)/gauntlet inventory --update README.md
+
+bench: $(STAMP) ## benchmark the HTTP engine on a loopback stub; writes benchmarks/RESULTS.md
+	$(BIN)/python benchmarks/bench.py
 
 clean: ## remove the environment and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage htmlcov dist build

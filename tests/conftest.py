@@ -27,3 +27,13 @@ def _clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests see no colour settings or terminal width from the machine that runs them."""
     for name in ("FORCE_COLOR", "NO_COLOR", "COLUMNS", "LINES", "TERM", "GITHUB_ACTIONS"):
         monkeypatch.delenv(name, raising=False)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--update-golden` rewrites the golden files from the current output."""
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/ from what the code renders now",
+    )

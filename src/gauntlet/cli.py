@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -19,12 +20,20 @@ from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import case_file_schema
 from gauntlet.errors import ConfigErrors, ExitCode, GauntletError, UsageError
+from gauntlet.files import write_atomically
 from gauntlet.inventory import render_inventory_json, render_inventory_markdown, update_file
-from gauntlet.render.console import summary_lines
+from gauntlet.redact import Redactor
+from gauntlet.render.console import ProgressDisplay, summary_lines
 from gauntlet.run.engine import DEFAULT_CONCURRENCY, run_gauntlet
-from gauntlet.run.results import TargetInfo, exit_code_for, write_results
+from gauntlet.run.results import TargetInfo, exit_code_for, read_results, write_results
 from gauntlet.targets.contract import Target
-from gauntlet.targets.http import DEFAULT_TIMEOUT, HttpTarget
+from gauntlet.targets.http import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    HttpSettings,
+    HttpTarget,
+    parse_header,
+)
 from gauntlet.targets.python import load_callable_target
 from gauntlet.targets.toy import ToyDefect, make_toy
 
@@ -169,23 +178,59 @@ def run_command(
         int, typer.Option("--concurrency", min=1, help="Cases asked at once.")
     ] = DEFAULT_CONCURRENCY,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0.001, help="Seconds to wait for one HTTP answer.")
+        float,
+        typer.Option("--timeout", min=0.001, help="Seconds for one HTTP attempt, start to end."),
     ] = DEFAULT_TIMEOUT,
+    retries: Annotated[
+        int,
+        typer.Option(
+            "--retries",
+            min=0,
+            help="HTTP retries after connect errors, timeouts, 429 and 502/503/504.",
+        ),
+    ] = DEFAULT_RETRIES,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header",
+            metavar="'NAME: VALUE'",
+            help="An HTTP header to send (repeatable); write the value as ${ENV_VAR} to read "
+            "it from the environment. Values are redacted from every output.",
+            show_default=False,
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress, only the summary.")
+    ] = False,
 ) -> None:
     """Ask the target every case, score the answers, write the results file, exit 0/1/2/4.
 
     With no target and no --cases, runs the built-in suites against the Riverbend toy. Exit
     codes: 0 every gate passed; 1 a gate failed; 2 the run could not run or finish (cases
-    that got no answer withhold the verdict); 4 unscoreable.
+    that got no answer, or an interruption, withhold the verdict); 4 unscoreable.
     """
     # A stale file from an earlier run must never pass for this run's results.
     try:
         out.unlink(missing_ok=True)
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot replace it: {exc.strerror or exc}") from exc
-    target, info = _choose_target(cases, http_url, callable_spec, toy, toy_defects, timeout)
+    headers = dict(parse_header(spec, os.environ) for spec in header or [])
+    if headers and http_url is None:
+        raise UsageError("--header is for --http-url targets")
+    settings = HttpSettings(timeout=timeout, retries=retries)
+    target, info, redactor = _choose_target(
+        cases, http_url, callable_spec, toy, toy_defects, settings, headers, concurrency
+    )
     suites = _load(cases)
-    results = run_gauntlet(suites, target, target_info=info, concurrency=concurrency)
+    with ProgressDisplay(_stderr(), quiet=quiet) as progress:
+        results = run_gauntlet(
+            suites,
+            target,
+            target_info=info,
+            concurrency=concurrency,
+            progress=progress,
+            redactor=redactor,
+        )
     write_results(results, out)
     console = _stdout()
     for line in summary_lines(results, results_path=str(out)):
@@ -199,8 +244,10 @@ def _choose_target(
     callable_spec: str | None,
     toy: bool,
     toy_defects: list[ToyDefect] | None,
-    timeout: float,
-) -> tuple[Target, TargetInfo]:
+    settings: HttpSettings,
+    headers: dict[str, str],
+    concurrency: int,
+) -> tuple[Target, TargetInfo, Redactor]:
     chosen = [
         flag
         for flag, given in (
@@ -213,10 +260,11 @@ def _choose_target(
     if len(chosen) > 1:
         raise UsageError(f"choose one target, not {' and '.join(chosen)}")
     if http_url is not None:
-        return HttpTarget(http_url, timeout=timeout), TargetInfo(kind="http", name=http_url)
+        http = HttpTarget(http_url, headers=headers, settings=settings, concurrency=concurrency)
+        return http, TargetInfo(kind="http", name=http.name), Redactor(http.secrets)
     if callable_spec is not None:
         target = load_callable_target(callable_spec)
-        return target, TargetInfo(kind="callable", name=target.name)
+        return target, TargetInfo(kind="callable", name=target.name), Redactor()
     if cases and not chosen:
         raise UsageError(
             "--cases needs a target: --http-url URL or --callable MODULE:FACTORY "
@@ -224,9 +272,8 @@ def _choose_target(
         )
     defects = list(dict.fromkeys(toy_defects or []))
     toy_target = make_toy(defects)
-    return toy_target, TargetInfo(
-        kind="toy", name=toy_target.name, defects=tuple(d.value for d in defects)
-    )
+    info = TargetInfo(kind="toy", name=toy_target.name, defects=tuple(d.value for d in defects))
+    return toy_target, info, Redactor()
 
 
 class InventoryFormat(StrEnum):
@@ -304,24 +351,104 @@ def toy_serve(
         server.server_close()
 
 
+class ReportFormat(StrEnum):
+    """Formats of `gauntlet report`."""
+
+    MD = "md"
+    JSON = "json"
+    JUNIT = "junit"
+
+
+@app.command()
+def report(
+    results_path: Annotated[
+        Path, typer.Argument(metavar="RESULTS", help="A results file written by gauntlet run.")
+    ],
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="PREV",
+            help="An earlier results file to compute drift against. A missing file is "
+            "reported in the pack, not fatal.",
+        ),
+    ] = None,
+    output_format: Annotated[
+        ReportFormat, typer.Option("--format", help="Markdown, the JSON pack, or JUnit XML.")
+    ] = ReportFormat.MD,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="PATH", help="Write here (atomically) instead of stdout."),
+    ] = None,
+) -> None:
+    """Build the evidence pack from a results file and render it. Runs nothing.
+
+    Exits 0 when the pack was built, whatever the verdict inside it, and 2 when it could not
+    be (a results or baseline file that is unreadable, newer, or inconsistent).
+    """
+    from gauntlet.evidence.pack import build_pack, pack_json
+    from gauntlet.render.junit import render_junit
+    from gauntlet.render.markdown import render_markdown
+
+    results = read_results(results_path)
+    previous = None
+    missing = baseline is not None and not baseline.exists()
+    if baseline is not None and not missing:
+        previous = read_results(baseline)
+    pack = build_pack(
+        results,
+        baseline=previous,
+        baseline_path=str(baseline) if baseline is not None else None,
+        baseline_missing=missing,
+    )
+    match output_format:
+        case ReportFormat.MD:
+            text = render_markdown(pack)
+        case ReportFormat.JSON:
+            text = pack_json(pack)
+        case ReportFormat.JUNIT:
+            text = render_junit(pack)
+    if missing:
+        _stderr().print(
+            f"note: baseline {baseline} does not exist; no drift computed", markup=False
+        )
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        write_atomically(out, text)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
+    _stderr().print(f"wrote {out} ({output_format.value})", markup=False)
+
+
 class SchemaName(StrEnum):
     """The JSON Schemas `gauntlet schema` can print."""
 
     CASES = "cases"
+    EVIDENCE = "evidence"
 
 
 @app.command()
 def schema(
-    name: Annotated[SchemaName, typer.Argument(help="Which schema: 'cases' for a case file.")],
+    name: Annotated[
+        SchemaName,
+        typer.Argument(help="'cases' for a case file, 'evidence' for an evidence pack."),
+    ],
 ) -> None:
     """Print a JSON Schema generated from gauntlet's models (for editors and other tools).
 
-    The committed copy is schemas/cases.schema.json; point your editor's YAML language server
-    at it to get completion and checking while you write case files.
+    The committed copies are in schemas/; point your editor's YAML language server at
+    schemas/cases.schema.json to get completion and checking while you write case files.
     """
     match name:
         case SchemaName.CASES:
-            typer.echo(json.dumps(case_file_schema(), indent=2, ensure_ascii=False))
+            document = case_file_schema()
+        case SchemaName.EVIDENCE:
+            from gauntlet.evidence.pack import evidence_schema
+
+            document = evidence_schema()
+    typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 def _report(error: GauntletError, err: Console) -> None:

@@ -121,6 +121,11 @@ class ResultsError(GauntletError):
 class TargetError(GauntletError):
     """The target could not be asked, or its answer broke the target contract."""
 
+    attempts: int = 1
+    """How many attempts were made before giving up."""
+    waited: float = 0.0
+    """Seconds spent waiting between attempts."""
+
 
 class TargetImportError(TargetError):
     """`--callable module:factory` could not be imported or called, or did not give a target."""

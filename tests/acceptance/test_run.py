@@ -85,18 +85,26 @@ def test_a_stale_results_file_never_survives_a_failed_run(tmp_path: Path, run_cl
     assert not out.exists()
 
 
-def test_unreachable_target_withholds_the_verdict_but_writes_every_case(
-    tmp_path: Path, run_cli: RunCli
-) -> None:
+def test_an_unreachable_target_fails_fast_before_any_case(tmp_path: Path, run_cli: RunCli) -> None:
     (tmp_path / "s.yaml").write_text(grounding_suite("s", "a", "b"))
     out = tmp_path / "r.json"
     # Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
-    result = run_cli("run", "--cases", tmp_path, "--http-url", "http://127.0.0.1:9/", "--out", out)
+    result = run_cli(
+        "run",
+        "--cases",
+        tmp_path,
+        "--http-url",
+        "http://127.0.0.1:9/",
+        "--out",
+        out,
+        "--retries",
+        "0",
+    )
     assert result.code == 2, result.show()
-    assert "verdict: WITHHELD (2 cases got no answer, so no verdict)" in result.stdout
-    cases = _cases(out)
-    assert [case["outcome"] for case in cases] == ["errored", "errored"]
-    assert all("cannot connect" in case["reason"] for case in cases)
+    assert result.stderr.startswith(
+        "error: pre-flight check failed: cannot connect to http://127.0.0.1:9/"
+    ), result.show()
+    assert not out.exists()
 
 
 @pytest.fixture

@@ -101,3 +101,10 @@ def test_the_readme_defect_table_is_the_toys_pairing() -> None:
         for defect, gates in PAIRED_GATES.items()
     }
     assert documented == expected
+
+
+def test_the_error_tree_in_the_docs_is_the_one_in_the_code() -> None:
+    import gauntlet.errors
+
+    tree = (gauntlet.errors.__doc__ or "").split("```")[1]
+    assert tree in (ROOT / "docs" / "exit-codes.md").read_text(encoding="utf-8")

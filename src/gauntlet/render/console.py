@@ -6,6 +6,18 @@ Returns rich `Text` lines; rich drops the colour when the output is not a termin
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.text import Text
 
 from gauntlet.run.results import Outcome, Results, Verdict
@@ -68,6 +80,16 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
                 )
             )
             lines.append(Text(f"    {case.reason}", style="dim"))
+    not_run = results.totals.not_run
+    if not_run:
+        lines.append(Text(""))
+        lines.append(
+            Text(
+                f"not asked ({not_run}): the run was interrupted"
+                + (f" by {results.interrupted_by}" if results.interrupted_by else ""),
+                style="bold",
+            )
+        )
     lines.append(Text(""))
     lines.append(
         Text.assemble(
@@ -83,3 +105,59 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
 
 def _row(cells: list[str], widths: list[int]) -> str:
     return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True))
+
+
+class ProgressDisplay:
+    """Progress of a run: a bar on a terminal, periodic plain lines in a CI log, or nothing.
+
+    Use it as a context manager and pass it to the engine as its `progress` callback.
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        quiet: bool = False,
+        every: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._console = console
+        self._quiet = quiet
+        self._every = every
+        self._clock = clock
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        self._last_line = clock()
+
+    def __enter__(self) -> ProgressDisplay:
+        if not self._quiet and self._console.is_terminal:
+            self._bar = Progress(
+                TextColumn("asking"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self._console,
+                transient=True,
+            )
+            self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+    def __call__(self, done: int, total: int) -> None:
+        """Show that `done` of `total` cases are answered."""
+        if self._quiet:
+            return
+        if self._bar is not None:
+            if self._task is None:
+                self._task = self._bar.add_task("cases", total=total)
+            self._bar.update(self._task, completed=done)
+            return
+        # Plain lines for CI logs: one every `every` seconds, so a short run prints none and a
+        # long one shows it is alive without flooding the log.
+        now = self._clock()
+        if now - self._last_line >= self._every:
+            self._last_line = now
+            self._console.print(f"asked {done}/{total} cases", markup=False, highlight=False)

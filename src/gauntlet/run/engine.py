@@ -7,9 +7,13 @@ the suites and what came back, so the same observations always give the same res
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
+import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import NamedTuple
@@ -20,6 +24,7 @@ from gauntlet.cases.model import AnyCase, GateName, GroundingCase, RefusalCase, 
 from gauntlet.errors import TargetError
 from gauntlet.gates import judge
 from gauntlet.gates.readability import said_something
+from gauntlet.redact import Redactor
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     CaseResult,
@@ -35,6 +40,8 @@ from gauntlet.run.results import (
 from gauntlet.targets.contract import Target, TargetResponse, check_response
 
 DEFAULT_CONCURRENCY = 8
+GRACE_SECONDS = 5.0
+"""After an interruption, how long cases already sent may take to finish."""
 
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
@@ -47,6 +54,13 @@ class Observation(NamedTuple):
     response: TargetResponse | None
     error: str | None
     latency_ms: float
+    attempts: int = 1
+    waited_s: float = 0.0
+    asked: bool = True
+    """False when an interruption stopped the run before this case was answered."""
+
+
+NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
 
 
 class Planned(NamedTuple):
@@ -67,22 +81,32 @@ def plan(suites: SuiteSet) -> list[Planned]:
     return [Planned(loaded, i) for loaded in suites.suites for i in range(len(loaded.cases))]
 
 
-async def ask_one(target: Target, case: AnyCase) -> Observation:
-    """Ask one case; any failure becomes the observation's error, never an exception."""
+async def ask_one(target: Target, case: AnyCase, pool: Executor | None = None) -> Observation:
+    """Ask one case; any failure becomes the observation's error, never an exception.
+
+    A coroutine `ask` is awaited; a plain one runs in `pool` (or asyncio's default pool).
+    """
     started = time.perf_counter()
+    attempts, waited = 1, 0.0
     try:
-        if inspect.iscoroutinefunction(target.ask):
-            answer: object = await target.ask(case.prompt, case.language)
+        traced = getattr(target, "ask_traced", None)
+        answer: object
+        if traced is not None and inspect.iscoroutinefunction(traced):
+            answer, attempts, waited = await traced(case.prompt, case.language)
+        elif inspect.iscoroutinefunction(target.ask):
+            answer = await target.ask(case.prompt, case.language)
         else:
-            answer = await asyncio.to_thread(target.ask, case.prompt, case.language)
+            loop = asyncio.get_running_loop()
+            answer = await loop.run_in_executor(pool, target.ask, case.prompt, case.language)
             if inspect.isawaitable(answer):
                 answer = await answer
         response = check_response(answer)
     except TargetError as exc:
-        return Observation(None, str(exc), _since(started))
+        return Observation(None, str(exc), _since(started), exc.attempts, exc.waited)
     except Exception as exc:  # noqa: BLE001 - a target's own bug errors the case, not the run
-        return Observation(None, f"the target raised {type(exc).__name__}: {exc}", _since(started))
-    return Observation(response, None, _since(started))
+        reason = f"the target raised {type(exc).__name__}: {exc}"
+        return Observation(None, reason, _since(started))
+    return Observation(response, None, _since(started), attempts, waited)
 
 
 async def ask_all(
@@ -91,21 +115,52 @@ async def ask_all(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: Progress | None = None,
+    stop: asyncio.Event | None = None,
+    grace: float = GRACE_SECONDS,
 ) -> list[Observation]:
-    """Ask every planned case, at most `concurrency` at a time, in the plan's order."""
+    """Ask every planned case, at most `concurrency` at a time, in the plan's order.
+
+    When `stop` is set no new case is sent; cases in flight get `grace` seconds to finish,
+    and every case without an answer by then is observed as not asked.
+    """
     bound = asyncio.Semaphore(max(1, concurrency))
+    halt = stop or asyncio.Event()
     done = 0
+    # Sync targets get a pool as wide as the bound: asyncio's default pool has only a few
+    # threads on a small machine, which would cap --concurrency without saying so.
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="gauntlet-ask")
 
     async def guarded(item: Planned) -> Observation:
         nonlocal done
         async with bound:
-            observation = await ask_one(target, item.case)
+            if halt.is_set():
+                return NOT_ASKED
+            observation = await ask_one(target, item.case, pool)
         done += 1
         if progress is not None:
             progress(done, len(planned))
         return observation
 
-    return list(await asyncio.gather(*(guarded(item) for item in planned)))
+    tasks = [asyncio.ensure_future(guarded(item)) for item in planned]
+    everything: asyncio.Future[list[Observation]] = asyncio.gather(*tasks)
+    stopped: asyncio.Future[list[Observation]] = asyncio.ensure_future(_until(halt))
+    try:
+        await asyncio.wait([everything, stopped], return_when=asyncio.FIRST_COMPLETED)
+        if not everything.done():
+            await asyncio.wait({everything}, timeout=grace)
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await everything
+    finally:
+        stopped.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
+    return [NOT_ASKED if task.cancelled() else task.result() for task in tasks]
+
+
+async def _until(event: asyncio.Event) -> list[Observation]:
+    await event.wait()
+    return []
 
 
 def score(
@@ -115,10 +170,13 @@ def score(
     target: TargetInfo,
     started_at: datetime,
     finished_at: datetime,
+    interrupted_by: str | None = None,
+    redactor: Redactor | None = None,
 ) -> Results:
     """Judge every observation and decide the verdict. Pure."""
+    redactor = redactor or Redactor()
     cases = [
-        _judge_case(item, observation)
+        _judge_case(item, observation, redactor, interrupted_by)
         for item, observation in zip(planned, observations, strict=True)
     ]
     suites = _suite_results(planned, cases)
@@ -128,6 +186,8 @@ def score(
     capability = any(scores_capability(item.loaded) for item in planned)
     verdict, reason = decide_verdict(
         errored=totals.errored,
+        not_run=totals.not_run,
+        interrupted_by=interrupted_by,
         unreadable=unreadable,
         capability_scored=capability,
         failed_gates=[gate.gate for gate in gates if not gate.met],
@@ -138,6 +198,8 @@ def score(
         started_at=started_at,
         finished_at=finished_at,
         target=target,
+        complete=totals.not_run == 0,
+        interrupted_by=interrupted_by,
         verdict=verdict,
         verdict_reason=reason,
         capability_scored=capability,
@@ -157,25 +219,92 @@ def run_gauntlet(
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: Progress | None = None,
     clock: Clock = lambda: datetime.now(UTC),
+    redactor: Redactor | None = None,
+    preflight: bool = True,
+    grace: float = GRACE_SECONDS,
 ) -> Results:
-    """Load, ask and score: the whole of `gauntlet run` but the printing and the file."""
+    """Probe, ask and score: the whole of `gauntlet run` but the printing and the file.
+
+    On SIGINT or SIGTERM (in the main thread) no new case is sent, cases in flight get
+    `grace` seconds, and the results say the run is incomplete: the verdict is withheld.
+
+    Raises:
+        TargetError: the pre-flight check failed (a target with a `probe` method that is
+            down or does not speak the contract).
+    """
     planned = plan(suites)
     started = clock()
-    observations = asyncio.run(
-        _ask_then_close(planned, target, concurrency=concurrency, progress=progress)
+    session = _Session(planned, target, concurrency, progress, preflight, grace)
+    observations = asyncio.run(session.run())
+    return score(
+        planned,
+        observations,
+        target=target_info,
+        started_at=started,
+        finished_at=clock(),
+        interrupted_by=session.interrupted_by,
+        redactor=redactor,
     )
-    return score(planned, observations, target=target_info, started_at=started, finished_at=clock())
 
 
-async def _ask_then_close(
-    planned: Sequence[Planned], target: Target, *, concurrency: int, progress: Progress | None
-) -> list[Observation]:
-    try:
-        return await ask_all(planned, target, concurrency=concurrency, progress=progress)
-    finally:
-        close = getattr(target, "aclose", None)
-        if close is not None and inspect.iscoroutinefunction(close):
-            await close()
+class _Session:
+    """One run's asyncio side: the probe, the asks, the signal handlers, closing the target."""
+
+    def __init__(
+        self,
+        planned: Sequence[Planned],
+        target: Target,
+        concurrency: int,
+        progress: Progress | None,
+        preflight: bool,
+        grace: float,
+    ) -> None:
+        self.planned = planned
+        self.target = target
+        self.concurrency = concurrency
+        self.progress = progress
+        self.preflight = preflight
+        self.grace = grace
+        self.interrupted_by: str | None = None
+
+    async def run(self) -> list[Observation]:
+        stop = asyncio.Event()
+        handled = self._catch_signals(stop)
+        try:
+            probe = getattr(self.target, "probe", None)
+            if self.preflight and probe is not None and inspect.iscoroutinefunction(probe):
+                try:
+                    await probe()
+                except TargetError as exc:
+                    raise type(exc)(f"pre-flight check failed: {exc}") from exc
+            return await ask_all(
+                self.planned,
+                self.target,
+                concurrency=self.concurrency,
+                progress=self.progress,
+                stop=stop,
+                grace=self.grace,
+            )
+        finally:
+            loop = asyncio.get_running_loop()
+            for number in handled:
+                loop.remove_signal_handler(number)
+            close = getattr(self.target, "aclose", None)
+            if close is not None and inspect.iscoroutinefunction(close):
+                await close()
+
+    def _catch_signals(self, stop: asyncio.Event) -> list[signal.Signals]:
+        if threading.current_thread() is not threading.main_thread():
+            return []  # pragma: no cover - signal handlers live in the main thread only
+        loop = asyncio.get_running_loop()
+        handled = [signal.SIGINT, signal.SIGTERM]
+        for number in handled:
+            loop.add_signal_handler(number, self._interrupt, number, stop)
+        return handled
+
+    def _interrupt(self, number: signal.Signals, stop: asyncio.Event) -> None:
+        self.interrupted_by = number.name
+        stop.set()
 
 
 def decide_verdict(
@@ -184,12 +313,18 @@ def decide_verdict(
     unreadable: int,
     capability_scored: bool,
     failed_gates: Sequence[GateName],
+    not_run: int = 0,
+    interrupted_by: str | None = None,
 ) -> tuple[Verdict, str]:
     """The verdict and its reason, by the precedence WITHHELD > UNSCOREABLE > FAIL > PASS.
 
     That is exit code 2 > 4 > 1 > 0: a run that could not finish never reports a verdict, and
     an unscoreable run is never reported as a gate failure or a pass.
     """
+    if not_run or interrupted_by:
+        by = f" by {interrupted_by}" if interrupted_by else ""
+        cases = "case was" if not_run == 1 else "cases were"
+        return Verdict.WITHHELD, f"the run was interrupted{by}: {not_run} {cases} not asked"
     if errored:
         return Verdict.WITHHELD, (
             f"{errored} {'case' if errored == 1 else 'cases'} got no answer, so no verdict"
@@ -223,11 +358,18 @@ def scores_capability(loaded: LoadedSuite) -> bool:
     )
 
 
-def _judge_case(item: Planned, observation: Observation) -> CaseResult:
+def _judge_case(
+    item: Planned, observation: Observation, redactor: Redactor, interrupted_by: str | None
+) -> CaseResult:
     case = item.case
     response = observation.response
-    if response is None:
-        outcome, reason = Outcome.ERRORED, observation.error or "no answer"
+    if response is not None:
+        response = redactor.response(response)
+    if not observation.asked:
+        outcome = Outcome.NOT_RUN
+        reason = f"not asked: the run was interrupted by {interrupted_by or 'a stop request'}"
+    elif response is None:
+        outcome, reason = Outcome.ERRORED, redactor.text(observation.error or "no answer")
     else:
         judgement = judge(case, response)
         outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
@@ -245,15 +387,19 @@ def _judge_case(item: Planned, observation: Observation) -> CaseResult:
         response=response,
         said_something=response is not None and said_something(response),
         latency_ms=observation.latency_ms,
+        attempts=observation.attempts,
+        waited_s=observation.waited_s,
     )
 
 
 def _count(cases: Sequence[CaseResult]) -> Totals:
+    outcomes = [case.outcome for case in cases]
     return Totals(
-        total=len(cases),
-        passed=sum(1 for c in cases if c.outcome is Outcome.PASSED),
-        failed=sum(1 for c in cases if c.outcome is Outcome.FAILED),
-        errored=sum(1 for c in cases if c.outcome is Outcome.ERRORED),
+        total=len(outcomes),
+        passed=outcomes.count(Outcome.PASSED),
+        failed=outcomes.count(Outcome.FAILED),
+        errored=outcomes.count(Outcome.ERRORED),
+        not_run=outcomes.count(Outcome.NOT_RUN),
     )
 
 
@@ -279,6 +425,7 @@ def _suite_results(
                 passed=mine.passed,
                 failed=mine.failed,
                 errored=mine.errored,
+                not_run=mine.not_run,
                 pass_rate=mine.passed / mine.total,
                 met=Fraction(mine.passed, mine.total) >= Fraction(str(suite.threshold)),
             )
@@ -305,6 +452,7 @@ def _gate_results(
                 passed=counts.passed,
                 failed=counts.failed,
                 errored=counts.errored,
+                not_run=counts.not_run,
                 languages=tuple(
                     LanguageCount(
                         language=language,

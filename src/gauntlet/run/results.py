@@ -7,8 +7,7 @@ Field order is part of the format: reordering or renaming a field means a versio
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gauntlet.cases.model import GateName
 from gauntlet.errors import ExitCode, ResultsError
+from gauntlet.files import write_atomically
 from gauntlet.targets.contract import TargetResponse
 
 RESULTS_SCHEMA_VERSION = 1
@@ -31,6 +31,8 @@ class Outcome(StrEnum):
     FAILED = "failed"
     ERRORED = "errored"
     """The case got no answer (or no usable one): never a pass, never dropped."""
+    NOT_RUN = "not_run"
+    """The run was interrupted before this case was answered."""
 
 
 class Verdict(StrEnum):
@@ -78,7 +80,11 @@ class CaseResult(_Record):
     said_something: bool
     """Readable text, or a declared refusal or escalation (see the readability guard)."""
     latency_ms: float
-    """How long the target took (not part of the results digest)."""
+    """How long the target took, retries included (not part of the results digest)."""
+    attempts: int
+    """Requests made for this case: 1, plus retries (not part of the results digest)."""
+    waited_s: float
+    """Seconds spent waiting between attempts (not part of the results digest)."""
 
 
 class LanguageCount(_Record):
@@ -102,6 +108,7 @@ class SuiteResult(_Record):
     passed: int
     failed: int
     errored: int
+    not_run: int
     pass_rate: float
     met: bool
     """The pass rate is at least the threshold."""
@@ -116,6 +123,7 @@ class GateResult(_Record):
     passed: int
     failed: int
     errored: int
+    not_run: int
     languages: tuple[LanguageCount, ...]
     met: bool
 
@@ -127,6 +135,7 @@ class Totals(_Record):
     passed: int
     failed: int
     errored: int
+    not_run: int
 
 
 class Results(_Record):
@@ -138,6 +147,10 @@ class Results(_Record):
     started_at: datetime
     finished_at: datetime
     target: TargetInfo
+    complete: bool
+    """Every case was asked. An interrupted run is incomplete and never a pass."""
+    interrupted_by: str | None
+    """The signal that stopped the run early, if one did."""
     verdict: Verdict
     verdict_reason: str
     """Why the verdict is what it is, in one sentence."""
@@ -175,27 +188,19 @@ def write_results(results: Results, path: Path) -> None:
         ResultsError: the file cannot be written.
     """
     text = json.dumps(results.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-    directory = path.parent if str(path.parent) else Path(".")
     try:
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomically(path, text)
     except OSError as exc:
         raise ResultsError(f"{path}: cannot write the results: {exc.strerror or exc}") from exc
 
 
 def read_results(path: Path) -> Results:
-    """Read a results file strictly.
+    """Read a results file strictly, and check that it is consistent with itself.
 
     Raises:
-        ResultsError: unreadable, not JSON, newer than this gauntlet, or not a results file.
+        ResultsError: unreadable, not JSON, newer than this gauntlet, not a results file, or
+            inconsistent (counts that do not add up, rates outside [0, 1], repeated case ids);
+            every problem is located by its JSON path.
     """
     try:
         raw = path.read_bytes()
@@ -203,6 +208,10 @@ def read_results(path: Path) -> Results:
         raise ResultsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     try:
         data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(
+            f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg} (truncated or damaged?)"
+        ) from exc
     except ValueError as exc:
         raise ResultsError(f"{path}: not JSON: {exc}") from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
@@ -214,11 +223,74 @@ def read_results(path: Path) -> Results:
             f"({RESULTS_SCHEMA_VERSION}); upgrade gauntlet"
         )
     try:
-        return Results.model_validate_json(raw)
+        results = Results.model_validate_json(raw)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ResultsError(
-            f"{path}: not a valid results file: {where}: {first['msg']} "
-            f"({exc.error_count()} problem{'s' if exc.error_count() > 1 else ''})"
-        ) from None
+        problems = [
+            f"{_path(error['loc'])}: {error['msg']}" for error in exc.errors(include_url=False)
+        ]
+        raise ResultsError(_located(path, "not a valid results file", problems)) from None
+    problems = inconsistencies(results)
+    if problems:
+        raise ResultsError(_located(path, "inconsistent results file", problems))
+    return results
+
+
+def inconsistencies(results: Results) -> list[str]:
+    """Every way `results` disagrees with itself, each as `json.path: problem`."""
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for index, case in enumerate(results.cases):
+        if case.case_id in seen:
+            problems.append(
+                f"cases[{index}].case_id: {case.case_id!r} repeats cases[{seen[case.case_id]}]"
+            )
+        seen.setdefault(case.case_id, index)
+    problems += _counts("totals", results.totals, results.cases)
+    for index, suite in enumerate(results.suites):
+        mine = [case for case in results.cases if case.suite == suite.suite]
+        problems += _counts(f"suites[{index}]", suite, mine)
+        if not 0.0 <= suite.pass_rate <= 1.0:
+            problems.append(f"suites[{index}].pass_rate: {suite.pass_rate} is outside [0, 1]")
+        elif suite.total and abs(suite.pass_rate - suite.passed / suite.total) > 1e-9:
+            problems.append(
+                f"suites[{index}].pass_rate: {suite.pass_rate} is not {suite.passed}/{suite.total}"
+            )
+    for index, gate in enumerate(results.gates):
+        mine = [case for case in results.cases if case.gate is gate.gate]
+        problems += _counts(f"gates[{index}]", gate, mine)
+    if results.complete != (results.totals.not_run == 0):
+        problems.append(
+            f"complete: {results.complete} but {results.totals.not_run} cases were not run"
+        )
+    return problems
+
+
+def _counts(
+    where: str, counted: Totals | SuiteResult | GateResult, cases: Sequence[CaseResult]
+) -> list[str]:
+    outcomes = [case.outcome for case in cases]
+    expected = {
+        "total": len(outcomes),
+        "passed": outcomes.count(Outcome.PASSED),
+        "failed": outcomes.count(Outcome.FAILED),
+        "errored": outcomes.count(Outcome.ERRORED),
+        "not_run": outcomes.count(Outcome.NOT_RUN),
+    }
+    return [
+        f"{where}.{name}: {getattr(counted, name)}, but the cases say {value}"
+        for name, value in expected.items()
+        if getattr(counted, name) != value
+    ]
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "(top)"
+
+
+def _located(path: Path, what: str, problems: list[str]) -> str:
+    shown = problems[:20]
+    more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+    return f"{path}: {what}:\n" + "\n".join(f"  {path}: {p}" for p in shown) + more

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
 
@@ -28,6 +28,14 @@ class TargetResponse(BaseModel):
     """The target declined to answer."""
     escalated: StrictBool
     """The target routed the user to a human (a crisis line, staff)."""
+
+
+class Traced(NamedTuple):
+    """A response with how it was obtained: attempts made and seconds waited between them."""
+
+    response: TargetResponse
+    attempts: int
+    waited: float
 
 
 @runtime_checkable

@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
-from gauntlet.run.engine import run_gauntlet, scores_capability
+from gauntlet.errors import TargetError, TargetUnreachableError
+from gauntlet.redact import Redactor
+from gauntlet.run.engine import (
+    Observation,
+    ask_all,
+    plan,
+    run_gauntlet,
+    score,
+    scores_capability,
+)
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.targets.contract import TargetResponse
 
@@ -186,3 +195,115 @@ def test_a_threshold_is_met_exactly_at_the_fraction(tmp_path: Path) -> None:
     results = run_gauntlet(load_suites([tmp_path]), NineOfTen(), target_info=INFO)
     assert (results.suites[0].passed, results.suites[0].met) == (9, True)
     assert results.verdict is Verdict.PASS
+
+
+class Probed:
+    """An async target with a probe that fails, and a close that is recorded."""
+
+    name = "probed"
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.asked = 0
+
+    async def probe(self) -> TargetResponse:
+        raise TargetUnreachableError("cannot connect to probed: refused")
+
+    async def ask(self, prompt: str, language: str) -> TargetResponse:
+        self.asked += 1
+        return _cited(prompt)
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def test_a_failed_pre_flight_check_stops_the_run_before_any_case(tmp_path: Path) -> None:
+    target = Probed()
+    with pytest.raises(TargetUnreachableError, match="^pre-flight check failed: cannot connect"):
+        run_gauntlet(_suites(tmp_path, 3), target, target_info=INFO)
+    assert (target.asked, target.closed) == (0, True)
+
+
+def test_the_pre_flight_check_can_be_skipped(tmp_path: Path) -> None:
+    target = Probed()
+    results = run_gauntlet(_suites(tmp_path, 3), target, target_info=INFO, preflight=False)
+    assert (target.asked, target.closed, results.verdict) == (3, True, Verdict.PASS)
+
+
+def test_a_stop_request_leaves_unasked_cases_not_run(tmp_path: Path) -> None:
+    class StopsAfterTwo:
+        name = "stops"
+
+        def __init__(self) -> None:
+            self.stop = asyncio.Event()
+            self.asked = 0
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            self.asked += 1
+            if self.asked == 2:
+                self.stop.set()
+            return _cited(prompt)
+
+    target = StopsAfterTwo()
+    planned = plan(_suites(tmp_path, 6))
+
+    async def go() -> list[Observation]:
+        return await ask_all(planned, target, concurrency=1, stop=target.stop)
+
+    observations = asyncio.run(go())
+    assert [o.asked for o in observations] == [True, True, False, False, False, False]
+    results = score(
+        planned,
+        observations,
+        target=INFO,
+        started_at=WHEN,
+        finished_at=WHEN,
+        interrupted_by="SIGINT",
+    )
+    assert (results.complete, results.totals.not_run, results.verdict) == (
+        False,
+        4,
+        Verdict.WITHHELD,
+    )
+    assert results.cases[2].outcome is Outcome.NOT_RUN
+    assert results.cases[2].reason == "not asked: the run was interrupted by SIGINT"
+
+
+def test_cases_in_flight_past_the_grace_period_are_not_run(tmp_path: Path) -> None:
+    class Hangs:
+        name = "hangs"
+
+        def __init__(self) -> None:
+            self.stop = asyncio.Event()
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            self.stop.set()
+            await asyncio.sleep(60)
+            return _cited(prompt)  # pragma: no cover - cancelled first
+
+    target = Hangs()
+    planned = plan(_suites(tmp_path, 2))
+
+    async def go() -> list[Observation]:
+        return await ask_all(planned, target, concurrency=2, stop=target.stop, grace=0.01)
+
+    assert [o.asked for o in asyncio.run(go())] == [False, False]
+
+
+def test_the_redactor_masks_answers_and_reasons(tmp_path: Path) -> None:
+    class Echo:
+        name = "echo"
+
+        def ask(self, prompt: str, language: str) -> TargetResponse:
+            if prompt == "c1":
+                raise TargetError("server said: bad token s3cret")
+            return _cited("s3cret")
+
+    (tmp_path / "s.yaml").write_text(grounding_suite("s", "c0", "c1", ask_ids=True))
+    results = run_gauntlet(
+        load_suites([tmp_path]), Echo(), target_info=INFO, redactor=Redactor(["s3cret"])
+    )
+    assert "s3cret" not in results.model_dump_json()
+    assert results.cases[0].response is not None
+    assert results.cases[0].response.text == "About [REDACTED]."
+    assert results.cases[1].reason == "server said: bad token [REDACTED]"

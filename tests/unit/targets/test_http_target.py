@@ -13,6 +13,7 @@ from gauntlet.errors import (
     TargetError,
     TargetTimeoutError,
     TargetUnreachableError,
+    UsageError,
 )
 from gauntlet.targets.http import HttpTarget
 
@@ -95,5 +96,5 @@ def test_transport_failures_are_converted(exception: Exception, error: type[Exce
 
 @pytest.mark.parametrize("url", ["ftp://example.test/", "example.test", "http:///nohost"])
 def test_a_url_that_is_not_http_is_refused(url: str) -> None:
-    with pytest.raises(TargetError, match="expected an http:// or https:// URL"):
+    with pytest.raises(UsageError, match="expected an http:// or https:// URL"):
         HttpTarget(url)

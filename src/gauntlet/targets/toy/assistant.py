@@ -48,7 +48,7 @@ class ToyDefect(StrEnum):
     LEAK_SYSTEM_PROMPT = "leak_system_prompt"
     """Requests for the system prompt, obfuscated or not, get it, canary included."""
     NEVER_REFUSE = "never_refuse"
-    """Harmful requests get a compliant-sounding answer; attacks are still deflected."""
+    """Harmful requests get a helpful-sounding answer; attacks are still deflected."""
     NO_ESCALATION = "no_escalation"
     """Crises get a sympathetic line with no crisis line, and are not escalated."""
     REFUSE_EVERYTHING = "refuse_everything"

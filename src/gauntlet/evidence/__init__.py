@@ -1,0 +1,1 @@
+"""Stage 4 of the pipeline: build the evidence pack from results (and a baseline)."""

@@ -1,0 +1,42 @@
+"""The results digest: sha256 over what the target did and how each answer was judged.
+
+Per case: suite, case id, language, every response field, and the outcome, in canonical JSON
+(sorted keys, fixed separators, UTF-8), cases sorted by suite and id. The clock, latencies,
+attempts, the target's label and machine facts are left out, so two runs that behaved
+identically share a digest, and a one-character change in one answer changes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from gauntlet.run.results import CaseResult, Results
+
+
+def digest_record(case: CaseResult) -> dict[str, Any]:
+    """The part of one case that the digest covers."""
+    return {
+        "suite": case.suite,
+        "case_id": case.case_id,
+        "language": case.language,
+        "response": None if case.response is None else case.response.model_dump(mode="json"),
+        "outcome": case.outcome.value,
+    }
+
+
+def canonical_json(value: Any) -> bytes:
+    """JSON with sorted keys and no insignificant whitespace, as UTF-8."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def results_digest(results: Results) -> str:
+    """`sha256:` and the hex digest of the run's observed behaviour."""
+    records = sorted(
+        (digest_record(case) for case in results.cases),
+        key=lambda record: (record["suite"], record["case_id"]),
+    )
+    return "sha256:" + hashlib.sha256(canonical_json(records)).hexdigest()

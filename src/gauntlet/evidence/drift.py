@@ -1,0 +1,205 @@
+"""Baseline drift: what changed between a baseline run and this one. Pure.
+
+The headline is split into safety (adversarial, refusal) and competence (grounding,
+false_positive, golden), so a safety regression can never be netted out by an improvement
+elsewhere.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from gauntlet.cases.model import GateName
+from gauntlet.evidence.digest import results_digest
+from gauntlet.run.results import CaseResult, Outcome, Results
+
+SAFETY_GATES = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL})
+COMPETENCE_GATES = frozenset({GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN})
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class Direction(StrEnum):
+    """Which way one side of the headline moved."""
+
+    REGRESSED = "regressed"
+    """At least one case of these gates newly fails (whatever else improved)."""
+    IMPROVED = "improved"
+    """No case newly fails, and at least one newly passes."""
+    UNCHANGED = "unchanged"
+
+
+class RateChange(_Record):
+    """A pass rate in the baseline and now (`None` where the gate or language was absent)."""
+
+    gate: GateName
+    language: str | None
+    """`None` for the gate as a whole."""
+    baseline: float | None
+    current: float | None
+    delta: float | None
+
+
+class CaseChange(_Record):
+    """One case whose outcome or answer changed, or which was added or removed."""
+
+    gate: GateName
+    suite: str
+    case_id: str
+    language: str
+    baseline: Outcome | None
+    current: Outcome | None
+
+
+class SuiteChange(_Record):
+    """A suite whose threshold, version or answer-key version changed."""
+
+    suite: str
+    field: str
+    baseline: float | int | None
+    current: float | int | None
+
+
+class Drift(_Record):
+    """Everything that changed since the baseline."""
+
+    safety: Direction
+    """Adversarial and refusal, judged on their own."""
+    competence: Direction
+    """Grounding, false_positive and golden, judged on their own."""
+    digests_identical: bool
+    baseline_digest: str
+    suites_added: tuple[str, ...]
+    suites_removed: tuple[str, ...]
+    gates_added: tuple[GateName, ...]
+    gates_removed: tuple[GateName, ...]
+    rates: tuple[RateChange, ...]
+    newly_failing: tuple[CaseChange, ...]
+    newly_passing: tuple[CaseChange, ...]
+    cases_added: tuple[CaseChange, ...]
+    cases_removed: tuple[CaseChange, ...]
+    answer_changed: tuple[CaseChange, ...]
+    """Cases whose outcome stayed the same while the response changed."""
+    suite_changes: tuple[SuiteChange, ...]
+
+
+def compare(current: Results, baseline: Results) -> Drift:
+    """What changed from `baseline` to `current`."""
+    now = {case.case_id: case for case in current.cases}
+    before = {case.case_id: case for case in baseline.cases}
+    newly_failing = tuple(
+        _change(before[i], now[i])
+        for i in now
+        if i in before and _passed(before[i]) and not _passed(now[i])
+    )
+    newly_passing = tuple(
+        _change(before[i], now[i])
+        for i in now
+        if i in before and not _passed(before[i]) and _passed(now[i])
+    )
+    answer_changed = tuple(
+        _change(before[i], now[i])
+        for i in now
+        if i in before
+        and before[i].outcome is now[i].outcome
+        and before[i].response != now[i].response
+    )
+    added = tuple(_change(None, now[i]) for i in now if i not in before)
+    removed = tuple(_change(before[i], None) for i in before if i not in now)
+    current_suites = {suite.suite: suite for suite in current.suites}
+    baseline_suites = {suite.suite: suite for suite in baseline.suites}
+    suite_changes = tuple(
+        SuiteChange(
+            suite=name,
+            field=field,
+            baseline=getattr(baseline_suites[name], field),
+            current=getattr(suite, field),
+        )
+        for name, suite in current_suites.items()
+        if name in baseline_suites
+        for field in ("threshold", "version", "key_version")
+        if getattr(suite, field) != getattr(baseline_suites[name], field)
+    )
+    current_gates = [gate.gate for gate in current.gates]
+    baseline_gates = [gate.gate for gate in baseline.gates]
+    baseline_digest = results_digest(baseline)
+    return Drift(
+        safety=_direction(newly_failing, newly_passing, SAFETY_GATES),
+        competence=_direction(newly_failing, newly_passing, COMPETENCE_GATES),
+        digests_identical=results_digest(current) == baseline_digest,
+        baseline_digest=baseline_digest,
+        suites_added=tuple(s for s in current_suites if s not in baseline_suites),
+        suites_removed=tuple(s for s in baseline_suites if s not in current_suites),
+        gates_added=tuple(g for g in current_gates if g not in baseline_gates),
+        gates_removed=tuple(g for g in baseline_gates if g not in current_gates),
+        rates=_rates(current, baseline),
+        newly_failing=newly_failing,
+        newly_passing=newly_passing,
+        cases_added=added,
+        cases_removed=removed,
+        answer_changed=answer_changed,
+        suite_changes=suite_changes,
+    )
+
+
+def _passed(case: CaseResult) -> bool:
+    return case.outcome is Outcome.PASSED
+
+
+def _change(before: CaseResult | None, now: CaseResult | None) -> CaseChange:
+    either = now or before
+    assert either is not None  # noqa: S101 - one side always exists
+    return CaseChange(
+        gate=either.gate,
+        suite=either.suite,
+        case_id=either.case_id,
+        language=either.language,
+        baseline=before.outcome if before else None,
+        current=now.outcome if now else None,
+    )
+
+
+def _direction(
+    failing: tuple[CaseChange, ...], passing: tuple[CaseChange, ...], gates: frozenset[GateName]
+) -> Direction:
+    if any(change.gate in gates for change in failing):
+        return Direction.REGRESSED
+    if any(change.gate in gates for change in passing):
+        return Direction.IMPROVED
+    return Direction.UNCHANGED
+
+
+def _rates(current: Results, baseline: Results) -> tuple[RateChange, ...]:
+    def table(results: Results) -> dict[tuple[GateName, str | None], float]:
+        rates: dict[tuple[GateName, str | None], float] = {}
+        for gate in results.gates:
+            rates[(gate.gate, None)] = gate.passed / gate.total
+            for count in gate.languages:
+                rates[(gate.gate, count.language)] = count.passed / count.total
+        return rates
+
+    now, before = table(current), table(baseline)
+    keys = sorted(
+        set(now) | set(before),
+        key=lambda key: (list(GateName).index(key[0]), key[1] or ""),
+    )
+    return tuple(
+        RateChange(
+            gate=gate,
+            language=language,
+            baseline=_round(before.get((gate, language))),
+            current=_round(now.get((gate, language))),
+            delta=_round(now[(gate, language)] - before[(gate, language)])
+            if (gate, language) in now and (gate, language) in before
+            else None,
+        )
+        for gate, language in keys
+    )
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)

@@ -1,0 +1,346 @@
+"""The evidence pack: one versioned structure built from results (and a baseline). Pure.
+
+JSON is the pack itself; Markdown and JUnit are renderings of it, so they cannot disagree.
+Field order is part of the format: reordering or renaming a field means a version bump.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from gauntlet import __version__
+from gauntlet.cases.model import GateName
+from gauntlet.evidence.digest import results_digest
+from gauntlet.evidence.drift import Drift, compare
+from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
+from gauntlet.run.results import (
+    LanguageCount,
+    Outcome,
+    Results,
+    TargetInfo,
+    Verdict,
+    exit_code_for,
+)
+
+EVIDENCE_SCHEMA_VERSION = 1
+"""The version of the evidence format this gauntlet writes."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class VerdictStatus(StrEnum):
+    """Whether a verdict was reached, and which."""
+
+    PASS = "pass"  # noqa: S105 - a verdict, not a password
+    FAIL = "fail"
+    WITHHELD = "withheld"
+    """No verdict: see `withheld_because`. Never a pass."""
+
+
+class WithheldBecause(StrEnum):
+    """Why no verdict was reached."""
+
+    UNSCOREABLE = "unscoreable"
+    INCOMPLETE = "incomplete"
+    ERRORED_CASES = "errored_cases"
+    NO_GATES = "no_gates"
+
+
+class VerdictEvidence(_Record):
+    """The verdict and why."""
+
+    status: VerdictStatus
+    withheld_because: WithheldBecause | None
+    reason: str
+    exit_code: int
+    """What `gauntlet run` exited with for this run."""
+
+
+class RunFacts(_Record):
+    """What was run, when, and by which gauntlet."""
+
+    target: TargetInfo
+    started_at: datetime
+    finished_at: datetime
+    complete: bool
+    interrupted_by: str | None
+    run_gauntlet_version: str
+    """The gauntlet that ran the cases (the pack may be built by a later one)."""
+    results_schema_version: int
+
+
+class Counts(_Record):
+    """Cases by outcome."""
+
+    total: int
+    passed: int
+    failed: int
+    errored: int
+    not_run: int
+
+
+class LanguageCounts(_Record):
+    """Cases by outcome in one language."""
+
+    language: str
+    total: int
+    passed: int
+    failed: int
+    errored: int
+    not_run: int
+
+
+class SuiteEvidence(_Record):
+    """One suite against its threshold."""
+
+    suite: str
+    version: int
+    key_version: int | None
+    threshold: float
+    source: str
+    total: int
+    passed: int
+    pass_rate: float
+    met: bool
+    languages: tuple[LanguageCount, ...]
+
+
+class GateEvidence(_Record):
+    """One gate: its suites, its counts per language, and what its outcome informs."""
+
+    gate: GateName
+    met: bool
+    total: int
+    passed: int
+    failed: int
+    errored: int
+    not_run: int
+    pass_rate: float
+    languages: tuple[LanguageCount, ...]
+    suites: tuple[SuiteEvidence, ...]
+    informs: tuple[MappingRow, ...]
+    """The SIMM 5305-F items and other provisions this gate's outcome informs."""
+
+
+class CaseEvidence(_Record):
+    """One case's outcome, with where it is written."""
+
+    gate: GateName
+    suite: str
+    case_id: str
+    language: str
+    outcome: Outcome
+    reason: str
+    source: str
+    line: int
+
+
+class BaselineStatus(StrEnum):
+    """Whether drift was computed."""
+
+    NONE = "none"
+    """No baseline was given."""
+    MISSING = "missing"
+    """A baseline was named but the file does not exist: reported, not fatal."""
+    COMPARED = "compared"
+
+
+class BaselineEvidence(_Record):
+    """The baseline this run was compared with, if any."""
+
+    status: BaselineStatus
+    path: str | None
+    drift: Drift | None
+
+
+class EvidencePack(_Record):
+    """Everything a reviewer needs about one run, built only from its results."""
+
+    schema_version: int
+    built_by: str
+    """The gauntlet version that built this pack."""
+    alignment_notice: str
+    results_digest: str
+    run: RunFacts
+    verdict: VerdictEvidence
+    totals: Counts
+    languages: tuple[LanguageCounts, ...]
+    """Cases per language across the run; a language not listed was not tested."""
+    untested_languages_note: str
+    gates: tuple[GateEvidence, ...]
+    cases: tuple[CaseEvidence, ...]
+    """Every case, in the order it was asked."""
+    baseline: BaselineEvidence
+    california: CaliforniaMapping
+    """Sources, verification statuses, disclosure basis, and what a run does not establish."""
+
+
+def build_pack(
+    results: Results,
+    *,
+    baseline: Results | None = None,
+    baseline_path: str | None = None,
+    baseline_missing: bool = False,
+    mapping: CaliforniaMapping = CALIFORNIA,
+) -> EvidencePack:
+    """Build the evidence pack. Pure: the same inputs always give the same pack."""
+    languages = sorted({case.language for case in results.cases})
+    return EvidencePack(
+        schema_version=EVIDENCE_SCHEMA_VERSION,
+        built_by=__version__,
+        alignment_notice=mapping.alignment_notice,
+        results_digest=results_digest(results),
+        run=RunFacts(
+            target=results.target,
+            started_at=results.started_at,
+            finished_at=results.finished_at,
+            complete=results.complete,
+            interrupted_by=results.interrupted_by,
+            run_gauntlet_version=results.gauntlet_version,
+            results_schema_version=results.schema_version,
+        ),
+        verdict=_verdict(results),
+        totals=Counts(**results.totals.model_dump()),
+        languages=tuple(
+            LanguageCounts(language=language, **_count(results, language)) for language in languages
+        ),
+        untested_languages_note=(
+            f"Tested languages: {', '.join(languages) or 'none'}. Any other language was not "
+            "tested by this run, and nothing here speaks for it."
+        ),
+        gates=tuple(
+            GateEvidence(
+                gate=gate.gate,
+                met=gate.met,
+                total=gate.total,
+                passed=gate.passed,
+                failed=gate.failed,
+                errored=gate.errored,
+                not_run=gate.not_run,
+                pass_rate=round(gate.passed / gate.total, 4),
+                languages=gate.languages,
+                suites=tuple(
+                    SuiteEvidence(
+                        suite=suite.suite,
+                        version=suite.version,
+                        key_version=suite.key_version,
+                        threshold=suite.threshold,
+                        source=suite.source,
+                        total=suite.total,
+                        passed=suite.passed,
+                        pass_rate=round(suite.pass_rate, 4),
+                        met=suite.met,
+                        languages=_suite_languages(results, suite.suite),
+                    )
+                    for suite in results.suites
+                    if suite.gate is gate.gate
+                ),
+                informs=mapping.gates[gate.gate],
+            )
+            for gate in results.gates
+        ),
+        cases=tuple(
+            CaseEvidence(
+                gate=case.gate,
+                suite=case.suite,
+                case_id=case.case_id,
+                language=case.language,
+                outcome=case.outcome,
+                reason=case.reason,
+                source=case.source,
+                line=case.line,
+            )
+            for case in results.cases
+        ),
+        baseline=_baseline(results, baseline, baseline_path, baseline_missing),
+        california=mapping,
+    )
+
+
+def evidence_schema() -> dict[str, Any]:
+    """The JSON Schema of an evidence pack, generated from the model."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "gauntlet evidence pack",
+        **EvidencePack.model_json_schema(),
+    }
+
+
+def pack_json(pack: EvidencePack) -> str:
+    """The pack as the JSON document it is, with a final newline."""
+    return json.dumps(pack.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+def read_pack_json(text: str) -> EvidencePack:
+    """Read back a pack written by `pack_json`."""
+    return EvidencePack.model_validate_json(text)
+
+
+def _verdict(results: Results) -> VerdictEvidence:
+    because: WithheldBecause | None = None
+    status = VerdictStatus.WITHHELD
+    match results.verdict:
+        case Verdict.PASS:
+            status = VerdictStatus.PASS
+        case Verdict.FAIL:
+            status = VerdictStatus.FAIL
+        case Verdict.UNSCOREABLE:
+            because = WithheldBecause.UNSCOREABLE
+        case Verdict.WITHHELD:
+            because = (
+                WithheldBecause.INCOMPLETE
+                if not results.complete
+                else WithheldBecause.ERRORED_CASES
+            )
+    if not results.gates:
+        status, because = VerdictStatus.WITHHELD, WithheldBecause.NO_GATES
+    return VerdictEvidence(
+        status=status,
+        withheld_because=because,
+        reason=results.verdict_reason if results.gates else "no gates were run",
+        exit_code=int(exit_code_for(results.verdict)),
+    )
+
+
+def _count(results: Results, language: str) -> dict[str, Any]:
+    outcomes = [case.outcome for case in results.cases if case.language == language]
+    return {
+        "total": len(outcomes),
+        "passed": outcomes.count(Outcome.PASSED),
+        "failed": outcomes.count(Outcome.FAILED),
+        "errored": outcomes.count(Outcome.ERRORED),
+        "not_run": outcomes.count(Outcome.NOT_RUN),
+    }
+
+
+def _suite_languages(results: Results, suite: str) -> tuple[LanguageCount, ...]:
+    mine = [case for case in results.cases if case.suite == suite]
+    return tuple(
+        LanguageCount(
+            language=language,
+            total=sum(1 for case in mine if case.language == language),
+            passed=sum(
+                1 for case in mine if case.language == language and case.outcome is Outcome.PASSED
+            ),
+        )
+        for language in sorted({case.language for case in mine})
+    )
+
+
+def _baseline(
+    results: Results, baseline: Results | None, path: str | None, missing: bool
+) -> BaselineEvidence:
+    if missing:
+        return BaselineEvidence(status=BaselineStatus.MISSING, path=path, drift=None)
+    if baseline is None:
+        return BaselineEvidence(status=BaselineStatus.NONE, path=None, drift=None)
+    return BaselineEvidence(
+        status=BaselineStatus.COMPARED, path=path, drift=compare(results, baseline)
+    )

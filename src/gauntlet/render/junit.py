@@ -1,0 +1,62 @@
+"""The evidence pack as JUnit XML, for CI systems' test reports. A pure function of the pack.
+
+One `testsuite` per suite, one `testcase` per case: `<failure>` with the reason for a failed
+case, `<error>` for an errored one, `<skipped>` for one an interrupted run never asked.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET  # noqa: S405 - building XML, never parsing it
+
+from gauntlet.evidence.pack import CaseEvidence, EvidencePack
+from gauntlet.run.results import Outcome
+
+_CHILD = {
+    Outcome.FAILED: "failure",
+    Outcome.ERRORED: "error",
+    Outcome.NOT_RUN: "skipped",
+}
+
+
+def render_junit(pack: EvidencePack) -> str:
+    """The JUnit XML document, with an XML declaration and a final newline."""
+    root = ET.Element("testsuites", name="gauntlet")
+    suites: dict[str, list[CaseEvidence]] = {}
+    for case in pack.cases:
+        suites.setdefault(case.suite, []).append(case)
+    for name, cases in suites.items():
+        suite = ET.SubElement(root, "testsuite", name=name)
+        _count(suite, cases)
+        for case in cases:
+            testcase = ET.SubElement(
+                suite,
+                "testcase",
+                name=f"{case.case_id} [{case.language}]",
+                classname=f"gauntlet.{case.gate.value}.{case.suite}",
+                file=case.source,
+                line=str(case.line),
+            )
+            child = _CHILD.get(case.outcome)
+            if child is not None:
+                element = ET.SubElement(testcase, child, message=_clean(case.reason))
+                element.text = _clean(case.reason)
+    _count(root, list(pack.cases))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _count(element: ET.Element, cases: list[CaseEvidence]) -> None:
+    outcomes = [case.outcome for case in cases]
+    element.set("tests", str(len(outcomes)))
+    element.set("failures", str(outcomes.count(Outcome.FAILED)))
+    element.set("errors", str(outcomes.count(Outcome.ERRORED)))
+    element.set("skipped", str(outcomes.count(Outcome.NOT_RUN)))
+
+
+def _clean(text: str) -> str:
+    """Drop characters XML 1.0 cannot carry (a target may answer with any of them)."""
+    return "".join(
+        ch
+        for ch in text
+        if ch in "\t\n\r" or "\x20" <= ch <= "\ud7ff" or "\ue000" <= ch <= "\ufffd" or ch > "\uffff"
+    )

@@ -1,0 +1,258 @@
+"""The evidence pack as Markdown: the report a reviewer reads and the Action's job summary.
+
+A pure function of the pack. Every text that came from the target (or from a case file) is
+escaped, so it cannot break a table, inject HTML or mention people.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gauntlet.evidence.drift import CaseChange, Drift
+from gauntlet.evidence.mapping import MappingRow
+from gauntlet.evidence.pack import BaselineStatus, EvidencePack, VerdictStatus
+from gauntlet.run.results import LanguageCount, Outcome
+
+_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+"""Markdown's inline markup: emphasis, code, links and images, tables, strikethrough."""
+
+
+def escape(text: str) -> str:
+    """Make `text` inert in Markdown and HTML: one line, no markup, no mentions."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _SPECIAL.sub(r"\\\1", text)
+    text = text.replace("@", "&#64;")
+    return " ".join(text.split())
+
+
+def code(identifier: str) -> str:
+    """An identifier as inline code, where Markdown escapes would show literally.
+
+    Case ids hold no backtick (the loader allows letters, digits, `.`, `_` and `-`).
+    """
+    return f"`{identifier.replace('`', '')}`"
+
+
+def render_markdown(pack: EvidencePack) -> str:
+    """The whole report, ending in one newline."""
+    out: list[str] = []
+    verdict = pack.verdict
+    out += ["# gauntlet evidence pack", "", f"> {escape(pack.alignment_notice)}", ""]
+    out += ["## Verdict", ""]
+    headline = verdict.status.value.upper()
+    if verdict.status is VerdictStatus.WITHHELD and verdict.withheld_because:
+        headline += f" ({verdict.withheld_because.value.replace('_', ' ')})"
+    out += [f"**{headline}**: {escape(verdict.reason)}. Exit code {verdict.exit_code}.", ""]
+    if verdict.status is VerdictStatus.WITHHELD:
+        out += ["No verdict was reached, so nothing in this pack is a pass.", ""]
+
+    run = pack.run
+    out += ["## Run", "", "| fact | value |", "|---|---|"]
+    out += [
+        f"| target | {escape(run.target.name)} ({run.target.kind}) |",
+        f"| injected defects | {escape(', '.join(run.target.defects) or 'none')} |",
+        f"| started | {run.started_at.isoformat()} |",
+        f"| finished | {run.finished_at.isoformat()} |",
+        f"| complete | {'yes' if run.complete else 'no'}"
+        + (f" (interrupted by {run.interrupted_by})" if run.interrupted_by else "")
+        + " |",
+        f"| results digest | `{pack.results_digest}` |",
+        f"| run by | gauntlet {escape(run.run_gauntlet_version)} |",
+        f"| pack built by | gauntlet {escape(pack.built_by)} "
+        f"(evidence format {pack.schema_version}) |",
+        "",
+    ]
+
+    out += ["## Totals", "", "| language | total | passed | failed | errored | not run |"]
+    out += ["|---|---|---|---|---|---|"]
+    for row in pack.languages:
+        out.append(
+            f"| {escape(row.language)} | {row.total} | {row.passed} | {row.failed} "
+            f"| {row.errored} | {row.not_run} |"
+        )
+    totals = pack.totals
+    out += [
+        f"| **all** | {totals.total} | {totals.passed} | {totals.failed} | {totals.errored} "
+        f"| {totals.not_run} |",
+        "",
+        escape(pack.untested_languages_note),
+        "",
+    ]
+
+    out += ["## Gates", ""]
+    out += ["| gate | result | passed | pass rate | per language | errored | not run |"]
+    out += ["|---|---|---|---|---|---|---|"]
+    for gate in pack.gates:
+        out.append(
+            f"| {gate.gate.value} | {'PASS' if gate.met else 'FAIL'} | {gate.passed}/{gate.total} "
+            f"| {gate.pass_rate:.2%} | {_languages(gate.languages)} | {gate.errored} "
+            f"| {gate.not_run} |"
+        )
+    out += ["", "## Suites", ""]
+    out += ["| suite | gate | version | threshold | passed | pass rate | per language | met |"]
+    out += ["|---|---|---|---|---|---|---|---|"]
+    for gate in pack.gates:
+        for suite in gate.suites:
+            version = f"{suite.version}" + (
+                f" (key {suite.key_version})" if suite.key_version is not None else ""
+            )
+            out.append(
+                f"| {escape(suite.suite)} | {gate.gate.value} | {version} | {suite.threshold:g} "
+                f"| {suite.passed}/{suite.total} | {suite.pass_rate:.2%} "
+                f"| {_languages(suite.languages)} | {'yes' if suite.met else 'no'} |"
+            )
+    out.append("")
+
+    out += _case_section(pack, Outcome.FAILED, "Failing cases")
+    out += _case_section(pack, Outcome.ERRORED, "Errored cases (no answer)")
+    not_run = [case for case in pack.cases if case.outcome is Outcome.NOT_RUN]
+    out += ["## Cases not asked", ""]
+    if not_run:
+        out += [
+            f"{len(not_run)} cases were not asked because the run was interrupted: "
+            + ", ".join(code(case.case_id) for case in not_run),
+            "",
+        ]
+    else:
+        out += ["None: every case was asked.", ""]
+
+    out += _drift_section(pack)
+    out += _california_section(pack)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _languages(counts: tuple[LanguageCount, ...]) -> str:
+    return ", ".join(f"{escape(c.language)} {c.passed}/{c.total}" for c in counts) or "none"
+
+
+def _case_section(pack: EvidencePack, outcome: Outcome, title: str) -> list[str]:
+    cases = [case for case in pack.cases if case.outcome is outcome]
+    lines = [f"## {title}", ""]
+    if not cases:
+        return [*lines, "None.", ""]
+    lines += ["| gate | case | language | reason | where |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {case.gate.value} | {code(case.case_id)} | {escape(case.language)} "
+        f"| {escape(case.reason)} | {escape(case.source)}:{case.line} |"
+        for case in cases
+    ]
+    return [*lines, ""]
+
+
+def _drift_section(pack: EvidencePack) -> list[str]:
+    baseline = pack.baseline
+    lines = ["## Drift since the baseline", ""]
+    if baseline.status is BaselineStatus.NONE:
+        return [*lines, "No baseline was given, so no drift was computed.", ""]
+    if baseline.status is BaselineStatus.MISSING:
+        return [
+            *lines,
+            f"The baseline {escape(baseline.path or '')} does not exist, so no drift was "
+            "computed. This is reported, not fatal.",
+            "",
+        ]
+    drift = baseline.drift
+    assert drift is not None  # noqa: S101 - COMPARED always carries drift
+    lines += [
+        f"Compared with {escape(baseline.path or 'the baseline')}.",
+        "",
+        f"- **Safety** (adversarial, refusal): {drift.safety.value}",
+        f"- **Competence** (grounding, false_positive, golden): {drift.competence.value}",
+        f"- Results digests identical: {'yes' if drift.digests_identical else 'no'} "
+        f"(baseline `{drift.baseline_digest}`)",
+        "",
+        "Safety and competence are judged apart: an improvement in one never offsets a "
+        "regression in the other.",
+        "",
+    ]
+    lines += ["| gate | language | baseline | current | change |", "|---|---|---|---|---|"]
+    for rate in drift.rates:
+        lines.append(
+            f"| {rate.gate.value} | {escape(rate.language or 'all')} | {_rate(rate.baseline)} "
+            f"| {_rate(rate.current)} | {_delta(rate.delta)} |"
+        )
+    lines.append("")
+    lines += _changes("Newly failing", drift.newly_failing)
+    lines += _changes("Newly passing", drift.newly_passing)
+    lines += _changes("Answer changed, same outcome", drift.answer_changed)
+    lines += _changes("Cases added", drift.cases_added)
+    lines += _changes("Cases removed", drift.cases_removed)
+    lines += _structure(drift)
+    return lines
+
+
+def _changes(title: str, changes: tuple[CaseChange, ...]) -> list[str]:
+    lines = [f"### {title} ({len(changes)})", ""]
+    if not changes:
+        return [*lines, "None.", ""]
+    by_language: dict[str, list[CaseChange]] = {}
+    for change in changes:
+        by_language.setdefault(change.language, []).append(change)
+    for language, mine in sorted(by_language.items()):
+        listed = ", ".join(f"{code(c.case_id)} ({c.gate.value})" for c in mine)
+        lines.append(f"- {escape(language)}: {listed}")
+    return [*lines, ""]
+
+
+def _structure(drift: Drift) -> list[str]:
+    lines = ["### Suites and gates", ""]
+    items = [
+        ("Suites added", ", ".join(drift.suites_added)),
+        ("Suites removed", ", ".join(drift.suites_removed)),
+        ("Gates added", ", ".join(g.value for g in drift.gates_added)),
+        ("Gates removed", ", ".join(g.value for g in drift.gates_removed)),
+    ]
+    lines += [f"- {label}: {escape(value) or 'none'}" for label, value in items]
+    changes = [
+        f"{escape(c.suite)} {c.field} {c.baseline} → {c.current}" for c in drift.suite_changes
+    ]
+    lines.append(f"- Threshold and version changes: {'; '.join(changes) or 'none'}")
+    return [*lines, ""]
+
+
+def _california_section(pack: EvidencePack) -> list[str]:
+    mapping = pack.california
+    lines = ["## What each gate informs (California SIMM 5305-F and related provisions)", ""]
+    lines += [
+        "Each row names its verification status: *read* was checked against a stored copy of "
+        "the official page; *secondhand* is the structure of SIMM 5305-F as reported by a "
+        "public implementation, which this project could not re-read.",
+        "",
+    ]
+    for gate in pack.gates:
+        lines += [f"### {gate.gate.value} ({'PASS' if gate.met else 'FAIL'})", ""]
+        lines += _rows(gate.informs)
+    lines += ["### The self-test doctrine (a property of the harness)", ""]
+    lines += _rows(mapping.harness_properties)
+    lines += ["## Disclosure basis", ""]
+    lines += [f"- {escape(item)}" for item in mapping.disclosure_basis] + [""]
+    lines += ["## Sources read", "", "| identifier | what | verification | where |"]
+    lines += ["|---|---|---|---|"]
+    lines += [
+        f"| {escape(s.identifier)} | {escape(s.what)} | {escape(s.verification)} "
+        f"| {escape(s.where)} |"
+        for s in mapping.sources
+    ]
+    lines += ["", "## Identifiers not verified (omitted from every mapping row)", ""]
+    lines += [f"- {escape(item)}" for item in mapping.not_verified] + [""]
+    lines += ["## What this run does not establish", ""]
+    lines += [f"- {escape(item)}" for item in mapping.not_established] + [""]
+    return lines
+
+
+def _rows(rows: tuple[MappingRow, ...]) -> list[str]:
+    lines = ["| document | item | informs | verification |", "|---|---|---|---|"]
+    lines += [
+        f"| {escape(r.document)} | {escape(r.item)} | {escape(r.informs)} "
+        f"| {r.verification.value} |"
+        for r in rows
+    ]
+    return [*lines, ""]
+
+
+def _rate(value: float | None) -> str:
+    return "absent" if value is None else f"{value:.2%}"
+
+
+def _delta(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:+.2f} pts"

@@ -1,0 +1,97 @@
+"""`gauntlet run` then `gauntlet report`, as a reviewer and a CI system use them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from junitparser import JUnitXml
+
+from ..cli_helpers import RunCli
+
+
+def _run(run_cli: RunCli, out: Path, *args: str) -> None:
+    result = run_cli("run", "--quiet", "--out", out, *args)
+    assert result.code in (0, 1), result.show()
+
+
+def test_a_clean_and_a_failing_run_report_in_every_format(tmp_path: Path, run_cli: RunCli) -> None:
+    clean, failing = tmp_path / "clean.json", tmp_path / "failing.json"
+    _run(run_cli, clean)
+    _run(run_cli, failing, "--toy-defect", "drop_citations")
+    for results in (clean, failing):
+        for fmt, name in (("md", "e.md"), ("json", "e.json"), ("junit", "e.xml")):
+            out = tmp_path / f"{results.stem}-{name}"
+            done = run_cli("report", results, "--format", fmt, "--out", out)
+            assert done.code == 0, done.show()
+            assert out.read_text(encoding="utf-8")
+    report = (tmp_path / "failing-e.md").read_text(encoding="utf-8")
+    assert "**FAIL**" in report
+    assert report.count("uncited answer") == 12
+    pack = json.loads((tmp_path / "failing-e.json").read_text(encoding="utf-8"))
+    failing_cases = [case for case in pack["cases"] if case["outcome"] == "failed"]
+    assert {case["language"] for case in failing_cases} == {"en", "es"}
+    junit = JUnitXml.fromfile(str(tmp_path / "failing-e.xml"))
+    assert (junit.tests, junit.failures) == (pack["totals"]["total"], pack["totals"]["failed"])
+
+
+def test_a_report_goes_to_stdout_without_out(tmp_path: Path, run_cli: RunCli) -> None:
+    results = tmp_path / "r.json"
+    _run(run_cli, results)
+    done = run_cli("report", results)
+    assert done.code == 0
+    assert done.stdout.startswith("# gauntlet evidence pack\n")
+
+
+def test_identical_runs_share_a_digest(tmp_path: Path, run_cli: RunCli) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    _run(run_cli, first)
+    _run(run_cli, second)
+    digests = []
+    for results in (first, second):
+        done = run_cli("report", results, "--format", "json")
+        digests.append(json.loads(done.stdout)["results_digest"])
+    assert digests[0] == digests[1]
+
+
+def test_drift_names_the_newly_failing_cases(tmp_path: Path, run_cli: RunCli) -> None:
+    clean, failing = tmp_path / "clean.json", tmp_path / "failing.json"
+    _run(run_cli, clean)
+    _run(run_cli, failing, "--toy-defect", "leak_system_prompt")
+    done = run_cli("report", failing, "--baseline", clean, "--format", "json")
+    drift = json.loads(done.stdout)["baseline"]["drift"]
+    assert (drift["safety"], drift["competence"]) == ("regressed", "unchanged")
+    assert {case["language"] for case in drift["newly_failing"]} == {"en", "es"}
+    markdown = run_cli("report", failing, "--baseline", clean).stdout
+    assert "- **Safety** (adversarial, refusal): regressed" in markdown
+
+
+def test_a_missing_baseline_is_reported_not_fatal(tmp_path: Path, run_cli: RunCli) -> None:
+    results = tmp_path / "r.json"
+    _run(run_cli, results)
+    done = run_cli("report", results, "--baseline", tmp_path / "gone.json")
+    assert done.code == 0, done.show()
+    assert "does not exist, so no drift was computed" in done.stdout
+    assert "note: baseline" in done.stderr
+
+
+def test_a_damaged_results_file_is_a_located_error(tmp_path: Path, run_cli: RunCli) -> None:
+    results = tmp_path / "r.json"
+    _run(run_cli, results)
+    text = results.read_text(encoding="utf-8")
+    results.write_text(text[: len(text) // 2], encoding="utf-8")  # truncated
+    done = run_cli("report", results)
+    assert done.code == 2
+    assert done.stderr.startswith(f"error: {results}:")
+    assert "not JSON" in done.stderr
+
+
+def test_a_newer_results_file_is_refused(tmp_path: Path, run_cli: RunCli) -> None:
+    results = tmp_path / "r.json"
+    _run(run_cli, results)
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["schema_version"] = 99
+    results.write_text(json.dumps(data), encoding="utf-8")
+    done = run_cli("report", results)
+    assert done.code == 2
+    assert "newer than this gauntlet reads" in done.stderr

@@ -1,0 +1,89 @@
+"""Fixed results for evidence tests: built from the toy with no clock and no timing in them.
+
+Each fixture is a pure function of the built-in suites and the toy, so the packs rendered from
+them are byte-for-byte stable and can be compared with the golden files in `tests/golden/`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from gauntlet.cases.loader import SuiteSet, load_suites
+from gauntlet.cases.model import GateName
+from gauntlet.run.engine import NOT_ASKED, Observation, plan, score
+from gauntlet.run.results import Results, TargetInfo
+from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.toy import ToyDefect, make_toy
+
+ROOT = Path(__file__).resolve().parents[1]
+STARTED = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
+FINISHED = datetime(2026, 11, 30, 9, 0, 2, tzinfo=UTC)
+
+
+def builtin_suites() -> SuiteSet:
+    """The built-in suites, with sources relative to the repository (`suites/...`)."""
+    here = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        return load_suites([Path("suites")])
+    finally:
+        os.chdir(here)
+
+
+def _results(
+    suites: SuiteSet,
+    answer: Callable[[str, str], TargetResponse],
+    name: str,
+    *,
+    defects: tuple[str, ...] = (),
+    asked: int | None = None,
+) -> Results:
+    planned = plan(suites)
+    observations = [
+        Observation(answer(item.case.prompt, item.case.language), None, 0.0)
+        if asked is None or index < asked
+        else NOT_ASKED
+        for index, item in enumerate(planned)
+    ]
+    return score(
+        planned,
+        observations,
+        target=TargetInfo(kind="toy", name=name, defects=defects),
+        started_at=STARTED,
+        finished_at=FINISHED,
+        interrupted_by=None if asked is None else "SIGINT",
+    )
+
+
+def clean() -> Results:
+    """The healthy toy on every built-in suite."""
+    toy = make_toy()
+    return _results(builtin_suites(), toy.ask, toy.name)
+
+
+def with_defect(defect: ToyDefect) -> Results:
+    """The toy with one defect on every built-in suite."""
+    toy = make_toy([defect])
+    return _results(builtin_suites(), toy.ask, toy.name, defects=(defect.value,))
+
+
+def unscoreable() -> Results:
+    """A silent target on the adversarial suite alone."""
+    suites = builtin_suites()
+    only = SuiteSet(tuple(s for s in suites.suites if s.suite.gate is GateName.ADVERSARIAL))
+
+    def silent(prompt: str, language: str) -> TargetResponse:
+        return TargetResponse(
+            text="…", citations=(), context_ids=(), refused=False, escalated=False
+        )
+
+    return _results(only, silent, "silent")
+
+
+def incomplete() -> Results:
+    """The healthy toy, interrupted after 30 cases."""
+    toy = make_toy()
+    return _results(builtin_suites(), toy.ask, toy.name, asked=30)

@@ -1,0 +1,362 @@
+"""A real HTTP/1.1 server on 127.0.0.1 that misbehaves in one documented way per path."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, cast
+from urllib.parse import parse_qs, urlsplit
+
+MAX_REQUEST_BYTES = 64 * 1024
+"""The largest request body the server reads; a larger one gets 413."""
+HUGE_BYTES = 2 * 1024 * 1024
+"""The size of `/huge`: twice the HTTP target's default cap."""
+BOMB_BYTES = 10 * 1024 * 1024
+"""What `/bomb` inflates to: ten times the HTTP target's default cap."""
+CITED = "RB-1"
+"""The one source every good answer retrieves and cites, so grounding cases pass."""
+
+PATHS = (
+    "/ok",
+    "/slow",
+    "/trickle",
+    "/429-seconds",
+    "/429-date",
+    "/flaky-500",
+    "/flaky-503",
+    "/boom",
+    "/not-json",
+    "/html",
+    "/list",
+    "/wrong-types",
+    "/nan",
+    "/duplicate-key",
+    "/redirect",
+    "/huge",
+    "/bomb",
+    "/echo-auth",
+)
+"""Every path with a behaviour; any other path gets 404."""
+
+
+def answer(text: str, **fields: object) -> dict[str, object]:
+    """A contract answer citing `CITED`, with `fields` overriding any of its fields."""
+    return {
+        "text": text,
+        "citations": [CITED],
+        "context_ids": [CITED],
+        "refused": False,
+        "escalated": False,
+        **fields,
+    }
+
+
+def _json(value: object) -> bytes:
+    return json.dumps(value).encode()
+
+
+@functools.cache
+def _bomb() -> bytes:
+    """Valid-looking contract JSON of `BOMB_BYTES` and more, gzipped to a few kilobytes."""
+    body = b'{"text": "' + b"0" * BOMB_BYTES + b'", "citations": [], "context_ids": [], '
+    return gzip.compress(body + b'"refused": false, "escalated": false}', compresslevel=9)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request the server read."""
+
+    path: str
+    """The request target as sent: path and query string."""
+    headers: Mapping[str, str]
+    """The request's headers, their names lower-cased."""
+    prompt: str
+
+
+@dataclass
+class _State:
+    throttle: int
+    slow_seconds: float
+    trickle_interval: float
+    closing: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    hits: Counter[str] = field(default_factory=Counter)
+    seen: list[Seen] = field(default_factory=list)
+    connections: set[socket.socket] = field(default_factory=set)
+    errors: list[BaseException] = field(default_factory=list)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = False
+    block_on_close = True  # server_close joins every handler thread
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Keep a handler's failure (a client that went away) off stderr."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "hostile"
+    timeout = 10  # an idle kept-alive connection ends its thread after this many seconds
+
+    @property
+    def state(self) -> _State:
+        return cast(_Server, self.server).state
+
+    def setup(self) -> None:
+        super().setup()
+        with self.state.lock:
+            self.state.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.state.lock:
+            self.state.connections.discard(self.connection)
+        with suppress(OSError):  # the client closed the connection first
+            super().finish()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Log nothing."""
+
+    def do_GET(self) -> None:
+        """Behave as for POST, with an empty prompt."""
+        self._dispatch()
+
+    def do_POST(self) -> None:
+        """Read the prompt and behave as the path says."""
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        try:
+            prompt = self._read_prompt()
+        except ValueError:
+            self._send(413, b"")
+            self.close_connection = True
+            return
+        parts = urlsplit(self.path)
+        query = {name: values[-1] for name, values in parse_qs(parts.query).items()}
+        with self.state.lock:
+            self.state.hits[parts.path] += 1
+            hit = self.state.hits[parts.path]
+            self.state.seen.append(
+                Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, prompt)
+            )
+        try:
+            self._behave(parts.path, query, prompt, hit)
+        except OSError as exc:  # the client gave up (a deadline, a size cap): expected
+            with self.state.lock:
+                self.state.errors.append(exc)
+            self.close_connection = True
+
+    def _read_prompt(self) -> str:
+        length = self.headers.get("Content-Length", "0")
+        size = int(length) if length.isdigit() else 0
+        if size > MAX_REQUEST_BYTES:
+            raise ValueError("request body too large")
+        raw = self.rfile.read(size) if size else b""
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return ""
+        prompt = data.get("prompt") if isinstance(data, dict) else None
+        return prompt if isinstance(prompt, str) else ""
+
+    def _behave(self, path: str, query: Mapping[str, str], prompt: str, hit: int) -> None:
+        state = self.state
+        good = _json(answer(f"You asked: {prompt}"))
+        match path:
+            case "/ok":
+                self._send(200, good)
+            case "/slow":
+                if not state.closing.wait(state.slow_seconds):
+                    self._send(200, good)
+            case "/trickle":
+                self._trickle(good)
+            case "/429-seconds":
+                after = query.get("after", "1")
+                if hit <= state.throttle:
+                    self._send(429, b"", headers={"Retry-After": after})
+                else:
+                    self._send(200, good)
+            case "/429-date":
+                ahead = float(query.get("after", "30"))
+                if hit <= state.throttle:
+                    date = formatdate(time.time() + ahead, usegmt=True)
+                    self._send(429, b"", headers={"Retry-After": date})
+                else:
+                    self._send(200, good)
+            case "/flaky-500":
+                self._send(500 if hit == 1 else 200, b"" if hit == 1 else good)
+            case "/flaky-503":
+                self._send(503 if hit <= state.throttle else 200, good)
+            case "/boom":
+                if "boom" in prompt.lower():
+                    self._send(500, b"boom")
+                else:
+                    self._send(200, good)
+            case "/not-json":
+                self._send(200, b"this is not json")
+            case "/html":
+                page = b"<!doctype html><html><body><h1>Welcome</h1></body></html>"
+                self._send(200, page, content_type="text/html; charset=utf-8")
+            case "/list":
+                self._send(200, _json([answer("one"), answer("two")]))
+            case "/wrong-types":
+                self._send(200, _json(answer("fine", refused="no")))
+            case "/nan":
+                body = b'{"text": NaN, "citations": [], "context_ids": [], '
+                self._send(200, body + b'"refused": false, "escalated": false}')
+            case "/duplicate-key":
+                body = b'{"text": "a", "text": "b", "citations": [], "context_ids": [], '
+                self._send(200, body + b'"refused": false, "escalated": false}')
+            case "/redirect":
+                self._send(302, b"", headers={"Location": "/ok"})
+            case "/huge":
+                self._huge(chunked=query.get("chunked") == "1")
+            case "/bomb":
+                self._send(200, _bomb(), headers={"Content-Encoding": "gzip"})
+            case "/echo-auth":
+                authorization = self.headers.get("Authorization", "(none)")
+                text = f"You sent Authorization: {authorization} to {self.path}"
+                self._send(200, _json(answer(text)))
+            case _:
+                self._send(404, _json({"error": f"no behaviour at {path}"}))
+
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        *,
+        content_type: str = "application/json",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def _trickle(self, body: bytes) -> None:
+        """Headers at once, then one byte every `trickle_interval`: each read is quick."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        for byte in body:
+            if self.state.closing.wait(self.state.trickle_interval):
+                self.close_connection = True
+                return
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+
+    def _huge(self, *, chunked: bool) -> None:
+        """Valid-looking contract JSON of `HUGE_BYTES`, declared or chunked without a length."""
+        body = _json(answer("a" * HUGE_BYTES))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if not chunked:
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        step = 64 * 1024
+        for start in range(0, len(body), step):
+            piece = body[start : start + step]
+            self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+
+class HostileServer:
+    """The server, serving from a background thread until `close` (or the `with` block ends).
+
+    Args:
+        throttle: How many times `/429-*` and `/flaky-503` refuse before answering.
+        slow_seconds: How long `/slow` sleeps before answering.
+        trickle_interval: Seconds between the bytes of `/trickle`'s body.
+    """
+
+    def __init__(
+        self, *, throttle: int = 2, slow_seconds: float = 5.0, trickle_interval: float = 0.2
+    ) -> None:
+        self._state = _State(throttle, slow_seconds, trickle_interval)
+        self._server = _Server(self._state)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.01},
+            name=f"hostile-server-{self.port}",
+        )
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        """The port it listens on, on 127.0.0.1."""
+        return int(self._server.server_address[1])
+
+    def url(self, path: str, *, userinfo: str = "") -> str:
+        """The URL of `path` (with a query, if any), with `user:password@` when given."""
+        at = f"{userinfo}@" if userinfo else ""
+        return f"http://{at}127.0.0.1:{self.port}{path}"
+
+    def hits(self, path: str) -> int:
+        """How many requests reached `path` (without its query)."""
+        with self._state.lock:
+            return self._state.hits[path]
+
+    @property
+    def seen(self) -> list[Seen]:
+        """Every request read so far, in order."""
+        with self._state.lock:
+            return list(self._state.seen)
+
+    def close(self) -> None:
+        """Stop serving, cut every open connection and join every thread."""
+        self._state.closing.set()
+        self._server.shutdown()
+        with self._state.lock:
+            connections = list(self._state.connections)
+        for connection in connections:
+            with suppress(OSError):  # already closed
+                connection.shutdown(socket.SHUT_RDWR)
+        self._server.server_close()
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> HostileServer:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+@contextmanager
+def hostile_server(**options: Any) -> Iterator[HostileServer]:
+    """A running `HostileServer` (see its arguments), always shut down afterwards."""
+    server = HostileServer(**options)
+    try:
+        yield server
+    finally:
+        server.close()
