@@ -9,33 +9,27 @@ import traceback
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from gauntlet import __version__
-from gauntlet.cases.builtin import builtin_suites_dir
-from gauntlet.cases.loader import SuiteSet, load_suites
-from gauntlet.cases.model import case_file_schema
+from gauntlet.defaults import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from gauntlet.errors import ConfigErrors, ExitCode, GauntletError, UsageError
-from gauntlet.files import write_atomically
-from gauntlet.inventory import render_inventory_json, render_inventory_markdown, update_file
-from gauntlet.redact import Redactor
-from gauntlet.render.console import ProgressDisplay, summary_lines
-from gauntlet.run.engine import DEFAULT_CONCURRENCY, run_gauntlet
-from gauntlet.run.results import TargetInfo, exit_code_for, read_results, write_results
-from gauntlet.targets.contract import Target
-from gauntlet.targets.http import (
-    DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT,
-    HttpSettings,
-    HttpTarget,
-    parse_header,
-)
-from gauntlet.targets.python import load_callable_target
-from gauntlet.targets.toy import ToyDefect, make_toy
+from gauntlet.targets.toy.defects import ToyDefect
+
+if TYPE_CHECKING:
+    from gauntlet.cases.loader import SuiteSet
+    from gauntlet.evidence.pack import EvidencePack
+    from gauntlet.redact import Redactor
+    from gauntlet.run.results import TargetInfo
+    from gauntlet.targets.contract import Target
+    from gauntlet.targets.http import HttpSettings
+
+# Each command imports what it needs when it runs: `gauntlet --version` and `--help` stay
+# fast, and a run against the toy never loads the HTTP client.
 
 app = typer.Typer(
     name="gauntlet",
@@ -104,6 +98,9 @@ CasesOption = Annotated[
 
 
 def _load(cases: list[Path] | None) -> SuiteSet:
+    from gauntlet.cases.builtin import builtin_suites_dir
+    from gauntlet.cases.loader import load_suites
+
     if cases:
         return load_suites(cases)
     builtin = builtin_suites_dir()
@@ -209,6 +206,11 @@ def run_command(
     codes: 0 every gate passed; 1 a gate failed; 2 the run could not run or finish (cases
     that got no answer, or an interruption, withhold the verdict); 4 unscoreable.
     """
+    from gauntlet.render.console import ProgressDisplay, summary_lines
+    from gauntlet.run.engine import run_gauntlet
+    from gauntlet.run.results import exit_code_for, write_results
+    from gauntlet.targets.http import HttpSettings, parse_header
+
     # A stale file from an earlier run must never pass for this run's results.
     try:
         out.unlink(missing_ok=True)
@@ -248,6 +250,12 @@ def _choose_target(
     headers: dict[str, str],
     concurrency: int,
 ) -> tuple[Target, TargetInfo, Redactor]:
+    from gauntlet.redact import Redactor
+    from gauntlet.run.results import TargetInfo
+    from gauntlet.targets.http import HttpTarget
+    from gauntlet.targets.python import load_callable_target
+    from gauntlet.targets.toy import make_toy
+
     chosen = [
         flag
         for flag, given in (
@@ -299,6 +307,12 @@ def inventory(
     ] = None,
 ) -> None:
     """Count suites and cases per gate and language, from the suites as loaded."""
+    from gauntlet.inventory import (
+        render_inventory_json,
+        render_inventory_markdown,
+        update_file,
+    )
+
     suites = _load(cases)
     if update is not None:
         changed = update_file(update, render_inventory_markdown(suites))
@@ -335,6 +349,7 @@ def toy_serve(
     ] = None,
 ) -> None:
     """Serve the toy over HTTP on 127.0.0.1, speaking the target contract, until interrupted."""
+    from gauntlet.targets.toy import make_toy
     from gauntlet.targets.toy.http import serve
 
     toy = make_toy(list(dict.fromkeys(toy_defects or [])))
@@ -380,6 +395,31 @@ def report(
         Path | None,
         typer.Option("--out", metavar="PATH", help="Write here (atomically) instead of stdout."),
     ] = None,
+    github_output: Annotated[
+        Path | None,
+        typer.Option(
+            "--github-output",
+            metavar="FILE",
+            help="Append the step outputs (verdict, counts, digest, drift) to FILE, "
+            "normally $GITHUB_OUTPUT.",
+        ),
+    ] = None,
+    github_summary: Annotated[
+        Path | None,
+        typer.Option(
+            "--github-summary",
+            metavar="FILE",
+            help="Append the Markdown report to FILE, normally $GITHUB_STEP_SUMMARY, "
+            "truncated with a note past GitHub's size limit.",
+        ),
+    ] = None,
+    github_annotations: Annotated[
+        bool,
+        typer.Option(
+            "--github-annotations",
+            help="Print an ::error annotation for each failing or errored case, at its line.",
+        ),
+    ] = False,
 ) -> None:
     """Build the evidence pack from a results file and render it. Runs nothing.
 
@@ -387,8 +427,10 @@ def report(
     be (a results or baseline file that is unreadable, newer, or inconsistent).
     """
     from gauntlet.evidence.pack import build_pack, pack_json
+    from gauntlet.files import write_atomically
     from gauntlet.render.junit import render_junit
     from gauntlet.render.markdown import render_markdown
+    from gauntlet.run.results import read_results
 
     results = read_results(results_path)
     previous = None
@@ -412,7 +454,10 @@ def report(
         _stderr().print(
             f"note: baseline {baseline} does not exist; no drift computed", markup=False
         )
+    _github(pack, github_output, github_summary, github_annotations)
     if out is None:
+        if github_output or github_summary or github_annotations:
+            return  # GitHub's outputs were asked for, not the report on stdout
         typer.echo(text, nl=False)
         return
     try:
@@ -420,6 +465,25 @@ def report(
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
     _stderr().print(f"wrote {out} ({output_format.value})", markup=False)
+
+
+def _github(pack: EvidencePack, output: Path | None, summary: Path | None, annotate: bool) -> None:
+    from gauntlet.render.github import annotation_commands, github_outputs, job_summary
+    from gauntlet.render.markdown import render_markdown
+
+    for path, text in (
+        (output, github_outputs(pack) if output else ""),
+        (summary, job_summary(render_markdown(pack)) if summary else ""),
+    ):
+        if path is None:
+            continue
+        try:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot append: {exc.strerror or exc}") from exc
+    if annotate:
+        typer.echo(annotation_commands(pack), nl=False)
 
 
 class SchemaName(StrEnum):
@@ -443,6 +507,8 @@ def schema(
     """
     match name:
         case SchemaName.CASES:
+            from gauntlet.cases.model import case_file_schema
+
             document = case_file_schema()
         case SchemaName.EVIDENCE:
             from gauntlet.evidence.pack import evidence_schema

@@ -154,7 +154,7 @@ def test_a_bug_is_reported_without_a_traceback_unless_asked(
     def explode(paths: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("gauntlet.cli.load_suites", explode)
+    monkeypatch.setattr("gauntlet.cases.loader.load_suites", explode)
     quiet = run_cli("validate", "--cases", ".")
     assert quiet.code == 2
     assert "internal error: RuntimeError: boom" in quiet.stderr

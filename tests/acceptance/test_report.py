@@ -95,3 +95,23 @@ def test_a_newer_results_file_is_refused(tmp_path: Path, run_cli: RunCli) -> Non
     done = run_cli("report", results)
     assert done.code == 2
     assert "newer than this gauntlet reads" in done.stderr
+
+
+def test_github_outputs_summary_and_annotations(tmp_path: Path, run_cli: RunCli) -> None:
+    results = tmp_path / "r.json"
+    _run(run_cli, results, "--toy-defect", "drop_citations")
+    output, summary = tmp_path / "out.txt", tmp_path / "summary.md"
+    output.write_text("earlier=1\n")
+    done = run_cli(
+        "report",
+        results,
+        "--github-output",
+        output,
+        "--github-summary",
+        summary,
+        "--github-annotations",
+    )
+    assert done.code == 0, done.show()
+    assert output.read_text().startswith("earlier=1\npassed=false\nverdict=fail\n")
+    assert summary.read_text().startswith("# gauntlet evidence pack\n")
+    assert len([line for line in done.stdout.splitlines() if line.startswith("::error ")]) == 12

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from gauntlet import __version__
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import AnyCase, GateName, GroundingCase, RefusalCase, RefusalKind
+from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import TargetError
 from gauntlet.gates import judge
 from gauntlet.gates.readability import said_something
@@ -39,7 +40,6 @@ from gauntlet.run.results import (
 )
 from gauntlet.targets.contract import Target, TargetResponse, check_response
 
-DEFAULT_CONCURRENCY = 8
 GRACE_SECONDS = 5.0
 """After an interruption, how long cases already sent may take to finish."""
 

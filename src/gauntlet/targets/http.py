@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 import httpx
 from httpx_aiohttp import HttpxAiohttpClient
 
+from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from gauntlet.errors import (
     TargetContractError,
     TargetError,
@@ -33,8 +34,6 @@ from gauntlet.errors import (
 )
 from gauntlet.targets.contract import TargetResponse, Traced, check_response
 
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_RETRIES = 2
 DEFAULT_MAX_BYTES = 1024 * 1024
 """Largest decoded response body accepted (1 MiB): an answer, not a download."""
 RETRY_AFTER_CAP = 60.0

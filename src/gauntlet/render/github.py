@@ -1,0 +1,82 @@
+"""GitHub-native output: step outputs, the job summary and annotations. Pure functions.
+
+Nothing a target said reaches a workflow command unescaped: annotation messages and
+properties are escaped as GitHub's runner expects, so an answer holding `::add-mask::` or
+`::stop-commands::` (or a newline followed by one) is shown, never obeyed. Step outputs hold
+only computed numbers and fixed words, so a case id or an answer cannot forge one.
+"""
+
+from __future__ import annotations
+
+from gauntlet.evidence.pack import BaselineStatus, EvidencePack, VerdictStatus
+from gauntlet.run.results import Outcome
+
+SUMMARY_LIMIT = 1_000_000
+"""Bytes of Markdown written to the job summary; GitHub refuses a step summary over 1 MiB."""
+
+TRUNCATED_NOTE = (
+    "\n\n---\n\n**This summary was truncated** to fit GitHub's step-summary limit. The full "
+    "report is in the evidence pack the step wrote (see the `report-path` output).\n"
+)
+
+
+def github_outputs(pack: EvidencePack) -> str:
+    """`name=value` lines for `$GITHUB_OUTPUT`: computed numbers and fixed words only."""
+    drift = pack.baseline.drift
+    values: dict[str, str] = {
+        "passed": _bool(pack.verdict.status is VerdictStatus.PASS),
+        "verdict": pack.verdict.status.value
+        if pack.verdict.withheld_because is None
+        else f"{pack.verdict.status.value}-{pack.verdict.withheld_because.value}",
+        "results-digest": pack.results_digest,
+        "gates-total": str(len(pack.gates)),
+        "gates-passed": str(sum(1 for gate in pack.gates if gate.met)),
+        "gates-failed": str(sum(1 for gate in pack.gates if not gate.met)),
+        "cases-total": str(pack.totals.total),
+        "cases-passed": str(pack.totals.passed),
+        "cases-failed": str(pack.totals.failed),
+        "cases-errored": str(pack.totals.errored),
+        "cases-not-run": str(pack.totals.not_run),
+        "drift-computed": _bool(pack.baseline.status is BaselineStatus.COMPARED),
+        "drift-newly-failing": str(len(drift.newly_failing)) if drift else "0",
+        "drift-newly-passing": str(len(drift.newly_passing)) if drift else "0",
+    }
+    return "".join(f"{name}={value}\n" for name, value in values.items())
+
+
+def job_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
+    """The Markdown report, cut at a line boundary with a visible note if it is too long."""
+    if len(markdown.encode("utf-8")) <= limit:
+        return markdown
+    budget = limit - len(TRUNCATED_NOTE.encode("utf-8"))
+    cut = markdown.encode("utf-8")[:budget].decode("utf-8", errors="ignore")
+    return cut[: cut.rfind("\n") + 1] + TRUNCATED_NOTE
+
+
+def annotation_commands(pack: EvidencePack) -> str:
+    """One `::error` workflow command per failing or errored case, at its line in its file."""
+    lines = []
+    for case in pack.cases:
+        if case.outcome not in (Outcome.FAILED, Outcome.ERRORED):
+            continue
+        title = f"gauntlet {case.gate.value}: {case.case_id} [{case.language}] {case.outcome.value}"
+        properties = ",".join(
+            f"{key}={_property(value)}"
+            for key, value in (("file", case.source), ("line", str(case.line)), ("title", title))
+        )
+        lines.append(f"::error {properties}::{_data(case.reason)}\n")
+    return "".join(lines)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _data(text: str) -> str:
+    """Escape a workflow command's message (the runner's own rules)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    """Escape a workflow command's property value."""
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,70 @@
+"""GitHub output: step outputs that cannot be forged, a bounded summary, inert annotations."""
+
+from __future__ import annotations
+
+from gauntlet.evidence.pack import build_pack
+from gauntlet.render.github import (
+    TRUNCATED_NOTE,
+    annotation_commands,
+    github_outputs,
+    job_summary,
+)
+from gauntlet.run.results import Outcome
+from gauntlet.targets.toy import ToyDefect
+
+from ... import evidence_fixtures as fx
+
+
+def test_outputs_are_computed_numbers_and_fixed_words() -> None:
+    pack = build_pack(fx.with_defect(ToyDefect.DROP_CITATIONS), baseline=fx.clean())
+    lines = github_outputs(pack).splitlines()
+    assert lines == [
+        "passed=false",
+        "verdict=fail",
+        f"results-digest={pack.results_digest}",
+        "gates-total=5",
+        "gates-passed=4",
+        "gates-failed=1",
+        "cases-total=74",
+        "cases-passed=62",
+        "cases-failed=12",
+        "cases-errored=0",
+        "cases-not-run=0",
+        "drift-computed=true",
+        "drift-newly-failing=12",
+        "drift-newly-passing=0",
+    ]
+
+
+def test_a_withheld_verdict_says_why() -> None:
+    lines = github_outputs(build_pack(fx.unscoreable())).splitlines()
+    assert "verdict=withheld-unscoreable" in lines
+    assert "drift-computed=false" in lines
+
+
+def test_the_summary_is_cut_at_a_line_with_a_visible_note() -> None:
+    markdown = "".join(f"line {n}\n" for n in range(1000))
+    assert job_summary(markdown) == markdown
+    cut = job_summary(markdown, limit=500)
+    assert cut.endswith(TRUNCATED_NOTE)
+    assert len(cut.encode()) <= 500
+    assert cut[: -len(TRUNCATED_NOTE)].endswith("\n")
+
+
+def test_target_text_cannot_become_a_workflow_command() -> None:
+    results = fx.clean()
+    hostile = "x\n::add-mask::secret\r\n::stop-commands::token 100% done"
+    case = results.cases[0].model_copy(update={"outcome": Outcome.FAILED, "reason": hostile})
+    pack = build_pack(results.model_copy(update={"cases": (case, *results.cases[1:])}))
+    [command] = annotation_commands(pack).splitlines()
+    assert command == (
+        f"::error file={case.source},line={case.line},"
+        f"title=gauntlet {case.gate.value}%3A {case.case_id} [{case.language}] failed"
+        "::x%0A::add-mask::secret%0D%0A::stop-commands::token 100%25 done"
+    )
+
+
+def test_every_failing_and_errored_case_is_annotated_and_no_other() -> None:
+    pack = build_pack(fx.with_defect(ToyDefect.DROP_CITATIONS))
+    assert len(annotation_commands(pack).splitlines()) == 12
+    assert annotation_commands(build_pack(fx.clean())) == ""
