@@ -542,7 +542,13 @@ def run(argv: Sequence[str] | None = None) -> int:
         # standalone mode: typer prints usage errors itself and exits 2, as click always has.
         app(args=list(argv) if argv is not None else None, prog_name="gauntlet")
     except SystemExit as done:
-        return _exit_status(done.code)
+        status = _exit_status(done.code)
+        if status == _INTERRUPTED:
+            # typer turns Ctrl-C outside a run into 130; the contract has 2 for "could not
+            # finish" (an interrupted run records itself and exits 2 on its own).
+            err.print("interrupted", markup=False)
+            return ExitCode.HARNESS_ERROR
+        return status
     except GauntletError as error:
         _report(error, err)
         return ExitCode.HARNESS_ERROR
@@ -556,6 +562,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         )
         return ExitCode.HARNESS_ERROR
     return ExitCode.PASS
+
+
+_INTERRUPTED = 130
 
 
 def _exit_status(code: object) -> int:

@@ -203,3 +203,14 @@ def test_run_refuses_an_out_path_it_cannot_replace(tmp_path: Path, run_cli: RunC
     result = run_cli("run", "--out", tmp_path)
     assert result.code == 2
     assert "cannot replace it" in result.stderr
+
+
+def test_an_interrupt_outside_a_run_is_exit_2_without_a_traceback(
+    run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(paths: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("gauntlet.cases.loader.load_suites", interrupted)
+    result = run_cli("validate")
+    assert (result.code, result.stderr) == (2, "interrupted\n")

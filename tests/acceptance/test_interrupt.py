@@ -25,7 +25,7 @@ class Slow:
 
     def ask(self, prompt, language):
         pathlib.Path("started").touch()
-        time.sleep(0.2)
+        time.sleep(1.0)  # long enough that the signal lands mid-run on a busy machine
         return TargetResponse(
             text="About it.", citations=["D1"], context_ids=["D1"], refused=False, escalated=False
         )
