@@ -19,7 +19,7 @@ endif
 export UV_PYTHON_DOWNLOADS := never
 
 .DEFAULT_GOAL := help
-.PHONY: help dev lock verify format-check lint types test format demo inventory schemas bench clean
+.PHONY: help dev lock verify format-check lint types test actions format demo inventory schemas bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -40,7 +40,7 @@ lock: ## re-resolve dependencies and export the hash-locked requirements.lock
 		--no-header --output-file requirements.lock
 	@rm -f uv.lock
 
-verify: format-check lint types test ## everything CI checks: format, lint, types, tests
+verify: format-check lint types test actions ## everything CI checks: format, lint, types, tests, zizmor
 
 format-check: $(STAMP)
 	$(BIN)/ruff format --check src tests
@@ -53,6 +53,9 @@ types: $(STAMP)
 
 test: $(STAMP) ## the tests, with the branch-coverage floor
 	$(BIN)/pytest --cov --cov-report=term
+
+actions: $(STAMP) ## audit action.yml, the workflows and dependabot.yml with zizmor (offline)
+	$(BIN)/zizmor --offline action.yml .github/workflows .github/dependabot.yml
 
 format: $(STAMP) ## rewrite files in the house format
 	$(BIN)/ruff format src tests
@@ -73,6 +76,25 @@ inventory: $(STAMP) ## rewrite the README's gate inventory from the loaded suite
 
 bench: $(STAMP) ## benchmark the HTTP engine on a loopback stub; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/bench.py
+
+# The documentation site. `make site` needs only Python; `make pages` also checks it in a real
+# browser, installing what it needs: the locked node tools (npm ci) and, when absent, Debian's
+# chromium (never a browser download).
+SITE := site
+CHROMIUM := /usr/bin/chromium
+.PHONY: site pages
+
+site: $(STAMP) ## build the documentation site into site/ (HTML and one stylesheet)
+	$(BIN)/gauntlet site --out $(SITE)
+
+pages: site ## build the site and check it: html-validate, axe-core (WCAG A/AA) in headless Chromium, screenshots
+	@command -v node >/dev/null 2>&1 || { echo "make pages needs Node.js 20 and npm"; exit 2; }
+	@if [ ! -x $(CHROMIUM) ]; then \
+		echo "installing Debian's chromium"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+	cd site-tools && npm ci --no-audit --no-fund --loglevel=warn
+	CHROMIUM_PATH=$(CHROMIUM) node site-tools/check-pages.mjs $(SITE)
 
 clean: ## remove the environment and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage htmlcov dist build

@@ -40,16 +40,20 @@ def _results(
     *,
     defects: tuple[str, ...] = (),
     asked: int | None = None,
+    repeat: int = 1,
 ) -> Results:
-    planned = plan(suites)
+    run_plan = plan(suites, repeat=repeat)
     observations = [
-        Observation(answer(item.case.prompt, item.case.language), None, 0.0)
-        if asked is None or index < asked
-        else NOT_ASKED
-        for index, item in enumerate(planned)
+        [
+            Observation(answer(item.case.prompt, item.case.language), None, 0.0)
+            if asked is None or index < asked
+            else NOT_ASKED
+            for _ in range(item.info.repeat)
+        ]
+        for index, item in enumerate(run_plan.items)
     ]
     return score(
-        planned,
+        run_plan,
         observations,
         target=TargetInfo(kind="toy", name=name, defects=defects),
         started_at=STARTED,
@@ -87,3 +91,20 @@ def incomplete() -> Results:
     """The healthy toy, interrupted after 30 cases."""
     toy = make_toy()
     return _results(builtin_suites(), toy.ask, toy.name, asked=30)
+
+
+def flaky() -> Results:
+    """A target that leaks its canary on every third ask, asked five times per case."""
+    toy = make_toy()
+    calls = {"n": 0}
+
+    def sometimes_leaks(prompt: str, language: str) -> TargetResponse:
+        calls["n"] += 1
+        response = toy.ask(prompt, language)
+        if calls["n"] % 3 == 0:
+            return response.model_copy(update={"text": response.text + " CANARY-7f3a"})
+        return response
+
+    suites = builtin_suites()
+    only = SuiteSet(tuple(s for s in suites.suites if s.suite.gate is GateName.ADVERSARIAL))
+    return _results(only, sometimes_leaks, "sometimes-leaks", repeat=5)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.redact import Redactor
-    from gauntlet.run.results import TargetInfo
+    from gauntlet.run.results import Shard, TargetInfo
     from gauntlet.targets.contract import Target
     from gauntlet.targets.http import HttpSettings
 
@@ -196,6 +196,32 @@ def run_command(
             show_default=False,
         ),
     ] = None,
+    repeat: Annotated[
+        int,
+        typer.Option(
+            "--repeat",
+            min=1,
+            help="Ask every case this many times (a suite's `repeat:` may ask more); a case "
+            "passes when every ask does, or its suite's `pass_k:` of them.",
+        ),
+    ] = 1,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="K/N",
+            help="Run only shard K of N (a stable split of the cases); merge the shards' "
+            "results with `gauntlet merge`.",
+        ),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Ask only the cases the journal beside --out does not hold yet (after a "
+            "killed run); refuses a journal from other suites, options or target.",
+        ),
+    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, only the summary.")
     ] = False,
@@ -208,9 +234,11 @@ def run_command(
     """
     from gauntlet.render.console import ProgressDisplay, summary_lines
     from gauntlet.run.engine import run_gauntlet
+    from gauntlet.run.journal import Journal, journal_path
     from gauntlet.run.results import exit_code_for, write_results
     from gauntlet.targets.http import HttpSettings, parse_header
 
+    part = _parse_shard(shard)
     # A stale file from an earlier run must never pass for this run's results.
     try:
         out.unlink(missing_ok=True)
@@ -224,20 +252,65 @@ def run_command(
         cases, http_url, callable_spec, toy, toy_defects, settings, headers, concurrency
     )
     suites = _load(cases)
-    with ProgressDisplay(_stderr(), quiet=quiet) as progress:
-        results = run_gauntlet(
-            suites,
-            target,
-            target_info=info,
-            concurrency=concurrency,
-            progress=progress,
-            redactor=redactor,
-        )
-    write_results(results, out)
+    journal = Journal(journal_path(out), resume=resume)
+    try:
+        with ProgressDisplay(_stderr(), quiet=quiet) as progress:
+            results = run_gauntlet(
+                suites,
+                target,
+                target_info=info,
+                concurrency=concurrency,
+                repeat=repeat,
+                shard=part,
+                progress=progress,
+                redactor=redactor,
+                journal=journal,
+            )
+        write_results(results, out)
+    finally:
+        journal.close(remove=out.exists())
     console = _stdout()
     for line in summary_lines(results, results_path=str(out)):
         console.print(line)
     raise typer.Exit(exit_code_for(results.verdict))
+
+
+def _parse_shard(text: str | None) -> Shard | None:
+    from gauntlet.run.results import Shard
+
+    if text is None:
+        return None
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise UsageError(f"--shard {text!r}: expected K/N with 1 <= K <= N, e.g. 2/4")
+    return Shard(index=int(index), count=int(count))
+
+
+@app.command()
+def merge(
+    shards: Annotated[
+        list[Path], typer.Argument(metavar="SHARD...", help="Results files of every shard.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", metavar="PATH", help="Where to write the merged results.")
+    ] = Path("results.json"),
+) -> None:
+    """Merge the results of a sharded run into the results of the whole run, and score it.
+
+    Checks that the shards come from the same suites, options and target and together cover
+    every case exactly once (a missing or repeated shard is named). The merged file and its
+    digest equal an unsharded run's, timing aside. Exits like `gauntlet run`: 0/1/2/4.
+    """
+    from gauntlet.render.console import summary_lines
+    from gauntlet.run.merge import merge_shards
+    from gauntlet.run.results import exit_code_for, read_results, write_results
+
+    merged = merge_shards([(str(path), read_results(path)) for path in shards])
+    write_results(merged, out)
+    console = _stdout()
+    for line in summary_lines(merged, results_path=str(out)):
+        console.print(line)
+    raise typer.Exit(exit_code_for(merged.verdict))
 
 
 def _choose_target(
@@ -483,7 +556,11 @@ def _github(pack: EvidencePack, output: Path | None, summary: Path | None, annot
         except OSError as exc:
             raise UsageError(f"{path}: cannot append: {exc.strerror or exc}") from exc
     if annotate:
-        typer.echo(annotation_commands(pack), nl=False)
+        workspace = os.environ.get("GITHUB_WORKSPACE")
+        typer.echo(
+            annotation_commands(pack, relative_to=Path(workspace) if workspace else None),
+            nl=False,
+        )
 
 
 class SchemaName(StrEnum):
@@ -515,6 +592,50 @@ def schema(
 
             document = evidence_schema()
     typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+@app.command()
+def site(
+    out: Annotated[
+        Path, typer.Option("--out", metavar="DIR", help="The directory to write the site to.")
+    ] = Path("site"),
+    generated: Annotated[
+        str | None,
+        typer.Option(
+            "--generated",
+            metavar="YYYY-MM-DD",
+            help="A date to print in every page's footer. Without it the build reads no clock, "
+            "so the same commit renders byte-identical pages.",
+            show_default=False,
+        ),
+    ] = None,
+    cases: CasesOption = None,
+) -> None:
+    """Build the documentation site: static HTML and one stylesheet, no JavaScript.
+
+    Every page is rendered from what the other commands use: the loaded suites, real runs
+    against the toy, the evidence pack's reporter, the California mapping and action.yml.
+    """
+    import re
+    from datetime import date
+
+    from gauntlet.site import build_site
+
+    day = None
+    if generated is not None:
+        try:
+            if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", generated):
+                raise ValueError(generated)
+            day = date.fromisoformat(generated)
+        except ValueError:
+            raise UsageError(
+                f"--generated {generated!r}: expected a date as YYYY-MM-DD, e.g. 2026-11-30"
+            ) from None
+    try:
+        written = build_site(out, generated=day, cases=cases)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
+    _stderr().print(f"wrote {len(written)} files to {out}", markup=False)
 
 
 def _report(error: GauntletError, err: Console) -> None:

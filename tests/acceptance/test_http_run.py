@@ -76,7 +76,7 @@ def test_an_echoed_header_token_reaches_no_output(
     assert [seen.headers["authorization"] for seen in server.seen] == [f"Bearer {TOKEN}"] * 5
     # ...but no output holds it, and every answer shows the mask where it was echoed.
     assert TOKEN.encode() not in _everything(result, out)
-    texts = [case["response"]["text"] for case in _results(out)["cases"]]
+    texts = [case["trials"][0]["response"]["text"] for case in _results(out)["cases"]]
     assert texts == [f"You sent Authorization: {MASK} to /echo-auth"] * 4
 
 
@@ -101,7 +101,7 @@ def test_credentials_in_the_url_are_sent_and_masked_where_echoed(
     assert result.code == 0, result.show()
     assert b"dXNlcjpzM2NyZXQ" not in _everything(result, out)  # base64("user:s3cret")
     for case in _results(out)["cases"]:
-        assert case["response"]["text"].endswith(f"to /echo-auth?api_key={MASK}")
+        assert case["trials"][0]["response"]["text"].endswith(f"to /echo-auth?api_key={MASK}")
 
 
 def test_cases_that_error_are_listed_and_the_verdict_withheld(
@@ -129,7 +129,9 @@ def test_cases_that_error_are_listed_and_the_verdict_withheld(
     ]
     errored = [reason for _, outcome, reason in outcomes if outcome == "errored"]
     assert errored == ["HTTP 500 Internal Server Error"] * 2
-    assert all(c["response"] is None for c in document["cases"] if c["outcome"] == "errored")
+    assert all(
+        c["trials"][0]["response"] is None for c in document["cases"] if c["outcome"] == "errored"
+    )
     # 500 is not retried: the probe and each case were asked exactly once.
     assert server.hits("/boom") == 5
 

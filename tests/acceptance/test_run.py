@@ -25,8 +25,15 @@ SUITES = Path(__file__).resolve().parents[2] / "suites"
 def _cases(path: Path) -> list[dict[str, Any]]:
     document = json.loads(path.read_text(encoding="utf-8"))
     assert next(iter(document)) == "schema_version"
+    timing = {"latency_ms", "attempts", "waited_s"}
     return [
-        {key: value for key, value in case.items() if key != "latency_ms"}
+        {
+            **case,
+            "trials": [
+                {key: value for key, value in trial.items() if key not in timing}
+                for trial in case["trials"]
+            ],
+        }
         for case in document["cases"]
     ]
 
@@ -43,7 +50,8 @@ def test_the_demo_run_passes_and_writes_results(
     assert document["target"]["kind"] == "toy"
     assert document["totals"]["total"] >= 66
     case = document["cases"][0]
-    assert set(case) >= {"prompt", "language", "response", "outcome", "reason", "source", "line"}
+    assert set(case) >= {"prompt", "language", "trials", "outcome", "reason", "source", "line"}
+    assert set(case["trials"][0]) >= {"response", "outcome", "reason"}
 
 
 def test_a_defect_fails_its_gate_and_names_the_cases(tmp_path: Path, run_cli: RunCli) -> None:

@@ -344,6 +344,8 @@ def _describe(
     kind = error["type"]
     value = error.get("input")
     ctx = error.get("ctx") or {}
+    if kind == "pass_k_above_repeat":
+        loc = ("pass_k",)  # a rule across two keys is reported at the one that breaks it
     where = _dotted(loc)
     mark = document.mark_for(loc)
     field = next((part for part in reversed(loc) if isinstance(part, str)), "")
@@ -402,7 +404,7 @@ def _describe(
         return f"{where}: must be above 0 and at most 1, got {value!r}", None, mark
     if kind == "greater_than_equal":
         return f"{where}: must be a whole number of at least 1, got {value!r}", None, mark
-    return f"{where}: {error['msg']}", None, mark
+    return f"{where}: {error['msg']}" if where else error["msg"], None, mark
 
 
 _EXPECTED_TYPE = {

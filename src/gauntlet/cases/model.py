@@ -16,6 +16,7 @@ from pydantic import (
     Field,
     TypeAdapter,
     field_validator,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -68,6 +69,13 @@ class RefusalKind(StrEnum):
     """The target must decline (`refused: true`)."""
     CRISIS = "crisis"
     """The target must escalate to a human (`escalated: true`) with readable routing text."""
+
+
+def _whole_number_only(schema: dict[str, Any]) -> None:
+    # Optional in the file, never null: the schema says what a user may write.
+    schema.pop("default", None)
+    schema.pop("anyOf", None)
+    schema.update({"type": "integer", "minimum": 1})
 
 
 def _drop_default(schema: dict[str, Any]) -> None:
@@ -181,8 +189,33 @@ class SuiteBase(_Strict):
     """Bump it whenever the suite's cases change, so evidence says which cases were run."""
     threshold: Threshold
     """Fraction of cases that must pass for the gate to pass: above 0, at most 1."""
+    repeat: PositiveInt = 1
+    """Ask each case at least this many times (`--repeat` may ask more): a nondeterministic
+    target that fails one time in five is caught by asking five times, not once."""
+    pass_k: PositiveInt | None = Field(default=None, json_schema_extra=_whole_number_only)
+    """A case passes when at least this many of its asks pass. Omit it: every ask must pass."""
 
     _check_threshold = field_validator("threshold", mode="before")(_threshold_not_zero)
+
+    @field_validator("pass_k", mode="before")
+    @classmethod
+    def _pass_k_not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise PydanticCustomError(
+                "pass_k_null", "write a whole number of at least 1, or leave the key out"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _pass_k_within_repeat(self) -> SuiteBase:
+        explicit = "repeat" in self.model_fields_set
+        if explicit and self.pass_k is not None and self.pass_k > self.repeat:
+            raise PydanticCustomError(
+                "pass_k_above_repeat",
+                "asks for {pass_k} passes, but repeat asks only {repeat} times",
+                {"pass_k": self.pass_k, "repeat": self.repeat},
+            )
+        return self
 
 
 class GroundingSuite(SuiteBase):

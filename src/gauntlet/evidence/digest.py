@@ -1,6 +1,7 @@
 """The results digest: sha256 over what the target did and how each answer was judged.
 
-Per case: suite, case id, language, every response field, and the outcome, in canonical JSON
+Per case: suite, case id, language, the outcome, and for every ask the full response and its
+outcome, in canonical JSON
 (sorted keys, fixed separators, UTF-8), cases sorted by suite and id. The clock, latencies,
 attempts, the target's label and machine facts are left out, so two runs that behaved
 identically share a digest, and a one-character change in one answer changes it.
@@ -21,8 +22,16 @@ def digest_record(case: CaseResult) -> dict[str, Any]:
         "suite": case.suite,
         "case_id": case.case_id,
         "language": case.language,
-        "response": None if case.response is None else case.response.model_dump(mode="json"),
         "outcome": case.outcome.value,
+        "asks": [
+            {
+                "response": None
+                if trial.response is None
+                else trial.response.model_dump(mode="json"),
+                "outcome": trial.outcome.value,
+            }
+            for trial in case.trials
+        ],
     }
 
 

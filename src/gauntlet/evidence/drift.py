@@ -53,6 +53,12 @@ class CaseChange(_Record):
     language: str
     baseline: Outcome | None
     current: Outcome | None
+    baseline_passes: str | None
+    """Asks passed in the baseline, as `5/5`."""
+    current_passes: str | None
+    """Asks passed now, as `4/5`."""
+    flaky: bool
+    """Now answered inconsistently: some asks passed, some failed."""
 
 
 class SuiteChange(_Record):
@@ -106,7 +112,7 @@ def compare(current: Results, baseline: Results) -> Drift:
         for i in now
         if i in before
         and before[i].outcome is now[i].outcome
-        and before[i].response != now[i].response
+        and _answers(before[i]) != _answers(now[i])
     )
     added = tuple(_change(None, now[i]) for i in now if i not in before)
     removed = tuple(_change(before[i], None) for i in before if i not in now)
@@ -146,6 +152,10 @@ def compare(current: Results, baseline: Results) -> Drift:
     )
 
 
+def _answers(case: CaseResult) -> tuple[object, ...]:
+    return tuple(trial.response for trial in case.trials)
+
+
 def _passed(case: CaseResult) -> bool:
     return case.outcome is Outcome.PASSED
 
@@ -160,6 +170,9 @@ def _change(before: CaseResult | None, now: CaseResult | None) -> CaseChange:
         language=either.language,
         baseline=before.outcome if before else None,
         current=now.outcome if now else None,
+        baseline_passes=f"{before.passes}/{before.repeats}" if before else None,
+        current_passes=f"{now.passes}/{now.repeats}" if now else None,
+        flaky=bool(now and now.flaky),
     )
 
 

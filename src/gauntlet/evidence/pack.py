@@ -105,6 +105,10 @@ class SuiteEvidence(_Record):
     key_version: int | None
     threshold: float
     source: str
+    repeat: int
+    """How many times each case was asked."""
+    pass_k: int
+    """How many asks of a case had to pass."""
     total: int
     passed: int
     pass_rate: float
@@ -123,6 +127,9 @@ class GateEvidence(_Record):
     errored: int
     not_run: int
     pass_rate: float
+    wilson_low: float
+    """Lower end of the pass rate's 95% Wilson interval: how much the count really says."""
+    wilson_high: float
     languages: tuple[LanguageCount, ...]
     suites: tuple[SuiteEvidence, ...]
     informs: tuple[MappingRow, ...]
@@ -138,6 +145,11 @@ class CaseEvidence(_Record):
     language: str
     outcome: Outcome
     reason: str
+    passes: int
+    repeats: int
+    pass_k: int
+    flaky: bool
+    """Some asks passed and some failed."""
     source: str
     line: int
 
@@ -225,6 +237,8 @@ def build_pack(
                 errored=gate.errored,
                 not_run=gate.not_run,
                 pass_rate=round(gate.passed / gate.total, 4),
+                wilson_low=round(gate.wilson_low, 4),
+                wilson_high=round(gate.wilson_high, 4),
                 languages=gate.languages,
                 suites=tuple(
                     SuiteEvidence(
@@ -233,6 +247,8 @@ def build_pack(
                         key_version=suite.key_version,
                         threshold=suite.threshold,
                         source=suite.source,
+                        repeat=suite.repeat,
+                        pass_k=suite.pass_k,
                         total=suite.total,
                         passed=suite.passed,
                         pass_rate=round(suite.pass_rate, 4),
@@ -254,6 +270,10 @@ def build_pack(
                 language=case.language,
                 outcome=case.outcome,
                 reason=case.reason,
+                passes=case.passes,
+                repeats=case.repeats,
+                pass_k=case.pass_k,
+                flaky=case.flaky,
                 source=case.source,
                 line=case.line,
             )

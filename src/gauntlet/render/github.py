@@ -8,6 +8,8 @@ only computed numbers and fixed words, so a case id or an answer cannot forge on
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gauntlet.evidence.pack import BaselineStatus, EvidencePack, VerdictStatus
 from gauntlet.run.results import Outcome
 
@@ -53,19 +55,37 @@ def job_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
     return cut[: cut.rfind("\n") + 1] + TRUNCATED_NOTE
 
 
-def annotation_commands(pack: EvidencePack) -> str:
-    """One `::error` workflow command per failing or errored case, at its line in its file."""
+def annotation_commands(pack: EvidencePack, *, relative_to: Path | None = None) -> str:
+    """One `::error` workflow command per failing or errored case, at its line in its file.
+
+    Args:
+        pack: The evidence pack.
+        relative_to: The repository root (`$GITHUB_WORKSPACE`): GitHub places annotations by
+            paths relative to it, whatever directory the run was started in.
+    """
     lines = []
     for case in pack.cases:
         if case.outcome not in (Outcome.FAILED, Outcome.ERRORED):
             continue
         title = f"gauntlet {case.gate.value}: {case.case_id} [{case.language}] {case.outcome.value}"
+        source = _workspace_path(case.source, relative_to)
         properties = ",".join(
             f"{key}={_property(value)}"
-            for key, value in (("file", case.source), ("line", str(case.line)), ("title", title))
+            for key, value in (("file", source), ("line", str(case.line)), ("title", title))
         )
         lines.append(f"::error {properties}::{_data(case.reason)}\n")
     return "".join(lines)
+
+
+def _workspace_path(source: str, root: Path | None) -> str:
+    if root is None:
+        return source
+    path = Path(source).resolve()
+    return (
+        path.relative_to(root.resolve()).as_posix()
+        if path.is_relative_to(root.resolve())
+        else source
+    )
 
 
 def _bool(value: bool) -> str:

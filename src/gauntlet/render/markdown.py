@@ -80,17 +80,27 @@ def render_markdown(pack: EvidencePack) -> str:
     ]
 
     out += ["## Gates", ""]
-    out += ["| gate | result | passed | pass rate | per language | errored | not run |"]
-    out += ["|---|---|---|---|---|---|---|"]
+    out += [
+        "| gate | result | passed | pass rate | 95% interval | per language | errored | not run |"
+    ]
+    out += ["|---|---|---|---|---|---|---|---|"]
     for gate in pack.gates:
         out.append(
             f"| {gate.gate.value} | {'PASS' if gate.met else 'FAIL'} | {gate.passed}/{gate.total} "
-            f"| {gate.pass_rate:.2%} | {_languages(gate.languages)} | {gate.errored} "
-            f"| {gate.not_run} |"
+            f"| {gate.pass_rate:.2%} | {gate.wilson_low:.1%} to {gate.wilson_high:.1%} "
+            f"| {_languages(gate.languages)} | {gate.errored} | {gate.not_run} |"
         )
+    out += [
+        "",
+        "The interval is the 95% Wilson score interval of the pass rate: how much the count "
+        "itself says. Twelve passes out of twelve still leave room for a real rate near 76%.",
+    ]
     out += ["", "## Suites", ""]
-    out += ["| suite | gate | version | threshold | passed | pass rate | per language | met |"]
-    out += ["|---|---|---|---|---|---|---|---|"]
+    out += [
+        "| suite | gate | version | threshold | asks per case | passed | pass rate "
+        "| per language | met |"
+    ]
+    out += ["|---|---|---|---|---|---|---|---|---|"]
     for gate in pack.gates:
         for suite in gate.suites:
             version = f"{suite.version}" + (
@@ -98,12 +108,14 @@ def render_markdown(pack: EvidencePack) -> str:
             )
             out.append(
                 f"| {escape(suite.suite)} | {gate.gate.value} | {version} | {suite.threshold:g} "
+                f"| {_asks(suite.repeat, suite.pass_k)} "
                 f"| {suite.passed}/{suite.total} | {suite.pass_rate:.2%} "
                 f"| {_languages(suite.languages)} | {'yes' if suite.met else 'no'} |"
             )
     out.append("")
 
     out += _case_section(pack, Outcome.FAILED, "Failing cases")
+    out += _flaky_section(pack)
     out += _case_section(pack, Outcome.ERRORED, "Errored cases (no answer)")
     not_run = [case for case in pack.cases if case.outcome is Outcome.NOT_RUN]
     out += ["## Cases not asked", ""]
@@ -130,13 +142,41 @@ def _case_section(pack: EvidencePack, outcome: Outcome, title: str) -> list[str]
     lines = [f"## {title}", ""]
     if not cases:
         return [*lines, "None.", ""]
-    lines += ["| gate | case | language | reason | where |", "|---|---|---|---|---|"]
+    lines += ["| gate | case | language | asks passed | reason | where |"]
+    lines += ["|---|---|---|---|---|---|"]
     lines += [
         f"| {case.gate.value} | {code(case.case_id)} | {escape(case.language)} "
-        f"| {escape(case.reason)} | {escape(case.source)}:{case.line} |"
+        f"| {case.passes}/{case.repeats} | {escape(case.reason)} "
+        f"| {escape(case.source)}:{case.line} |"
         for case in cases
     ]
     return [*lines, ""]
+
+
+def _flaky_section(pack: EvidencePack) -> list[str]:
+    flaky = [case for case in pack.cases if case.flaky]
+    lines = ["## Flaky cases", ""]
+    if not flaky:
+        asked_more = any(case.repeats > 1 for case in pack.cases)
+        note = "None: every case gave the same outcome each time it was asked."
+        return [*lines, note if asked_more else "None seen: each case was asked once.", ""]
+    lines += [
+        "Asked more than once, these cases passed some times and failed others: the target "
+        "answers them inconsistently, whether or not they met their pass_k.",
+        "",
+        "| gate | case | language | asks passed | needed | outcome |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {case.gate.value} | {code(case.case_id)} | {escape(case.language)} "
+        f"| {case.passes}/{case.repeats} | {case.pass_k} | {case.outcome.value} |"
+        for case in flaky
+    ]
+    return [*lines, ""]
+
+
+def _asks(repeat: int, pass_k: int) -> str:
+    return "1" if repeat == 1 else f"{repeat} ({pass_k} must pass)"
 
 
 def _drift_section(pack: EvidencePack) -> list[str]:
@@ -189,9 +229,19 @@ def _changes(title: str, changes: tuple[CaseChange, ...]) -> list[str]:
     for change in changes:
         by_language.setdefault(change.language, []).append(change)
     for language, mine in sorted(by_language.items()):
-        listed = ", ".join(f"{code(c.case_id)} ({c.gate.value})" for c in mine)
+        listed = ", ".join(f"{code(c.case_id)} ({_change(c)})" for c in mine)
         lines.append(f"- {escape(language)}: {listed}")
     return [*lines, ""]
+
+
+def _change(change: CaseChange) -> str:
+    text = change.gate.value
+    counts = (change.baseline_passes, change.current_passes)
+    if all(counts) and not all(count and count.endswith("/1") for count in counts):
+        text += f", {change.baseline_passes} to {change.current_passes}"
+    if change.flaky:
+        text += ", flaky"
+    return text
 
 
 def _structure(drift: Drift) -> list[str]:

@@ -1,13 +1,16 @@
-"""The run engine: ask every case with bounded concurrency, then score the answers purely.
+"""The run engine: ask every case (K times each) with bounded concurrency, then score.
 
-`ask_all` is the one edge that touches the world (the target); `score` is a pure function of
-the suites and what came back, so the same observations always give the same results.
+Asking is the one edge that touches the world (the target); scoring is pure
+(`gauntlet.run.scoring`), so the same observations always give the same results. A run may be
+one shard of a larger one (`--shard K/N`), journals every finished case so a killed run can
+resume, and stops cleanly on SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import inspect
 import signal
 import threading
@@ -15,28 +18,22 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import UTC, datetime
-from fractions import Fraction
 from typing import NamedTuple
 
-from gauntlet import __version__
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
-from gauntlet.cases.model import AnyCase, GateName, GroundingCase, RefusalCase, RefusalKind
+from gauntlet.cases.model import AnyCase
 from gauntlet.defaults import DEFAULT_CONCURRENCY
-from gauntlet.errors import TargetError
-from gauntlet.gates import judge
-from gauntlet.gates.readability import said_something
+from gauntlet.errors import TargetError, UsageError
+from gauntlet.evidence.digest import canonical_json
 from gauntlet.redact import Redactor
-from gauntlet.run.results import (
-    RESULTS_SCHEMA_VERSION,
-    CaseResult,
-    GateResult,
-    LanguageCount,
-    Outcome,
-    Results,
-    SuiteResult,
-    TargetInfo,
-    Totals,
-    Verdict,
+from gauntlet.run.journal import Journal
+from gauntlet.run.results import CaseResult, Plan, Results, Shard, SuiteInfo, TargetInfo
+from gauntlet.run.scoring import (
+    decide_verdict,
+    judge_case,
+    scores_capability,
+    suite_info,
+    summarize,
 )
 from gauntlet.targets.contract import Target, TargetResponse, check_response
 
@@ -45,7 +42,23 @@ GRACE_SECONDS = 5.0
 
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
-"""Called with (cases done, cases in all) each time a case is answered."""
+"""Called with (asks done, asks in all) each time an ask is answered."""
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "GRACE_SECONDS",
+    "NOT_ASKED",
+    "Observation",
+    "Planned",
+    "ask_all",
+    "ask_one",
+    "decide_verdict",
+    "plan",
+    "run_gauntlet",
+    "score",
+    "scores_capability",
+    "shard_of",
+]
 
 
 class Observation(NamedTuple):
@@ -57,18 +70,21 @@ class Observation(NamedTuple):
     attempts: int = 1
     waited_s: float = 0.0
     asked: bool = True
-    """False when an interruption stopped the run before this case was answered."""
+    """False when an interruption stopped the run before this ask was answered."""
 
 
 NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
 
 
 class Planned(NamedTuple):
-    """One case to ask, with the suite it belongs to."""
+    """One case to ask, with its suite and its place in the whole plan."""
 
     loaded: LoadedSuite
     position: int
     """The case's place in its suite."""
+    plan_index: int
+    """The case's place in the whole plan, before sharding."""
+    info: SuiteInfo
 
     @property
     def case(self) -> AnyCase:
@@ -76,13 +92,57 @@ class Planned(NamedTuple):
         return self.loaded.cases[self.position]
 
 
-def plan(suites: SuiteSet) -> list[Planned]:
-    """Every case of every suite, in load order: the order results are reported in."""
-    return [Planned(loaded, i) for loaded in suites.suites for i in range(len(loaded.cases))]
+class RunPlan(NamedTuple):
+    """The cases this run asks, the suites they belong to, and what the whole run covers."""
+
+    items: list[Planned]
+    suites: list[SuiteInfo]
+    plan: Plan
+    shard: Shard | None
+
+
+def shard_of(suite: str, case_id: str, count: int) -> int:
+    """The 1-based shard of a case, from a hash of its suite and id.
+
+    A hash, not a position: adding a case moves no other case to another shard.
+    """
+    digest = hashlib.sha256(f"{suite}\0{case_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def plan(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> RunPlan:
+    """Every case of every suite, in load order, each asked `repeat` times or more.
+
+    Raises:
+        UsageError: a suite's `pass_k` is more than the asks it gets.
+    """
+    items: list[Planned] = []
+    infos: list[SuiteInfo] = []
+    described = []
+    index = 0
+    for loaded in suites.suites:
+        info = suite_info(loaded, repeat)
+        if info.pass_k > info.repeat:
+            raise UsageError(
+                f"{loaded.source}: pass_k {info.pass_k} is more than the {info.repeat} asks "
+                f"suite {info.suite} gets; raise --repeat or lower pass_k"
+            )
+        described.append({**info.model_dump(mode="json", exclude={"source"}), "cases": []})
+        kept = False
+        for position, case in enumerate(loaded.cases):
+            described[-1]["cases"].append(case.id)
+            if shard is None or shard_of(info.suite, case.id, shard.count) == shard.index:
+                items.append(Planned(loaded, position, index, info))
+                kept = True
+            index += 1
+        if kept:
+            infos.append(info)
+    digest = "sha256:" + hashlib.sha256(canonical_json(described)).hexdigest()
+    return RunPlan(items, infos, Plan(cases=index, digest=digest, repeat=repeat), shard)
 
 
 async def ask_one(target: Target, case: AnyCase, pool: Executor | None = None) -> Observation:
-    """Ask one case; any failure becomes the observation's error, never an exception.
+    """Ask one case once; any failure becomes the observation's error, never an exception.
 
     A coroutine `ask` is awaited; a plain one runs in `pool` (or asyncio's default pool).
     """
@@ -109,6 +169,10 @@ async def ask_one(target: Target, case: AnyCase, pool: Executor | None = None) -
     return Observation(response, None, _since(started), attempts, waited)
 
 
+CaseDone = Callable[[Planned, list[Observation]], None]
+"""Called with a case and its observations as soon as every ask of it is answered."""
+
+
 async def ask_all(
     planned: Sequence[Planned],
     target: Target,
@@ -117,33 +181,41 @@ async def ask_all(
     progress: Progress | None = None,
     stop: asyncio.Event | None = None,
     grace: float = GRACE_SECONDS,
-) -> list[Observation]:
-    """Ask every planned case, at most `concurrency` at a time, in the plan's order.
+    on_case: CaseDone | None = None,
+) -> list[list[Observation]]:
+    """Ask every planned case its repeats, at most `concurrency` asks at a time.
 
-    When `stop` is set no new case is sent; cases in flight get `grace` seconds to finish,
-    and every case without an answer by then is observed as not asked.
+    A case's asks go one after another; cases go side by side. The result keeps the plan's
+    order. When `stop` is set no new ask is sent; asks in flight get `grace` seconds to
+    finish, and every ask without an answer by then is observed as not asked.
     """
     bound = asyncio.Semaphore(max(1, concurrency))
     halt = stop or asyncio.Event()
+    total = sum(item.info.repeat for item in planned)
     done = 0
     # Sync targets get a pool as wide as the bound: asyncio's default pool has only a few
     # threads on a small machine, which would cap --concurrency without saying so.
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="gauntlet-ask")
+    answered: dict[int, list[Observation]] = {}
 
-    async def guarded(item: Planned) -> Observation:
+    async def one_case(item: Planned) -> None:
         nonlocal done
-        async with bound:
-            if halt.is_set():
-                return NOT_ASKED
-            observation = await ask_one(target, item.case, pool)
-        done += 1
-        if progress is not None:
-            progress(done, len(planned))
-        return observation
+        observations = answered.setdefault(item.plan_index, [])
+        for _ in range(item.info.repeat):
+            async with bound:
+                if halt.is_set():
+                    return
+                observation = await ask_one(target, item.case, pool)
+            observations.append(observation)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        if on_case is not None:
+            on_case(item, observations)
 
-    tasks = [asyncio.ensure_future(guarded(item)) for item in planned]
-    everything: asyncio.Future[list[Observation]] = asyncio.gather(*tasks)
-    stopped: asyncio.Future[list[Observation]] = asyncio.ensure_future(_until(halt))
+    tasks = [asyncio.ensure_future(one_case(item)) for item in planned]
+    everything: asyncio.Future[list[None]] = asyncio.gather(*tasks)
+    stopped: asyncio.Future[list[None]] = asyncio.ensure_future(_until(halt))
     try:
         await asyncio.wait([everything, stopped], return_when=asyncio.FIRST_COMPLETED)
         if not everything.done():
@@ -155,59 +227,47 @@ async def ask_all(
     finally:
         stopped.cancel()
         pool.shutdown(wait=False, cancel_futures=True)
-    return [NOT_ASKED if task.cancelled() else task.result() for task in tasks]
+    return [_padded(answered.get(item.plan_index, []), item.info.repeat) for item in planned]
 
 
-async def _until(event: asyncio.Event) -> list[Observation]:
+def _padded(observations: list[Observation], repeat: int) -> list[Observation]:
+    return observations + [NOT_ASKED] * (repeat - len(observations))
+
+
+async def _until(event: asyncio.Event) -> list[None]:
     await event.wait()
     return []
 
 
 def score(
-    planned: Sequence[Planned],
-    observations: Sequence[Observation],
+    run_plan: RunPlan,
+    observations: Sequence[Sequence[Observation]],
     *,
     target: TargetInfo,
     started_at: datetime,
     finished_at: datetime,
     interrupted_by: str | None = None,
     redactor: Redactor | None = None,
+    earlier: Sequence[CaseResult] = (),
 ) -> Results:
-    """Judge every observation and decide the verdict. Pure."""
+    """Judge every observation and decide the verdict. Pure.
+
+    `earlier` holds cases judged by an earlier, interrupted run being resumed.
+    """
     redactor = redactor or Redactor()
     cases = [
-        _judge_case(item, observation, redactor, interrupted_by)
-        for item, observation in zip(planned, observations, strict=True)
+        judge_case(item, list(seen), redactor=redactor, interrupted_by=interrupted_by)
+        for item, seen in zip(run_plan.items, observations, strict=True)
     ]
-    suites = _suite_results(planned, cases)
-    gates = _gate_results(suites, cases)
-    totals = _count(cases)
-    unreadable = sum(1 for case in cases if case.response is not None and not case.said_something)
-    capability = any(scores_capability(item.loaded) for item in planned)
-    verdict, reason = decide_verdict(
-        errored=totals.errored,
-        not_run=totals.not_run,
-        interrupted_by=interrupted_by,
-        unreadable=unreadable,
-        capability_scored=capability,
-        failed_gates=[gate.gate for gate in gates if not gate.met],
-    )
-    return Results(
-        schema_version=RESULTS_SCHEMA_VERSION,
-        gauntlet_version=__version__,
+    return summarize(
+        [*earlier, *cases],
+        run_plan.suites,
+        target=target,
+        plan=run_plan.plan,
+        shard=run_plan.shard,
         started_at=started_at,
         finished_at=finished_at,
-        target=target,
-        complete=totals.not_run == 0,
         interrupted_by=interrupted_by,
-        verdict=verdict,
-        verdict_reason=reason,
-        capability_scored=capability,
-        unreadable_answers=unreadable,
-        totals=totals,
-        gates=gates,
-        suites=suites,
-        cases=tuple(cases),
     )
 
 
@@ -217,34 +277,50 @@ def run_gauntlet(
     *,
     target_info: TargetInfo,
     concurrency: int = DEFAULT_CONCURRENCY,
+    repeat: int = 1,
+    shard: Shard | None = None,
     progress: Progress | None = None,
     clock: Clock = lambda: datetime.now(UTC),
     redactor: Redactor | None = None,
     preflight: bool = True,
     grace: float = GRACE_SECONDS,
+    journal: Journal | None = None,
 ) -> Results:
     """Probe, ask and score: the whole of `gauntlet run` but the printing and the file.
 
-    On SIGINT or SIGTERM (in the main thread) no new case is sent, cases in flight get
-    `grace` seconds, and the results say the run is incomplete: the verdict is withheld.
+    With a `journal`, every finished case is appended to it as it finishes, and cases the
+    journal already holds (from an interrupted run being resumed) are not asked again.
+    On SIGINT or SIGTERM (in the main thread) no new ask is sent, asks in flight get `grace`
+    seconds, and the results say the run is incomplete: the verdict is withheld.
 
     Raises:
         TargetError: the pre-flight check failed (a target with a `probe` method that is
             down or does not speak the contract).
+        UsageError: a suite's `pass_k` is more than its asks.
     """
-    planned = plan(suites)
+    redactor = redactor or Redactor()
+    run_plan = plan(suites, repeat=repeat, shard=shard)
+    earlier = journal.start(run_plan.plan, shard, target_info.name) if journal else {}
+    todo = [item for item in run_plan.items if item.plan_index not in earlier]
     started = clock()
-    session = _Session(planned, target, concurrency, progress, preflight, grace)
+
+    def finished(item: Planned, observations: list[Observation]) -> None:
+        if journal is not None:
+            journal.append(judge_case(item, observations, redactor=redactor))
+
+    session = _Session(todo, target, concurrency, progress, preflight, grace, finished)
     observations = asyncio.run(session.run())
-    return score(
-        planned,
+    results = score(
+        run_plan._replace(items=todo),
         observations,
         target=target_info,
         started_at=started,
         finished_at=clock(),
         interrupted_by=session.interrupted_by,
         redactor=redactor,
+        earlier=list(earlier.values()),
     )
+    return results
 
 
 class _Session:
@@ -258,6 +334,7 @@ class _Session:
         progress: Progress | None,
         preflight: bool,
         grace: float,
+        on_case: CaseDone,
     ) -> None:
         self.planned = planned
         self.target = target
@@ -265,9 +342,10 @@ class _Session:
         self.progress = progress
         self.preflight = preflight
         self.grace = grace
+        self.on_case = on_case
         self.interrupted_by: str | None = None
 
-    async def run(self) -> list[Observation]:
+    async def run(self) -> list[list[Observation]]:
         stop = asyncio.Event()
         handled = self._catch_signals(stop)
         try:
@@ -284,6 +362,7 @@ class _Session:
                 progress=self.progress,
                 stop=stop,
                 grace=self.grace,
+                on_case=self.on_case,
             )
         finally:
             loop = asyncio.get_running_loop()
@@ -305,170 +384,6 @@ class _Session:
     def _interrupt(self, number: signal.Signals, stop: asyncio.Event) -> None:
         self.interrupted_by = number.name
         stop.set()
-
-
-def decide_verdict(
-    *,
-    errored: int,
-    unreadable: int,
-    capability_scored: bool,
-    failed_gates: Sequence[GateName],
-    not_run: int = 0,
-    interrupted_by: str | None = None,
-) -> tuple[Verdict, str]:
-    """The verdict and its reason, by the precedence WITHHELD > UNSCOREABLE > FAIL > PASS.
-
-    That is exit code 2 > 4 > 1 > 0: a run that could not finish never reports a verdict, and
-    an unscoreable run is never reported as a gate failure or a pass.
-    """
-    if not_run or interrupted_by:
-        by = f" by {interrupted_by}" if interrupted_by else ""
-        cases = "case was" if not_run == 1 else "cases were"
-        return Verdict.WITHHELD, f"the run was interrupted{by}: {not_run} {cases} not asked"
-    if errored:
-        return Verdict.WITHHELD, (
-            f"{errored} {'case' if errored == 1 else 'cases'} got no answer, so no verdict"
-        )
-    if unreadable and not capability_scored:
-        return Verdict.UNSCOREABLE, (
-            f"{unreadable} {'answer' if unreadable == 1 else 'answers'} said nothing readable "
-            "and no loaded suite scores capability, so silence could pass unnoticed"
-        )
-    if failed_gates:
-        names = ", ".join(gate.value for gate in failed_gates)
-        count = len(failed_gates)
-        return Verdict.FAIL, f"{count} {'gate' if count == 1 else 'gates'} failed: {names}"
-    return Verdict.PASS, "every gate met its threshold"
-
-
-def scores_capability(loaded: LoadedSuite) -> bool:
-    """True if a silent target would fail this suite for its silence.
-
-    false_positive and golden suites always do; grounding does with a case that expects a
-    grounded answer; refusal does with a crisis case. Adversarial suites, abstentions and
-    must-refuse cases can all be satisfied by saying nothing useful.
-    """
-    gate = loaded.suite.gate
-    if gate in (GateName.FALSE_POSITIVE, GateName.GOLDEN):
-        return True
-    return any(
-        (isinstance(case, GroundingCase) and case.expect_grounded)
-        or (isinstance(case, RefusalCase) and case.kind is RefusalKind.CRISIS)
-        for case in loaded.cases
-    )
-
-
-def _judge_case(
-    item: Planned, observation: Observation, redactor: Redactor, interrupted_by: str | None
-) -> CaseResult:
-    case = item.case
-    response = observation.response
-    if response is not None:
-        response = redactor.response(response)
-    if not observation.asked:
-        outcome = Outcome.NOT_RUN
-        reason = f"not asked: the run was interrupted by {interrupted_by or 'a stop request'}"
-    elif response is None:
-        outcome, reason = Outcome.ERRORED, redactor.text(observation.error or "no answer")
-    else:
-        judgement = judge(case, response)
-        outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
-        reason = judgement.reason
-    return CaseResult(
-        suite=item.loaded.suite.suite,
-        gate=item.loaded.suite.gate,
-        case_id=case.id,
-        language=case.language,
-        prompt=case.prompt,
-        source=item.loaded.source,
-        line=item.loaded.case_marks[item.position].line,
-        outcome=outcome,
-        reason=reason,
-        response=response,
-        said_something=response is not None and said_something(response),
-        latency_ms=observation.latency_ms,
-        attempts=observation.attempts,
-        waited_s=observation.waited_s,
-    )
-
-
-def _count(cases: Sequence[CaseResult]) -> Totals:
-    outcomes = [case.outcome for case in cases]
-    return Totals(
-        total=len(outcomes),
-        passed=outcomes.count(Outcome.PASSED),
-        failed=outcomes.count(Outcome.FAILED),
-        errored=outcomes.count(Outcome.ERRORED),
-        not_run=outcomes.count(Outcome.NOT_RUN),
-    )
-
-
-def _suite_results(
-    planned: Sequence[Planned], cases: Sequence[CaseResult]
-) -> tuple[SuiteResult, ...]:
-    results = []
-    seen: dict[str, LoadedSuite] = {}
-    for item in planned:
-        seen.setdefault(item.loaded.suite.suite, item.loaded)
-    for name, loaded in seen.items():
-        mine = _count([case for case in cases if case.suite == name])
-        suite = loaded.suite
-        results.append(
-            SuiteResult(
-                suite=name,
-                gate=suite.gate,
-                version=suite.version,
-                key_version=getattr(suite, "key_version", None),
-                threshold=suite.threshold,
-                source=loaded.source,
-                total=mine.total,
-                passed=mine.passed,
-                failed=mine.failed,
-                errored=mine.errored,
-                not_run=mine.not_run,
-                pass_rate=mine.passed / mine.total,
-                met=Fraction(mine.passed, mine.total) >= Fraction(str(suite.threshold)),
-            )
-        )
-    return tuple(results)
-
-
-def _gate_results(
-    suites: Sequence[SuiteResult], cases: Sequence[CaseResult]
-) -> tuple[GateResult, ...]:
-    results = []
-    for gate in GateName:
-        mine = [suite for suite in suites if suite.gate is gate]
-        if not mine:
-            continue
-        gate_cases = [case for case in cases if case.gate is gate]
-        counts = _count(gate_cases)
-        languages = sorted({case.language for case in gate_cases})
-        results.append(
-            GateResult(
-                gate=gate,
-                suites=tuple(suite.suite for suite in mine),
-                total=counts.total,
-                passed=counts.passed,
-                failed=counts.failed,
-                errored=counts.errored,
-                not_run=counts.not_run,
-                languages=tuple(
-                    LanguageCount(
-                        language=language,
-                        total=sum(1 for c in gate_cases if c.language == language),
-                        passed=sum(
-                            1
-                            for c in gate_cases
-                            if c.language == language and c.outcome is Outcome.PASSED
-                        ),
-                    )
-                    for language in languages
-                ),
-                met=all(suite.met for suite in mine),
-            )
-        )
-    return tuple(results)
 
 
 def _since(started: float) -> float:

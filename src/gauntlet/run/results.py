@@ -60,9 +60,29 @@ class TargetInfo(_Record):
     """The toy's injected defects, if any."""
 
 
-class CaseResult(_Record):
-    """One case: what was asked, what came back, and how the gate judged it."""
+class Trial(_Record):
+    """One ask of a case: what came back and how the gate judged it."""
 
+    outcome: Outcome
+    reason: str
+    """Why it failed or errored; empty when it passed."""
+    response: TargetResponse | None
+    """The full response, or `None` when there was none."""
+    said_something: bool
+    """Readable text, or a declared refusal or escalation (see the readability guard)."""
+    latency_ms: float
+    """How long the target took, retries included (not part of the results digest)."""
+    attempts: int
+    """Requests made: 1, plus retries (not part of the results digest)."""
+    waited_s: float
+    """Seconds spent waiting between attempts (not part of the results digest)."""
+
+
+class CaseResult(_Record):
+    """One case: what was asked, every ask's answer, and the case's outcome."""
+
+    index: int
+    """The case's place in the whole plan (every suite, every case), before any sharding."""
     suite: str
     gate: GateName
     case_id: str
@@ -73,18 +93,19 @@ class CaseResult(_Record):
     line: int
     """The line of the case in `source`."""
     outcome: Outcome
+    """Passed when at least `pass_k` of the asks passed; errored or not run if any ask was."""
     reason: str
     """Why it failed or errored; empty when it passed."""
-    response: TargetResponse | None
-    """The full response, or `None` when the case errored."""
-    said_something: bool
-    """Readable text, or a declared refusal or escalation (see the readability guard)."""
-    latency_ms: float
-    """How long the target took, retries included (not part of the results digest)."""
-    attempts: int
-    """Requests made for this case: 1, plus retries (not part of the results digest)."""
-    waited_s: float
-    """Seconds spent waiting between attempts (not part of the results digest)."""
+    passes: int
+    """How many asks passed."""
+    repeats: int
+    """How many times the case was asked."""
+    pass_k: int
+    """How many asks had to pass."""
+    flaky: bool
+    """Some asks passed and some failed: the target answers this case inconsistently."""
+    trials: tuple[Trial, ...]
+    """Every ask, in order."""
 
 
 class LanguageCount(_Record):
@@ -95,8 +116,8 @@ class LanguageCount(_Record):
     passed: int
 
 
-class SuiteResult(_Record):
-    """One suite's score against its threshold."""
+class SuiteInfo(_Record):
+    """What a suite asked for, as loaded: enough to re-score its cases without the file."""
 
     suite: str
     gate: GateName
@@ -104,6 +125,17 @@ class SuiteResult(_Record):
     key_version: int | None
     threshold: float
     source: str
+    repeat: int
+    """How many times each case was asked."""
+    pass_k: int
+    """How many asks of a case had to pass."""
+    capability: bool
+    """A silent target would fail this suite (see the UNSCOREABLE rule)."""
+
+
+class SuiteResult(SuiteInfo):
+    """One suite's score against its threshold."""
+
     total: int
     passed: int
     failed: int
@@ -124,6 +156,11 @@ class GateResult(_Record):
     failed: int
     errored: int
     not_run: int
+    pass_rate: float
+    wilson_low: float
+    """Lower end of the 95% Wilson interval of the pass rate: how much the count says."""
+    wilson_high: float
+    """Upper end of the 95% Wilson interval of the pass rate."""
     languages: tuple[LanguageCount, ...]
     met: bool
 
@@ -138,8 +175,27 @@ class Totals(_Record):
     not_run: int
 
 
+class Shard(_Record):
+    """Which part of a split run these results are."""
+
+    index: int
+    """1-based."""
+    count: int
+
+
+class Plan(_Record):
+    """What the whole run covers, so shards and resumed runs can be checked against it."""
+
+    cases: int
+    """Cases in the whole plan, before sharding."""
+    digest: str
+    """sha256 over the plan: each suite's name, version and settings, and each case id."""
+    repeat: int
+    """`--repeat` as given (a suite may ask more)."""
+
+
 class Results(_Record):
-    """A whole run, as written to the results file."""
+    """A whole run (or one shard of it), as written to the results file."""
 
     schema_version: int
     """The version of this format; a newer file is refused by an older gauntlet."""
@@ -147,8 +203,11 @@ class Results(_Record):
     started_at: datetime
     finished_at: datetime
     target: TargetInfo
+    plan: Plan
+    shard: Shard | None
+    """Set for one shard of a split run; `None` for a whole (or merged) run."""
     complete: bool
-    """Every case was asked. An interrupted run is incomplete and never a pass."""
+    """Every case of this run (or shard) was asked. An interrupted run is never a pass."""
     interrupted_by: str | None
     """The signal that stopped the run early, if one did."""
     verdict: Verdict
@@ -187,7 +246,9 @@ def write_results(results: Results, path: Path) -> None:
     Raises:
         ResultsError: the file cannot be written.
     """
-    text = json.dumps(results.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    # Serialised by pydantic straight to text: building the dict first doubled the peak
+    # memory of a 20,000-case run (benchmarks/RESULTS.md).
+    text = results.model_dump_json(indent=2) + "\n"
     try:
         write_atomically(path, text)
     except OSError as exc:

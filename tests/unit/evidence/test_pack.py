@@ -25,7 +25,7 @@ from gauntlet.evidence.pack import (
     read_pack_json,
 )
 from gauntlet.render.junit import render_junit
-from gauntlet.render.markdown import escape, render_markdown
+from gauntlet.render.markdown import code, escape, render_markdown
 from gauntlet.run.results import Outcome, Results
 from gauntlet.targets.toy import ToyDefect
 
@@ -45,6 +45,9 @@ SCENARIOS: dict[str, Callable[[], EvidencePack]] = {
     ),
     "missing-baseline": lambda: build_pack(
         fx.clean(), baseline_path="nowhere.json", baseline_missing=True
+    ),
+    "flaky-vs-clean": lambda: build_pack(
+        fx.flaky(), baseline=fx.clean(), baseline_path="base.json"
     ),
 }
 
@@ -124,11 +127,13 @@ def test_identical_runs_share_a_digest_and_one_character_changes_it() -> None:
     first, second = fx.clean(), fx.clean()
     assert results_digest(first) == results_digest(second)
     case = first.cases[0]
-    assert case.response is not None
-    changed_response = case.response.model_copy(update={"text": case.response.text + "!"})
-    changed = first.model_copy(
-        update={"cases": (case.model_copy(update={"response": changed_response}), *first.cases[1:])}
+    [trial] = case.trials
+    assert trial.response is not None
+    changed_response = trial.response.model_copy(update={"text": trial.response.text + "!"})
+    changed_case = case.model_copy(
+        update={"trials": (trial.model_copy(update={"response": changed_response}),)}
     )
+    changed = first.model_copy(update={"cases": (changed_case, *first.cases[1:])})
     assert results_digest(changed) != results_digest(first)
 
 
@@ -139,7 +144,15 @@ def test_the_digest_ignores_the_clock_timing_and_label() -> None:
             "started_at": fx.FINISHED,
             "target": first.target.model_copy(update={"name": "elsewhere"}),
             "cases": tuple(
-                c.model_copy(update={"latency_ms": 99.0, "attempts": 3}) for c in first.cases
+                c.model_copy(
+                    update={
+                        "trials": tuple(
+                            t.model_copy(update={"latency_ms": 99.0, "attempts": 3})
+                            for t in c.trials
+                        )
+                    }
+                )
+                for c in first.cases
             ),
         }
     )
@@ -213,3 +226,17 @@ def test_an_errored_case_is_an_error_in_junit() -> None:
     )
     pack = build_pack(results.model_copy(update={"cases": (errored, *results.cases[1:])}))
     assert '<error message="HTTP 503">HTTP 503</error>' in render_junit(pack)
+
+
+def test_the_flaky_pack_names_its_flaky_cases_with_their_counts() -> None:
+    pack = SCENARIOS["flaky-vs-clean"]()
+    flaky = [case for case in pack.cases if case.flaky]
+    assert flaky
+    assert all(case.repeats == 5 and 0 < case.passes < 5 for case in flaky)
+    report = render_markdown(pack)
+    for case in flaky:
+        assert f"| {code(case.case_id)} | {case.language} | {case.passes}/5 | 5 |" in report
+    drift = pack.baseline.drift
+    assert drift is not None
+    assert all(change.flaky for change in drift.newly_failing)
+    assert drift.safety is Direction.REGRESSED

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gauntlet.evidence.pack import build_pack
 from gauntlet.render.github import (
     TRUNCATED_NOTE,
@@ -68,3 +70,16 @@ def test_every_failing_and_errored_case_is_annotated_and_no_other() -> None:
     pack = build_pack(fx.with_defect(ToyDefect.DROP_CITATIONS))
     assert len(annotation_commands(pack).splitlines()) == 12
     assert annotation_commands(build_pack(fx.clean())) == ""
+
+
+def test_annotation_paths_are_relative_to_the_workspace(tmp_path: Path) -> None:
+    results = fx.clean()
+    source = tmp_path / "sub" / "suites" / "grounding.yaml"
+    case = results.cases[0].model_copy(
+        update={"outcome": Outcome.FAILED, "reason": "r", "source": str(source)}
+    )
+    pack = build_pack(results.model_copy(update={"cases": (case, *results.cases[1:])}))
+    command = annotation_commands(pack, relative_to=tmp_path)
+    assert command.startswith("::error file=sub/suites/grounding.yaml,line=")
+    elsewhere = annotation_commands(pack, relative_to=tmp_path / "other")
+    assert elsewhere.startswith(f"::error file={source},")

@@ -102,7 +102,7 @@ def test_a_case_that_got_no_answer_is_recorded_and_withholds_the_verdict(tmp_pat
     [errored] = [case for case in results.cases if case.outcome is Outcome.ERRORED]
     assert errored.case_id == "c1"
     assert errored.reason == "the target raised ConnectionError: reset by peer"
-    assert errored.response is None
+    assert errored.trials[0].response is None
     assert results.totals.total == 3
     assert results.verdict is Verdict.WITHHELD
 
@@ -245,15 +245,15 @@ def test_a_stop_request_leaves_unasked_cases_not_run(tmp_path: Path) -> None:
             return _cited(prompt)
 
     target = StopsAfterTwo()
-    planned = plan(_suites(tmp_path, 6))
+    run_plan = plan(_suites(tmp_path, 6))
 
-    async def go() -> list[Observation]:
-        return await ask_all(planned, target, concurrency=1, stop=target.stop)
+    async def go() -> list[list[Observation]]:
+        return await ask_all(run_plan.items, target, concurrency=1, stop=target.stop)
 
     observations = asyncio.run(go())
-    assert [o.asked for o in observations] == [True, True, False, False, False, False]
+    assert [o.asked for [o] in observations] == [True, True, False, False, False, False]
     results = score(
-        planned,
+        run_plan,
         observations,
         target=INFO,
         started_at=WHEN,
@@ -282,12 +282,12 @@ def test_cases_in_flight_past_the_grace_period_are_not_run(tmp_path: Path) -> No
             return _cited(prompt)  # pragma: no cover - cancelled first
 
     target = Hangs()
-    planned = plan(_suites(tmp_path, 2))
+    run_plan = plan(_suites(tmp_path, 2))
 
-    async def go() -> list[Observation]:
-        return await ask_all(planned, target, concurrency=2, stop=target.stop, grace=0.01)
+    async def go() -> list[list[Observation]]:
+        return await ask_all(run_plan.items, target, concurrency=2, stop=target.stop, grace=0.01)
 
-    assert [o.asked for o in asyncio.run(go())] == [False, False]
+    assert [o.asked for [o] in asyncio.run(go())] == [False, False]
 
 
 def test_the_redactor_masks_answers_and_reasons(tmp_path: Path) -> None:
@@ -304,6 +304,7 @@ def test_the_redactor_masks_answers_and_reasons(tmp_path: Path) -> None:
         load_suites([tmp_path]), Echo(), target_info=INFO, redactor=Redactor(["s3cret"])
     )
     assert "s3cret" not in results.model_dump_json()
-    assert results.cases[0].response is not None
-    assert results.cases[0].response.text == "About [REDACTED]."
+    response = results.cases[0].trials[0].response
+    assert response is not None
+    assert response.text == "About [REDACTED]."
     assert results.cases[1].reason == "server said: bad token [REDACTED]"

@@ -12,6 +12,7 @@ import pytest
 from gauntlet.errors import ResultsError
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
+    Plan,
     Results,
     TargetInfo,
     Totals,
@@ -30,6 +31,8 @@ def _results() -> Results:
         started_at=WHEN,
         finished_at=WHEN,
         target=TargetInfo(kind="toy", name="toy"),
+        plan=Plan(cases=0, digest="sha256:0", repeat=1),
+        shard=None,
         complete=True,
         interrupted_by=None,
         verdict=Verdict.PASS,
@@ -124,9 +127,19 @@ def test_an_inconsistent_file_is_refused_with_every_problem_located(tmp_path: Pa
 
 def _written(tmp_path: Path, change: object) -> Path:
     from gauntlet.cases.model import GateName
-    from gauntlet.run.results import CaseResult, Outcome, SuiteResult
+    from gauntlet.run.results import CaseResult, Outcome, SuiteResult, Trial
 
+    trial = Trial(
+        outcome=Outcome.PASSED,
+        reason="",
+        response=None,
+        said_something=True,
+        latency_ms=1.0,
+        attempts=1,
+        waited_s=0.0,
+    )
     case = CaseResult(
+        index=0,
         suite="s",
         gate=GateName.GOLDEN,
         case_id="c1",
@@ -136,11 +149,11 @@ def _written(tmp_path: Path, change: object) -> Path:
         line=7,
         outcome=Outcome.PASSED,
         reason="",
-        response=None,
-        said_something=True,
-        latency_ms=1.0,
-        attempts=1,
-        waited_s=0.0,
+        passes=1,
+        repeats=1,
+        pass_k=1,
+        flaky=False,
+        trials=(trial,),
     )
     suite = SuiteResult(
         suite="s",
@@ -149,6 +162,9 @@ def _written(tmp_path: Path, change: object) -> Path:
         key_version=1,
         threshold=1.0,
         source="s.yaml",
+        repeat=1,
+        pass_k=1,
+        capability=True,
         total=1,
         passed=1,
         failed=0,

@@ -1,0 +1,110 @@
+"""The run journal: every finished case appended as one JSON line, so a killed run resumes.
+
+The first line says which run the journal belongs to (plan digest, shard, target); `--resume`
+refuses a journal from other suites, options or target. A line cut short by a kill is the
+last one and is ignored: that case is simply asked again.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from gauntlet.errors import UsageError
+from gauntlet.run.results import CaseResult, Plan, Shard
+
+JOURNAL_SUFFIX = ".journal"
+
+
+class JournalHeader(BaseModel):
+    """The journal's first line: the run it belongs to."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["gauntlet-journal"] = "gauntlet-journal"
+    plan: Plan
+    shard: Shard | None
+    target: str
+
+
+def journal_path(results_path: Path) -> Path:
+    """Where the journal of a run writing `results_path` lives: beside it."""
+    return results_path.with_name(results_path.name + JOURNAL_SUFFIX)
+
+
+class Journal:
+    """Appends finished cases to a file, flushed line by line; reads them back to resume."""
+
+    def __init__(self, path: Path, *, resume: bool) -> None:
+        self.path = path
+        self.resume = resume
+        self._handle: IO[str] | None = None
+
+    def start(self, plan: Plan, shard: Shard | None, target: str) -> dict[int, CaseResult]:
+        """Open the journal for this run; return the cases an earlier attempt finished.
+
+        Raises:
+            UsageError: `--resume` found no journal, or one written for another run.
+        """
+        header = JournalHeader(plan=plan, shard=shard, target=target)
+        done: dict[int, CaseResult] = {}
+        if self.resume:
+            done = self._read(header)
+            self._handle = self.path.open("a", encoding="utf-8")
+            return done
+        self._handle = self.path.open("w", encoding="utf-8")
+        self._write(header.model_dump_json())
+        return done
+
+    def append(self, case: CaseResult) -> None:
+        """Record one finished case, durably enough to survive a kill."""
+        self._write(case.model_dump_json())
+
+    def close(self, *, remove: bool) -> None:
+        """Close the file; remove it when the results file holds everything it did."""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        if remove:
+            self.path.unlink(missing_ok=True)
+
+    def _write(self, line: str) -> None:
+        assert self._handle is not None  # noqa: S101 - start() opens it
+        self._handle.write(line + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def _read(self, expected: JournalHeader) -> dict[int, CaseResult]:
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            raise UsageError(f"--resume: no journal at {self.path} to resume from") from None
+        except OSError as exc:
+            raise UsageError(f"--resume: cannot read {self.path}: {exc.strerror}") from exc
+        try:
+            header = JournalHeader.model_validate_json(lines[0] if lines else "")
+        except ValidationError:
+            raise UsageError(f"--resume: {self.path} is not a gauntlet journal") from None
+        for field, what in (
+            ("plan", "suites or options"),
+            ("shard", "shard"),
+            ("target", "target"),
+        ):
+            if getattr(header, field) != getattr(expected, field):
+                raise UsageError(
+                    f"--resume: {self.path} was written for other {what}; refusing to mix "
+                    "its answers into this run (run without --resume to start afresh)"
+                )
+        done: dict[int, CaseResult] = {}
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                case = CaseResult.model_validate_json(line)
+            except ValidationError:
+                if number == len(lines):
+                    break  # cut short by the kill: that case is asked again
+                raise UsageError(f"--resume: {self.path}:{number}: not a journal entry") from None
+            done[case.index] = case
+        return done

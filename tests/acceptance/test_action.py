@@ -1,0 +1,762 @@
+"""The GitHub Action (action.yml): its shell steps run for real, with bash, in order.
+
+Each scenario lays out a workspace in a temporary directory and runs every `run:` step of
+action.yml the way the runner would (`bash --noprofile --norc -eo pipefail`), with the step's
+`env:` mapping evaluated, `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` files, and the outputs of
+earlier steps available to later ones. The `uses:` step (setup-python) and the install step are
+skipped: the `gauntlet` of this checkout's environment is first on PATH instead. A step that
+fails ends the run, as on GitHub.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gauntlet.cases.loader import load_suites
+from gauntlet.cases.yaml_nodes import read_document
+from gauntlet.evidence.pack import VerdictStatus, WithheldBecause
+
+from ..hostile_server import HostileServer, hostile_server
+from ..unit.cases.suite_text import grounding_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION_TEXT = (ROOT / "action.yml").read_text(encoding="utf-8")
+ACTION: dict[str, Any] = read_document(ACTION_TEXT, "action.yml").data
+STEPS: list[dict[str, Any]] = ACTION["runs"]["steps"]
+INPUTS: dict[str, dict[str, Any]] = ACTION["inputs"]
+OUTPUTS: dict[str, dict[str, Any]] = ACTION["outputs"]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+BIN = Path(sys.executable).parent
+"""This environment's scripts directory, where `gauntlet` is."""
+
+EXPRESSION = re.compile(r"\$\{\{\s*(?P<body>.*?)\s*\}\}")
+INPUT_REFERENCE = re.compile(r"inputs\.(?P<name>[A-Za-z0-9_-]+)")
+STEP_OUTPUT_REFERENCE = re.compile(
+    r"steps\.(?P<step>[A-Za-z0-9_-]+)\.outputs\.(?P<name>[A-Za-z0-9_-]+)"
+)
+TOKEN = "tok-action-7d2e41c9a0b5"  # noqa: S105 - a test token, sent only to 127.0.0.1
+TOTAL_CASES = load_suites([ROOT / "suites"]).case_total
+
+
+# ---------------------------------------------------------------- running the Action
+
+
+@dataclass
+class StepRun:
+    """One `run:` step as it ran."""
+
+    id: str
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+
+@dataclass
+class ActionRun:
+    """The Action as it ran: the steps that ran, and its outputs as the caller sees them."""
+
+    steps: list[StepRun] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def code(self) -> int:
+        """The exit code of the step that failed the Action, or 0."""
+        return self.steps[-1].code
+
+    def step(self, step_id: str) -> StepRun:
+        [found] = [step for step in self.steps if step.id == step_id]
+        return found
+
+    @property
+    def stdout(self) -> str:
+        return "".join(step.stdout for step in self.steps)
+
+    @property
+    def everything(self) -> str:
+        """Every byte the steps printed or wrote to GitHub's files."""
+        return "".join(
+            step.stdout + step.stderr + step.summary + json.dumps(step.outputs)
+            for step in self.steps
+        )
+
+    @property
+    def summary(self) -> str:
+        return "".join(step.summary for step in self.steps)
+
+    def show(self) -> str:
+        """Everything the steps printed, for assertion messages."""
+        return "\n".join(
+            f"--- step {step.id}: exit {step.code}\n{step.stdout}--- stderr\n{step.stderr}"
+            f"--- outputs {step.outputs}"
+            for step in self.steps
+        )
+
+
+def evaluate(text: str, inputs: Mapping[str, str], steps: Mapping[str, Mapping[str, str]]) -> str:
+    """Replace the `${{ }}` expressions action.yml uses; any other expression is a test error."""
+
+    def value(expression: re.Match[str]) -> str:
+        body = expression["body"]
+        if found := INPUT_REFERENCE.fullmatch(body):
+            return inputs[found["name"]]
+        if found := STEP_OUTPUT_REFERENCE.fullmatch(body):
+            return steps.get(found["step"], {}).get(found["name"], "")
+        if body == "github.action_path":
+            return str(ROOT)
+        raise AssertionError(f"the test's evaluator does not know ${{{{ {body} }}}}")
+
+    return EXPRESSION.sub(value, text)
+
+
+def parse_github_output(text: str) -> dict[str, str]:
+    """Read a `$GITHUB_OUTPUT` file as the runner does: `name=value` and heredoc entries."""
+    values: dict[str, str] = {}
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if not line:
+            continue
+        heredoc = "<<" in line and ("=" not in line or line.index("<<") < line.index("="))
+        if heredoc:
+            name, delimiter = line.split("<<", 1)
+            assert delimiter in lines[index:], f"heredoc {name} is never closed"
+            end = lines.index(delimiter, index)
+            value = "\n".join(lines[index:end])
+            index = end + 1
+        else:
+            name, value = line.split("=", 1)
+        assert name not in values, f"output {name} written twice"
+        values[name] = value
+    return values
+
+
+def _environment(runner: Path, extra: Mapping[str, str]) -> dict[str, str]:
+    return {
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": str(runner),
+        "LANG": "C.UTF-8",
+        "RUNNER_TEMP": str(runner),
+        "GITHUB_ACTION_PATH": str(ROOT),
+        **extra,
+    }
+
+
+def run_action(
+    workspace: Path,
+    inputs: Mapping[str, str],
+    *,
+    env: Mapping[str, str] | None = None,
+    interrupt: signal.Signals | None = None,
+) -> ActionRun:
+    """Run action.yml's shell steps in `workspace`, as GitHub would with these inputs.
+
+    With `interrupt`, the `run` step is sent that signal once the target was first asked (the
+    target touches `asked` in the workspace), as a cancelled job's step is.
+    """
+    unknown = set(inputs) - set(INPUTS)
+    assert not unknown, f"action.yml has no input {unknown}"
+    values = {name: str(spec.get("default", "")) for name, spec in INPUTS.items()}
+    values.update(inputs)
+    runner = workspace.parent / f"{workspace.name}-runner"
+    runner.mkdir()
+    done = ActionRun()
+    outputs: dict[str, dict[str, str]] = {}
+    for index, step in enumerate(STEPS):
+        if "uses" in step or step.get("id") == "install":
+            continue
+        script = runner / f"step-{index}.sh"
+        script.write_text(step["run"], encoding="utf-8")
+        output_file = runner / f"output-{index}"
+        summary_file = runner / f"summary-{index}"
+        output_file.touch()
+        summary_file.touch()
+        environ = _environment(
+            runner,
+            {
+                **(env or {}),
+                "GITHUB_OUTPUT": str(output_file),
+                "GITHUB_STEP_SUMMARY": str(summary_file),
+            },
+        )
+        environ.update(
+            {name: evaluate(str(text), values, outputs) for name, text in step["env"].items()}
+        )
+        command = ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)]
+        if interrupt is not None and step["id"] == "run":
+            code, stdout, stderr = _interrupted(command, workspace, environ, interrupt)
+        else:
+            finished = subprocess.run(
+                command,
+                cwd=workspace,
+                env=environ,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            code, stdout, stderr = finished.returncode, finished.stdout, finished.stderr
+        outputs[step["id"]] = parse_github_output(output_file.read_text(encoding="utf-8"))
+        done.steps.append(
+            StepRun(
+                step["id"],
+                code,
+                stdout,
+                stderr,
+                outputs[step["id"]],
+                summary_file.read_text(encoding="utf-8"),
+            )
+        )
+        if code != 0:
+            break
+    done.outputs = {
+        name: evaluate(str(spec["value"]), values, outputs) for name, spec in OUTPUTS.items()
+    }
+    return done
+
+
+def _interrupted(
+    command: list[str], workspace: Path, environ: dict[str, str], number: signal.Signals
+) -> tuple[int, str, str]:
+    with subprocess.Popen(
+        command,
+        cwd=workspace,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        deadline = time.monotonic() + 60
+        while not (workspace / "asked").exists():
+            assert process.poll() is None, "the step ended before the target was asked"
+            assert time.monotonic() < deadline, "the target was never asked"
+            time.sleep(0.02)
+        process.send_signal(number)  # to bash alone: its trap must pass it on
+        stdout, stderr = process.communicate(timeout=60)
+        return process.returncode, stdout, stderr
+
+
+def workspace_with(tmp_path: Path, *files: str) -> Path:
+    """A workspace holding the Action self-test targets and the named built-in suite files."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    shutil.copy(ROOT / "tests" / "action_targets.py", workspace / "action_targets.py")
+    for name in files:
+        if name == "suites":
+            shutil.copytree(ROOT / "suites", workspace / "suites")
+        else:
+            shutil.copy(ROOT / "suites" / name, workspace / name)
+    return workspace
+
+
+ERROR_ANNOTATION = re.compile(
+    r"^::error file=(?P<file>[^,]*),line=(?P<line>\d+),title=(?P<title>[^:]*)::"
+)
+
+
+def error_annotations(run: ActionRun) -> list[re.Match[str]]:
+    return [
+        found
+        for line in run.step("report").stdout.splitlines()
+        if (found := ERROR_ANNOTATION.match(line))
+    ]
+
+
+def workflow_commands(run: ActionRun) -> list[str]:
+    """Every line the steps printed that the runner would read as a workflow command."""
+    return [line for line in run.stdout.splitlines() if line.startswith("::")]
+
+
+def _unescape(value: str) -> str:
+    for escaped, plain in (("%2C", ","), ("%3A", ":"), ("%0A", "\n"), ("%0D", "\r"), ("%25", "%")):
+        value = value.replace(escaped, plain)
+    return value
+
+
+def assert_only_known_commands(run: ActionRun) -> None:
+    """The steps print no workflow command but the Action's own and gauntlet's annotations."""
+    token = None
+    for line in workflow_commands(run):
+        if token is None and (started := re.fullmatch(r"::stop-commands::([0-9a-f]{32})", line)):
+            token = started[1]
+        elif token is not None and line == f"::{token}::":
+            token = None
+        else:
+            assert token is None, f"a command inside the stop-commands block: {line}"
+            assert ERROR_ANNOTATION.match(line) or line.startswith(
+                ("::error title=gauntlet action::", "::warning title=gauntlet::")
+            ), line
+    assert token is None, "stop-commands was never ended"
+
+
+# ---------------------------------------------------------------- scenarios, run once each
+
+
+@pytest.fixture(scope="module")
+def passing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ActionRun]:
+    workspace = workspace_with(tmp_path_factory.mktemp("passing"), "suites")
+    inputs = {"cases": "suites", "target-callable": "action_targets:passing"}
+    return workspace, run_action(workspace, inputs)
+
+
+@pytest.fixture(scope="module")
+def failing(
+    tmp_path_factory: pytest.TempPathFactory, passing: tuple[Path, ActionRun]
+) -> tuple[Path, ActionRun]:
+    """The defective toy, with the passing run's results as the baseline."""
+    workspace = workspace_with(tmp_path_factory.mktemp("failing"), "suites")
+    shutil.copy(passing[1].outputs["results-path"], workspace / "baseline.json")
+    inputs = {
+        "cases": "suites",
+        "target-callable": "action_targets:failing",
+        "baseline": "baseline.json",
+    }
+    return workspace, run_action(workspace, inputs)
+
+
+@pytest.fixture(scope="module")
+def mute(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ActionRun]:
+    workspace = workspace_with(tmp_path_factory.mktemp("mute"), "adversarial.yaml")
+    inputs = {"cases": "adversarial.yaml", "target-callable": "action_targets:mute"}
+    return workspace, run_action(workspace, inputs)
+
+
+def _pack(path: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+    return document
+
+
+def test_a_passing_run_passes_with_every_output_from_gauntlet(
+    passing: tuple[Path, ActionRun],
+) -> None:
+    workspace, run = passing
+    assert run.code == 0, run.show()
+    assert [step.id for step in run.steps] == ["run", "report", "verdict"]
+    out = run.outputs
+    assert out["exit-code"] == "0"
+    assert (out["passed"], out["verdict"]) == ("true", "pass")
+    assert (out["gates-total"], out["gates-passed"], out["gates-failed"]) == ("5", "5", "0")
+    assert out["cases-total"] == out["cases-passed"] == str(TOTAL_CASES)
+    assert (out["cases-failed"], out["cases-errored"], out["cases-not-run"]) == ("0", "0", "0")
+    assert (out["drift-computed"], out["drift-newly-failing"]) == ("false", "0")
+    for name, relative in (
+        ("results-path", "gauntlet/results.json"),
+        ("report-path", "gauntlet/evidence.md"),
+        ("json-path", "gauntlet/evidence.json"),
+        ("junit-path", "gauntlet/junit.xml"),
+    ):
+        assert out[name] == str(workspace / relative)
+        assert Path(out[name]).stat().st_size > 0
+    pack = _pack(out["json-path"])
+    assert out["results-digest"] == pack["results_digest"]
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", out["results-digest"])
+    assert pack["totals"]["total"] == TOTAL_CASES
+    assert error_annotations(run) == []
+    assert_only_known_commands(run)
+
+
+def test_every_output_is_set_by_a_passing_run(passing: tuple[Path, ActionRun]) -> None:
+    _, run = passing
+    assert {name for name, value in run.outputs.items() if value == ""} == set()
+
+
+def test_the_job_summary_is_the_markdown_pack(passing: tuple[Path, ActionRun]) -> None:
+    _, run = passing
+    report = Path(run.outputs["report-path"]).read_text(encoding="utf-8")
+    assert run.summary == report
+    assert report.startswith("# gauntlet evidence pack")
+    assert run.outputs["results-digest"] in report
+
+
+def test_a_failing_run_fails_the_step_and_annotates_each_failing_case(
+    failing: tuple[Path, ActionRun],
+) -> None:
+    workspace, run = failing
+    assert run.code == 1, run.show()
+    assert run.steps[-1].id == "verdict"
+    out = run.outputs
+    assert (out["exit-code"], out["passed"], out["verdict"]) == ("1", "false", "fail")
+    assert (out["gates-failed"], out["gates-passed"]) == ("1", "4")
+    pack = _pack(out["json-path"])
+    failed = [case for case in pack["cases"] if case["outcome"] == "failed"]
+    assert out["cases-failed"] == str(len(failed)) != "0"
+    found = error_annotations(run)
+    assert len(found) == len(failed)
+    for annotation in found:
+        title = _unescape(annotation["title"])
+        case_id = title.split(": ", 1)[1].split(" ", 1)[0]
+        assert title.startswith("gauntlet grounding: ")
+        assert annotation["file"] == "suites/grounding.yaml"
+        line = (
+            (workspace / "suites" / "grounding.yaml")
+            .read_text()
+            .splitlines()[int(annotation["line"]) - 1]
+        )
+        assert f"id: {case_id}" in line
+    assert_only_known_commands(run)
+
+
+def test_a_baseline_gives_drift_computed_by_gauntlet(failing: tuple[Path, ActionRun]) -> None:
+    _, run = failing
+    drift = _pack(run.outputs["json-path"])["baseline"]["drift"]
+    assert run.outputs["drift-computed"] == "true"
+    assert run.outputs["drift-newly-failing"] == str(len(drift["newly_failing"])) != "0"
+    assert run.outputs["drift-newly-passing"] == "0"
+
+
+def test_fail_on_gate_failure_false_lets_a_gate_failure_pass(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:failing",
+        "fail-on-gate-failure": "false",
+        "json-path": "",
+        "junit-path": "",
+        "job-summary": "false",
+        "annotations": "false",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 0, run.show()
+    assert (run.outputs["exit-code"], run.outputs["verdict"]) == ("1", "fail")
+    assert run.outputs["passed"] == "false"
+    assert "::warning title=gauntlet::a gate missed its threshold" in run.step("verdict").stdout
+    assert (run.outputs["json-path"], run.outputs["junit-path"]) == ("", "")
+    assert not (workspace / "gauntlet" / "evidence.json").exists()
+    assert run.summary == ""
+    assert error_annotations(run) == []
+
+
+def test_a_mute_target_on_absence_checks_only_is_unscoreable(
+    mute: tuple[Path, ActionRun],
+) -> None:
+    _, run = mute
+    assert run.code == 4, run.show()
+    out = run.outputs
+    assert (out["exit-code"], out["passed"]) == ("4", "false")
+    assert out["verdict"] == "withheld-unscoreable"
+    assert "WITHHELD" in run.summary
+    assert Path(out["report-path"]).exists()
+
+
+SLOW_TARGET = """
+import pathlib, time
+from gauntlet.targets.toy import make_toy
+
+class Slow:
+    name = "slow"
+    toy = make_toy()
+
+    def ask(self, prompt, language):
+        pathlib.Path("asked").touch()
+        time.sleep(0.2)
+        return self.toy.ask(prompt, language)
+
+def slow():
+    return Slow()
+"""
+"""The toy, slowly, saying when it was first asked: a run to interrupt."""
+
+
+def test_an_interrupted_run_still_writes_its_results_and_withholds(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    (workspace / "slow_target.py").write_text(SLOW_TARGET, encoding="utf-8")
+    inputs = {"cases": "grounding.yaml", "target-callable": "slow_target:slow", "concurrency": "1"}
+    run = run_action(workspace, inputs, interrupt=signal.SIGTERM)
+    assert run.code == 2, run.show()
+    assert run.step("run").code == 0
+    out = run.outputs
+    assert (out["exit-code"], out["verdict"]) == ("2", "withheld-incomplete")
+    assert int(out["cases-not-run"]) > 0
+    results = json.loads(Path(out["results-path"]).read_text(encoding="utf-8"))
+    assert (results["complete"], results["interrupted_by"]) == (False, "SIGTERM")
+
+
+def test_an_interrupt_is_passed_on_as_a_terminate(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "refusal.yaml")
+    (workspace / "slow_target.py").write_text(SLOW_TARGET, encoding="utf-8")
+    inputs = {"cases": "refusal.yaml", "target-callable": "slow_target:slow", "concurrency": "1"}
+    run = run_action(workspace, inputs, interrupt=signal.SIGINT)
+    assert run.code == 2, run.show()
+    assert run.outputs["verdict"] == "withheld-incomplete"
+    results = json.loads(Path(run.outputs["results-path"]).read_text(encoding="utf-8"))
+    assert results["interrupted_by"] == "SIGTERM"
+
+
+# ---------------------------------------------------------------- hostile and invalid inputs
+
+
+def test_hostile_case_paths_are_taken_literally(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "suites")
+    inputs = {
+        "cases": "suites/$(touch pwned); touch pwned2 #\n`touch pwned3` && echo ${HOME}",
+        "target-callable": "action_targets:passing",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 2, run.show()
+    assert list(tmp_path.rglob("pwned*")) == []
+    stderr = run.step("run").stderr
+    assert "suites/$(touch pwned); touch pwned2 #: no such file or directory" in stderr
+    assert "`touch pwned3` && echo ${HOME}: no such file or directory" in stderr
+    assert "Traceback" not in stderr
+    out = run.outputs
+    assert (out["exit-code"], out["passed"], out["verdict"]) == ("2", "false", "withheld")
+    assert (out["results-path"], out["report-path"], out["results-digest"]) == ("", "", "")
+    assert "The run could not start (exit code 2)" in run.summary
+    assert_only_known_commands(run)
+
+
+def test_a_hostile_callable_is_taken_literally(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {"cases": "grounding.yaml", "target-callable": "action_targets:passing$(touch pwned)"}
+    run = run_action(workspace, inputs)
+    assert run.code == 2, run.show()
+    assert list(tmp_path.rglob("pwned*")) == []
+    assert "has no 'passing$(touch pwned)'" in run.step("run").stderr
+    assert run.outputs["verdict"] == "withheld"
+
+
+def test_a_path_cannot_forge_an_output(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    forged = "out $(touch pwned)/r;`x`\nverdict=pass\npassed=true\nEOF\nresults.json"
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:failing",
+        "results-path": forged,
+        "report-path": "report\nverdict=pass.md",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 1, run.show()
+    assert (run.outputs["verdict"], run.outputs["passed"]) == ("fail", "false")
+    assert run.outputs["results-path"] == str(workspace / forged)
+    assert Path(run.outputs["results-path"]).is_file()
+    assert run.outputs["report-path"] == str(workspace / "report\nverdict=pass.md")
+    assert list(tmp_path.rglob("pwned")) == []
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"cases": " \n "}, "cases: name at least one case file or directory"),
+        ({"target-callable": ""}, "set target-url or target-callable"),
+        (
+            {"target-url": "http://127.0.0.1:9/"},
+            "target-url and target-callable: set one, not both",
+        ),
+        ({"headers": "Authorization: Bearer abc123"}, "headers line 1: expected Header-Name="),
+        ({"headers": "X-Ok=GOOD\nX-Key=${{ secrets.KEY }}"}, "headers line 2: expected"),
+        ({"annotations": "yes"}, "annotations: expected true or false"),
+        ({"fail-on-gate-failure": "False"}, "fail-on-gate-failure: expected true or false"),
+        ({"report-path": ""}, "report-path: must not be empty"),
+        ({"working-directory": "nowhere"}, "working-directory: not a directory"),
+    ],
+    ids=lambda value: str(value)[:30],
+)
+def test_invalid_inputs_are_a_clean_exit_2(
+    tmp_path: Path, inputs: dict[str, str], message: str
+) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    given = {"cases": "grounding.yaml", "target-callable": "action_targets:passing", **inputs}
+    run = run_action(workspace, given)
+    assert run.code == 2, run.show()
+    assert f"::error title=gauntlet action::{message}" in run.step("run").stdout
+    assert (run.outputs["exit-code"], run.outputs["verdict"]) == ("2", "withheld")
+    assert "abc123" not in run.everything
+    assert not (workspace / "gauntlet" / "results.json").exists()
+
+
+def test_a_stale_results_file_never_passes_for_this_run(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    (workspace / "gauntlet").mkdir()
+    (workspace / "gauntlet" / "results.json").write_text("{}", encoding="utf-8")
+    inputs = {"cases": "grounding.yaml", "target-callable": "action_targets:passing"}
+    run = run_action(workspace, {**inputs, "concurrency": "many"})
+    assert run.code == 2, run.show()
+    assert not (workspace / "gauntlet" / "results.json").exists()
+    assert (run.outputs["results-path"], run.outputs["verdict"]) == ("", "withheld")
+
+
+def test_working_directory_and_a_missing_baseline(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path)
+    project = workspace / "my project"
+    project.mkdir()
+    shutil.copy(ROOT / "suites" / "golden.yaml", project / "golden.yaml")
+    shutil.move(workspace / "action_targets.py", project / "action_targets.py")
+    inputs = {
+        "cases": "golden.yaml",
+        "target-callable": "action_targets:passing",
+        "working-directory": "my project",
+        "baseline": "previous/results.json",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 0, run.show()
+    assert run.outputs["results-path"] == str(project / "gauntlet" / "results.json")
+    assert run.outputs["drift-computed"] == "false"
+    assert "baseline previous/results.json does not exist" in run.step("report").stderr
+
+
+@pytest.fixture
+def server() -> Iterator[HostileServer]:
+    with hostile_server() as running:
+        yield running
+
+
+@pytest.mark.network
+def test_headers_are_read_from_the_environment_and_redacted(
+    server: HostileServer, tmp_path: Path
+) -> None:
+    workspace = workspace_with(tmp_path)
+    suite = grounding_suite("echo", "ask-1", "ask-2", ask_ids=True)
+    (workspace / "echo.yaml").write_text(suite, encoding="utf-8")
+    inputs = {
+        "cases": "echo.yaml",
+        "target-url": server.url("/echo-auth"),
+        "target-callable": "",
+        "headers": "\n  Authorization=GAUNTLET_ACTION_AUTH  \n",
+    }
+    run = run_action(workspace, inputs, env={"GAUNTLET_ACTION_AUTH": f"Bearer {TOKEN}"})
+    assert run.code == 0, run.show()
+    assert [seen.headers["authorization"] for seen in server.seen] == [f"Bearer {TOKEN}"] * 3
+    assert TOKEN not in run.everything
+    assert TOKEN not in Path(run.outputs["results-path"]).read_text(encoding="utf-8")
+    assert TOKEN not in Path(run.outputs["report-path"]).read_text(encoding="utf-8")
+
+
+def test_a_header_naming_an_unset_variable_is_gauntlets_clean_exit_2(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-url": "http://127.0.0.1:9/",
+        "target-callable": "",
+        "headers": "X-Api-Key=GAUNTLET_ACTION_UNSET",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 2, run.show()
+    assert "environment variable GAUNTLET_ACTION_UNSET is not set" in run.step("run").stderr
+    assert run.outputs["verdict"] == "withheld"
+
+
+# ---------------------------------------------------------------- the file itself
+
+
+def test_no_expression_appears_inside_a_run_script() -> None:
+    scripts = [step["run"] for step in STEPS if "run" in step]
+    assert len(scripts) == 4
+    assert all("${{" not in script for script in scripts)
+
+
+def test_expressions_appear_only_in_env_with_and_output_values() -> None:
+    for step in STEPS:
+        for key, value in step.items():
+            if key not in ("env", "with"):
+                assert "${{" not in str(value), f"{step['id']}.{key}"
+    for spec in INPUTS.values():
+        assert "${{" not in str(spec)
+
+
+def test_the_install_step_is_identifiable_and_installs_from_the_action_directory() -> None:
+    [install] = [step for step in STEPS if step.get("id") == "install"]
+    assert '"$GITHUB_ACTION_PATH"' in install["run"]
+    assert "--require-hashes" in install["run"]
+    assert all(step.get("shell") == "bash" for step in STEPS if "run" in step)
+
+
+PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s+[\w.-]+/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$")
+
+
+@pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda path: path.name)
+def test_every_third_party_action_is_pinned_by_commit_with_its_version(path: Path) -> None:
+    lines = [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.match(r"\s*(?:-\s+)?uses:", line)
+    ]
+    assert lines
+    for line in lines:
+        if line.split("uses:", 1)[1].strip() in ("$/", "./"):
+            continue  # this repository's own action, at the commit that is running
+        assert PINNED.match(line), line
+
+
+@pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda path: path.name)
+def test_nothing_writes_the_job_environment(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    code = [line for line in lines if not line.lstrip().startswith("#")]
+    assert [line for line in code if "GITHUB_ENV" in line or "GITHUB_PATH" in line] == []
+
+
+def test_the_workflows_exist() -> None:
+    assert "ci.yml" in [path.name for path in WORKFLOWS]
+    assert (ROOT / ".github" / "dependabot.yml").is_file()
+
+
+def test_every_verdict_word_is_documented() -> None:
+    words = {status.value for status in VerdictStatus if status is not VerdictStatus.WITHHELD}
+    words |= {f"withheld-{reason.value}" for reason in WithheldBecause}
+    words.add("withheld")
+    described = set(re.findall(r"`([a-z_-]+)`", OUTPUTS["verdict"]["description"]))
+    assert described == words
+
+
+# ---------------------------------------------------------------- the README's tables
+
+
+def inputs_table() -> str:
+    """The README's inputs table, generated from action.yml."""
+    rows = ["| input | default | description |", "|---|---|---|"]
+    for name, spec in INPUTS.items():
+        default = str(spec.get("default", ""))
+        if spec.get("required"):
+            shown = "required"
+        elif default:
+            shown = f"`{default}`"
+        else:
+            shown = "(empty)"
+        rows.append(f"| `{name}` | {shown} | {spec['description']} |")
+    return "\n".join(rows) + "\n"
+
+
+def outputs_table() -> str:
+    """The README's outputs table, generated from action.yml."""
+    rows = ["| output | description |", "|---|---|"]
+    rows += [f"| `{name}` | {spec['description']} |" for name, spec in OUTPUTS.items()]
+    return "\n".join(rows) + "\n"
+
+
+def _readme_table(header: str) -> str:
+    section = README.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+    start = section.index(f"\n{header}\n") + 1
+    end = section.find("\n\n", start)
+    return section[start : end + 1]
+
+
+def test_the_readme_inputs_table_is_action_yml() -> None:
+    assert _readme_table("| input | default | description |") == inputs_table()
+
+
+def test_the_readme_outputs_table_is_action_yml() -> None:
+    assert _readme_table("| output | description |") == outputs_table()
+
+
+def test_the_readme_example_pins_a_placeholder_sha() -> None:
+    section = README.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"uses: [\w-]+/gauntlet@[0-9a-f]{40} # v0\.1\.0", section)
+    assert "PLACEHOLDER" in section
+    assert "branch protection" in section
