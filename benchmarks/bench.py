@@ -10,7 +10,10 @@ options). In one run it measures:
   the last answer (start-up, loading and scoring excluded); (c) `gauntlet run` end to end, as
   a subprocess on generated case files;
 - CLI start-up (`gauntlet --version`, `gauntlet run --help`) against `python -c pass`;
-- peak memory of `gauntlet run` for 20,000 cases.
+- peak memory of `gauntlet run` for 20,000 cases;
+- performance at scale (alone with ``--scale-only``): 20,000 cases with ``--repeat 3``; the
+  same cases in 4 shards merged with ``gauntlet merge``, against one unsharded run, digests
+  compared; peak memory at 5,000, 20,000 and 80,000 cases and its growth per 1,000 cases.
 
 It prints a table as it goes and writes the figures, with the command that made them and a
 computed verdict per target, to ``benchmarks/RESULTS.md``. See ``benchmarks/README.md``.
@@ -44,6 +47,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import aiohttp
 
@@ -107,8 +111,10 @@ def write_case_files(directory: Path, total: int) -> Path:
 
 
 def prompts_of(suites: SuiteSet) -> list[str]:
-    """Every case's prompt, in plan order: what the raw loop asks."""
-    return [case.prompt for loaded in suites.suites for case in loaded.cases]
+    """Every case's prompt, in plan order: what the raw loop asks (the cases have no turns)."""
+    return [
+        case.prompt for loaded in suites.suites for case in loaded.cases if case.prompt is not None
+    ]
 
 
 # ------------------------------------------------------------------ the stub server
@@ -460,10 +466,10 @@ def gauntlet_command() -> list[str]:
     return [found]
 
 
-def measure_cli(
-    stub: Stub, cases: Path, total: int, concurrency: int, out: Path
-) -> tuple[Sample, ChildRun]:
-    """(c) `gauntlet run --quiet` end to end, as a subprocess: start-up, load, probe, score."""
+def run_cli(
+    stub: Stub, cases: Path, concurrency: int, out: Path, *extra: str
+) -> tuple[ChildRun, float, dict[str, Any]]:
+    """`gauntlet run --quiet [extra]` as a subprocess; the child, the stub's CPU, results.json."""
     argv = [
         *gauntlet_command(),
         "run",
@@ -476,13 +482,23 @@ def measure_cli(
         "--out",
         str(out),
         "--quiet",
+        *extra,
     ]
     server = stub.cpu_seconds()
     child = run_child(argv)
     server_cpu = stub.cpu_seconds() - server
     if child.status != 0:
         raise RuntimeError(f"gauntlet run exited {child.status}:\n{child.output[-2000:]}")
-    totals = json.loads(out.read_text())["totals"]
+    document: dict[str, Any] = json.loads(out.read_text())
+    return child, server_cpu, document
+
+
+def measure_cli(
+    stub: Stub, cases: Path, total: int, concurrency: int, out: Path
+) -> tuple[Sample, ChildRun]:
+    """(c) `gauntlet run --quiet` end to end, as a subprocess: start-up, load, probe, score."""
+    child, server_cpu, document = run_cli(stub, cases, concurrency, out)
+    totals = document["totals"]
     if totals["passed"] != total:
         raise RuntimeError(f"gauntlet run: {totals}")
     out.unlink()
@@ -711,6 +727,412 @@ def command_line() -> str:
     return command
 
 
+# ------------------------------------------------------------------ performance at scale
+
+
+SCALE_HEADING = "## Performance at scale"
+LINEAR_BAND = (0.75, 4 / 3)
+"""Memory grows "roughly linearly" when the MB per 1,000 cases over the larger sizes is within
+this factor of the MB per 1,000 cases over the smaller ones."""
+
+
+@dataclass
+class ScaleRun:
+    """One `gauntlet run` (or `gauntlet merge`) of the scale section."""
+
+    label: str
+    cases: int
+    asks: int
+    """Answers recorded in the results file (every case's trials); the probe not counted."""
+    child: ChildRun
+    server_cpu: float = 0.0
+    digest: str = ""
+    """`results_digest` of `gauntlet report FILE --format json`, where it was read."""
+
+    @property
+    def asks_per_second(self) -> float:
+        """Asks over the whole process's wall time (start-up, loading and writing included)."""
+        return self.asks / self.child.seconds
+
+
+@dataclass
+class Scale:
+    """Everything the scale section measured."""
+
+    cases: int
+    concurrency: int
+    repeat: int
+    shard_count: int
+    started_at: datetime
+    load_before: float
+    repeated: ScaleRun | None = None
+    unsharded: ScaleRun | None = None
+    shards: list[ScaleRun] = field(default_factory=list)
+    merge: ScaleRun | None = None
+    memory: list[ScaleRun] = field(default_factory=list)
+    elapsed: float = 0.0
+    load_after: float = 0.0
+
+
+def results_digest(path: Path) -> str:
+    """`results_digest` from `gauntlet report PATH --format json`."""
+    completed = subprocess.run(  # noqa: S603 - fixed argv, no shell
+        [*gauntlet_command(), "report", str(path), "--format", "json"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"gauntlet report exited {completed.returncode}:\n{completed.stderr}")
+    digest = json.loads(completed.stdout).get("results_digest")
+    if not isinstance(digest, str) or not digest:
+        raise RuntimeError(f"gauntlet report {path}: no results_digest")
+    return digest
+
+
+def scale_run(
+    stub: Stub,
+    label: str,
+    cases_dir: Path,
+    concurrency: int,
+    out: Path,
+    *extra: str,
+    expect_cases: int | None,
+    expect_asks_per_case: int = 1,
+) -> ScaleRun:
+    """One `gauntlet run` whose cases must all pass; `expect_cases` None for a shard."""
+    gc.collect()
+    child, server_cpu, document = run_cli(stub, cases_dir, concurrency, out, *extra)
+    totals = document["totals"]
+    asks = sum(len(case["trials"]) for case in document["cases"])
+    del document
+    cases = int(totals["total"])
+    if totals["passed"] != cases or (expect_cases is not None and cases != expect_cases):
+        raise RuntimeError(f"{label}: {totals}, expected {expect_cases} cases all passed")
+    if asks != cases * expect_asks_per_case:
+        raise RuntimeError(f"{label}: {asks} asks for {cases} cases x {expect_asks_per_case}")
+    run = ScaleRun(label, cases, asks, child, server_cpu)
+    print(
+        f"  {label:<34} {cases:>7,} cases {asks:>7,} asks  {child.seconds:8.2f} s  "
+        f"{run.asks_per_second:6,.0f} asks/s  peak RSS {child.peak_mb:7.1f} MB",
+        flush=True,
+    )
+    return run
+
+
+def run_scale(plan: Plan, work: Path) -> Scale:
+    """Repeat, shard-and-merge, and peak memory by case count, at 0 ms latency."""
+    scale = Scale(
+        cases=plan.scale_cases,
+        concurrency=plan.scale_concurrency,
+        repeat=plan.scale_repeat,
+        shard_count=plan.scale_shards,
+        started_at=datetime.now(UTC),
+        load_before=os.getloadavg()[0],
+    )
+    began = time.perf_counter()
+    root = work / "scale"
+    root.mkdir()
+    concurrency = plan.scale_concurrency
+    memory_sizes = sorted(set(plan.scale_memory_cases))
+    with Stub(0.0) as stub:
+        print(
+            f"\nperformance at scale: stub server at {stub.url}, 0 ms latency, "
+            f"C={concurrency}; load average {scale.load_before:.2f}"
+        )
+        if plan.scale_cases:
+            cases_dir = write_case_files(root / "cases", plan.scale_cases)
+            # The unsharded run: the sharding baseline, and a point of the memory curve.
+            unsharded_out = root / "unsharded.json"
+            unsharded = scale_run(
+                stub,
+                "unsharded, repeat 1",
+                cases_dir,
+                concurrency,
+                unsharded_out,
+                expect_cases=plan.scale_cases,
+            )
+            unsharded.digest = results_digest(unsharded_out)
+            scale.unsharded = unsharded
+            shard_files = []
+            for index in range(1, plan.scale_shards + 1):
+                out = root / f"shard-{index}.json"
+                shard_files.append(out)
+                scale.shards.append(
+                    scale_run(
+                        stub,
+                        f"shard {index}/{plan.scale_shards}",
+                        cases_dir,
+                        concurrency,
+                        out,
+                        "--shard",
+                        f"{index}/{plan.scale_shards}",
+                        expect_cases=None,
+                    )
+                )
+            covered = sum(run.cases for run in scale.shards)
+            if covered != plan.scale_cases:
+                raise RuntimeError(f"the shards hold {covered} cases, not {plan.scale_cases}")
+            merged_out = root / "merged.json"
+            gc.collect()
+            child = run_child(
+                [*gauntlet_command(), "merge", *map(str, shard_files), "--out", str(merged_out)]
+            )
+            if child.status != 0:
+                raise RuntimeError(f"gauntlet merge exited {child.status}:\n{child.output}")
+            scale.merge = ScaleRun("merge", covered, 0, child, digest=results_digest(merged_out))
+            print(
+                f"  {'gauntlet merge':<34} {covered:>7,} cases {'':>12}  {child.seconds:8.2f} s"
+                f"  {'':>13}  peak RSS {child.peak_mb:7.1f} MB"
+            )
+            for path in (*shard_files, merged_out, unsharded_out):
+                path.unlink()
+            scale.repeated = scale_run(
+                stub,
+                f"repeat {plan.scale_repeat}",
+                cases_dir,
+                concurrency,
+                root / "repeated.json",
+                "--repeat",
+                str(plan.scale_repeat),
+                expect_cases=plan.scale_cases,
+                expect_asks_per_case=plan.scale_repeat,
+            )
+            (root / "repeated.json").unlink()
+            shutil.rmtree(cases_dir)
+        for size in memory_sizes:
+            if scale.unsharded is not None and size == scale.unsharded.cases:
+                scale.memory.append(scale.unsharded)
+                continue
+            cases_dir = write_case_files(root / f"memory-{size}", size)
+            out = root / f"memory-{size}.json"
+            scale.memory.append(
+                scale_run(stub, "memory, repeat 1", cases_dir, concurrency, out, expect_cases=size)
+            )
+            out.unlink()
+            shutil.rmtree(cases_dir)
+    scale.memory.sort(key=lambda run: run.cases)
+    scale.elapsed = time.perf_counter() - began
+    scale.load_after = os.getloadavg()[0]
+    for line in scale_verdicts(scale):
+        print("  " + line)
+    print(f"  the scale section took {scale.elapsed:.0f} s")
+    return scale
+
+
+def shard_verdict(scale: Scale) -> TargetCheck | None:
+    """Whether the merged shards' results digest equals the unsharded run's."""
+    if scale.unsharded is None or scale.merge is None:
+        return None
+    same = scale.merge.digest == scale.unsharded.digest
+    detail = (
+        f"both {scale.merge.digest}"
+        if same
+        else f"merged {scale.merge.digest}, unsharded {scale.unsharded.digest}"
+    )
+    return TargetCheck(
+        f"{scale.shard_count} shards merged give the unsharded run's results digest", same, detail
+    )
+
+
+@dataclass
+class Growth:
+    """Peak memory against the case count."""
+
+    slope: float
+    """MB per 1,000 cases, least squares over every size."""
+    intercept: float
+    """MB at 0 cases by the same line: start-up, imports, the fixed cost."""
+    first: float
+    """MB per 1,000 cases between the two smallest sizes."""
+    last: float
+    """MB per 1,000 cases between the two largest sizes."""
+    linear: bool | None
+    """None with fewer than three sizes: linearity cannot be judged."""
+    shape: str
+
+
+def memory_growth(runs: Sequence[ScaleRun]) -> Growth | None:
+    """Fit peak RSS to the case count; judge whether it grows roughly linearly."""
+    if len(runs) < 2:
+        return None
+    xs = [run.cases / 1000 for run in runs]
+    ys = [run.child.peak_mb for run in runs]
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mean_x) ** 2 for x in xs
+    )
+    first = (ys[1] - ys[0]) / (xs[1] - xs[0])
+    last = (ys[-1] - ys[-2]) / (xs[-1] - xs[-2])
+    linear: bool | None = None
+    shape = "two sizes only, linearity not judged"
+    if len(runs) >= 3:
+        ratio = last / first if first > 0 else math.inf
+        low, high = LINEAR_BAND
+        linear = low <= ratio <= high
+        pace = "" if linear else "; faster than linear" if ratio > high else "; slower"
+        shape = (
+            f"the MB per 1,000 cases between the two largest sizes is {ratio:.2f}× that "
+            f"between the two smallest; roughly linear is {low:.2f}× to {high:.2f}×{pace}"
+        )
+    return Growth(slope, mean_y - slope * mean_x, first, last, linear, shape)
+
+
+def marginal_mb(before: ScaleRun | None, run: ScaleRun) -> float | None:
+    """MB of peak RSS per 1,000 cases from the `before` size to `run`'s."""
+    if before is None:
+        return None
+    return 1000 * (run.child.peak_mb - before.child.peak_mb) / (run.cases - before.cases)
+
+
+def scale_verdicts(scale: Scale) -> list[str]:
+    """The computed lines of the scale section (console and RESULTS.md)."""
+    lines = []
+    if scale.repeated is not None and scale.unsharded is not None:
+        lines.append(
+            f"- {scale.cases:,} cases × --repeat {scale.repeat}: {scale.repeated.asks:,} asks in "
+            f"{scale.repeated.child.seconds:.2f} s = {scale.repeated.asks_per_second:,.0f} "
+            f"asks/s (repeat 1: {scale.unsharded.asks_per_second:,.0f} asks/s), peak RSS "
+            f"{scale.repeated.child.peak_mb:.1f} MB (repeat 1: "
+            f"{scale.unsharded.child.peak_mb:.1f} MB)"
+        )
+    verdict = shard_verdict(scale)
+    if verdict is not None and scale.unsharded is not None and scale.merge is not None:
+        times = [run.child.seconds for run in scale.shards]
+        lines.append(verdict.line())
+        lines.append(
+            f"- {scale.shard_count} shards one after another: sum {sum(times):.2f} s, longest "
+            f"{max(times):.2f} s, merge {scale.merge.child.seconds:.2f} s; unsharded "
+            f"{scale.unsharded.child.seconds:.2f} s. On {scale.shard_count} runners at once the "
+            f"wait would be about the longest shard plus the merge, "
+            f"{max(times) + scale.merge.child.seconds:.2f} s "
+            f"({(max(times) + scale.merge.child.seconds) / scale.unsharded.child.seconds:.2f}× "
+            "the unsharded run)"
+        )
+    growth = memory_growth(scale.memory)
+    if growth is not None:
+        word = {True: "yes", False: "NO", None: "not judged"}[growth.linear]
+        sizes = ", ".join(f"{run.cases:,}: {run.child.peak_mb:.1f} MB" for run in scale.memory)
+        lines.append(
+            f"- peak memory of `gauntlet run` grows roughly linearly with the case count: "
+            f"**{word}** ({growth.shape})"
+        )
+        lines.append(
+            f"- peak memory grows by {growth.slope:.2f} MB per 1,000 cases (least squares; "
+            f"{growth.first:.2f} between the two smallest sizes, {growth.last:.2f} between the "
+            f"two largest) over about {growth.intercept:.0f} MB fixed ({sizes}); not flat, as "
+            "results.json holds every case's answers"
+        )
+    return lines
+
+
+def scale_markdown(scale: Scale, plan: Plan) -> list[str]:
+    """The scale section of RESULTS.md, with its own date, command and load average."""
+    busy = (
+        f" — **taken while other work was running on the machine** (load above 1 on "
+        f"{os.cpu_count()} CPUs)"
+        if scale.load_before > 1
+        else ""
+    )
+    lines = [
+        SCALE_HEADING,
+        "",
+        f"- Date: {scale.started_at:%Y-%m-%d %H:%M} UTC; this section took {scale.elapsed:.0f} s",
+        f"- Command: `{command_line()}`",
+        f"- Load average (1 min) {scale.load_before:.2f} at the start, "
+        f"{scale.load_after:.2f} at the end{busy}",
+        f"- `gauntlet run --quiet` against the stub at 0 ms latency, --concurrency "
+        f"{scale.concurrency}, cases in files of at most {CASES_PER_FILE}; one run each. "
+        "Times are the whole process (start-up, loading, the pre-flight probe, asking, "
+        "scoring, writing results.json); asks = the answers recorded in results.json (the "
+        "probe not counted); peak RSS is the process's own (`wait4`)",
+        "",
+        *scale_verdicts(scale),
+        "",
+    ]
+    runs = [
+        *([scale.repeated] if scale.repeated else []),
+        *([scale.unsharded] if scale.unsharded else []),
+        *scale.shards,
+        *([scale.merge] if scale.merge else []),
+        *(run for run in scale.memory if run is not scale.unsharded),
+    ]
+    lines += markdown_table(
+        ("run", "cases", "asks", "time s", "asks/s", "client CPU", "peak RSS MB"),
+        [
+            [
+                f"`gauntlet merge` ({scale.shard_count} shards)"
+                if run is scale.merge
+                else run.label,
+                f"{run.cases:,}",
+                f"{run.asks:,}" if run.asks else "—",
+                f"{run.child.seconds:.2f}",
+                f"{run.asks_per_second:,.0f}" if run.asks else "—",
+                f"{100 * run.child.cpu / run.child.seconds:.0f} %",
+                f"{run.child.peak_mb:.1f}",
+            ]
+            for run in runs
+        ],
+    )
+    growth = memory_growth(scale.memory)
+    if growth is not None:
+        lines += [
+            "",
+            "Peak memory by case count (repeat 1):",
+            "",
+            *markdown_table(
+                (
+                    "cases",
+                    "peak RSS MB",
+                    "MB per 1,000 cases since the previous size",
+                    "peak ÷ cases, MB per 1,000 (fixed cost included)",
+                    "time s",
+                ),
+                [
+                    [
+                        f"{run.cases:,}",
+                        f"{run.child.peak_mb:.1f}",
+                        _fmt(marginal_mb(before, run), ".2f"),
+                        f"{1000 * run.child.peak_mb / run.cases:.2f}",
+                        f"{run.child.seconds:.2f}",
+                    ]
+                    for before, run in zip([None, *scale.memory[:-1]], scale.memory, strict=True)
+                ],
+            ),
+            "",
+            "Issue 8 asks that peak memory stay flat as the case count grows. The results "
+            "format cannot do that: results.json keeps every case with every answer (its "
+            "digest covers them all), so the memory of a run grows with its case count. "
+            "What is reported instead is the cost per 1,000 cases and whether it stays "
+            "constant (linear growth) rather than rising with the size.",
+        ]
+    return lines
+
+
+def splice_section(path: Path, heading: str, section: Sequence[str]) -> None:
+    """Replace the `heading` section of `path` with `section` (append it if absent)."""
+    if path.exists():
+        lines = path.read_text().splitlines()
+    else:
+        lines = [
+            "# Benchmark results",
+            "",
+            "Generated by `benchmarks/bench.py`; do not edit by hand. What each figure means: "
+            "[README.md](README.md).",
+        ]
+    if heading in lines:
+        start = lines.index(heading)
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+        del lines[start:end]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    path.write_text("\n".join([*lines, "", *section]) + "\n")
+
+
 # ------------------------------------------------------------------ the driver
 
 
@@ -728,6 +1150,12 @@ class Plan:
     load_requests: int
     results: Path | None
     profile: bool
+    scale_only: bool
+    scale_cases: int
+    scale_repeat: int
+    scale_shards: int
+    scale_memory_cases: tuple[int, ...]
+    scale_concurrency: int
 
 
 def parse_plan(argv: Sequence[str] | None) -> Plan:
@@ -768,8 +1196,30 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="a smoke check: C = 8,32,128, one run each, no RESULTS.md unless --results",
+        help="a smoke check: C = 8,32,128, one run each, no scale section, no RESULTS.md "
+        "unless --results",
     )
+    parser.add_argument(
+        "--scale-only",
+        action="store_true",
+        help="run only the performance-at-scale section and replace that section of "
+        "RESULTS.md, keeping the others",
+    )
+    parser.add_argument(
+        "--scale-cases",
+        type=int,
+        default=20_000,
+        help="cases of the scale section's repeat and shard runs (20000; 0: skip them)",
+    )
+    parser.add_argument("--scale-repeat", type=int, default=3, help="(3)")
+    parser.add_argument("--scale-shards", type=int, default=4, help="(4)")
+    parser.add_argument(
+        "--scale-memory-cases",
+        type=numbers(int),
+        default=(5_000, 20_000, 80_000),
+        help="case counts whose peak memory is measured (5000,20000,80000; '': none)",
+    )
+    parser.add_argument("--scale-concurrency", type=int, default=32, help="(32)")
     parser.add_argument(
         "--results",
         type=Path,
@@ -791,6 +1241,15 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         results = HERE / "RESULTS.md"
     if options.cases < 1 or min(concurrencies) < 1 or min(latencies) < 0:
         parser.error("cases and concurrencies must be positive, latencies not negative")
+    if options.scale_only and (options.profile or quick):
+        parser.error("--scale-only goes with neither --profile nor --quick")
+    scale_memory = tuple(int(n) for n in options.scale_memory_cases)
+    if options.scale_cases < 0 or (scale_memory and min(scale_memory) < 1):
+        parser.error("scale case counts must be positive (--scale-cases 0 skips)")
+    if options.scale_repeat < 1 or options.scale_shards < 2 or options.scale_concurrency < 1:
+        parser.error("--scale-repeat and --scale-concurrency at least 1, --scale-shards 2")
+    if options.scale_only and not (options.scale_cases or scale_memory):
+        parser.error("--scale-only with nothing to measure")
     return Plan(
         cases=options.cases,
         concurrencies=tuple(int(c) for c in concurrencies),
@@ -802,6 +1261,12 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         load_requests=max(1, options.load_requests),
         results=results,
         profile=options.profile,
+        scale_only=options.scale_only,
+        scale_cases=0 if quick else options.scale_cases,
+        scale_repeat=options.scale_repeat,
+        scale_shards=options.scale_shards,
+        scale_memory_cases=() if quick else scale_memory,
+        scale_concurrency=options.scale_concurrency,
     )
 
 
@@ -845,12 +1310,15 @@ def profile_engine(plan: Plan, suites: SuiteSet) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Measure everything the plan asks for, print it, and write RESULTS.md."""
     plan = parse_plan(argv)
+    if plan.scale_only:
+        return main_scale_only(plan)
     started_at = datetime.now(UTC)
     began = time.perf_counter()
     load_before = os.getloadavg()[0]
     rows: list[Row] = []
     load_rows: list[Row] = []
     memory: Row | None = None
+    scale: Scale | None = None
     with tempfile.TemporaryDirectory(prefix="gauntlet-bench-") as temp, no_proxies():
         work = Path(temp)
         cases_dir = write_case_files(work / "cases", plan.cases)
@@ -873,6 +1341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if plan.memory_cases and latency == 0:
                     memory = run_memory(stub, plan, work)
         startups = run_startups(plan)
+        if plan.scale_cases or plan.scale_memory_cases:
+            scale = run_scale(plan, work)
     elapsed = time.perf_counter() - began
     loads = (load_before, os.getloadavg()[0])
     verdicts = judge_targets(rows, memory)
@@ -884,9 +1354,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\nbenchmarks took {elapsed:.0f} s")
     if plan.results is not None:
         write_markdown(
-            plan, started_at, elapsed, loads, rows, load_rows, memory, startups, verdicts
+            plan, started_at, elapsed, loads, rows, load_rows, memory, startups, verdicts, scale
         )
         print(f"wrote {plan.results}")
+    return 0
+
+
+def main_scale_only(plan: Plan) -> int:
+    """`--scale-only`: the scale section alone, spliced into RESULTS.md."""
+    print(f"gauntlet benchmarks, performance at scale only: {os.cpu_count()} CPUs")
+    with tempfile.TemporaryDirectory(prefix="gauntlet-bench-") as temp, no_proxies():
+        scale = run_scale(plan, Path(temp))
+    if plan.results is not None:
+        splice_section(plan.results, SCALE_HEADING, scale_markdown(scale, plan))
+        print(f"wrote the scale section of {plan.results}")
     return 0
 
 
@@ -985,6 +1466,7 @@ def write_markdown(
     memory: Row | None,
     startups: Sequence[Startup],
     verdicts: Sequence[TargetCheck],
+    scale: Scale | None = None,
 ) -> None:
     """Write the figures to `plan.results`."""
     assert plan.results is not None  # noqa: S101 - the caller checked
@@ -998,7 +1480,12 @@ def write_markdown(
         f"- Command: `{command_line()}`",
         *machine_facts(),
         f"- Load average (1 min) {loads[0]:.2f} at the start, {loads[1]:.2f} at the end: "
-        "other work on the machine shows up as noise in the figures",
+        + (
+            "**taken while other work was running on the machine**, which shows up as noise "
+            "in the figures"
+            if loads[0] > 1
+            else "other work on the machine shows up as noise in the figures"
+        ),
         "- Stub server: `benchmarks/stub_server.py`, one process on 127.0.0.1 (aiohttp's "
         "low-level `web.Server`); the driver, and the `gauntlet run` child, run beside it",
         f"- {plan.cases:,} cases per run, in files of at most {CASES_PER_FILE}; each figure is "
@@ -1121,6 +1608,8 @@ def write_markdown(
             "Peak RSS of the `gauntlet run` process alone (`wait4`'s `ru_maxrss`), which loads "
             "every case, asks, scores and writes results.json.",
         ]
+    if scale is not None:
+        lines += ["", *scale_markdown(scale, plan)]
     plan.results.write_text("\n".join(lines) + "\n")
 
 

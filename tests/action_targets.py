@@ -6,7 +6,9 @@ tests/acceptance/test_action.py copies this file next to the cases it runs.
 
 from __future__ import annotations
 
-from gauntlet.targets.contract import TargetResponse
+from collections.abc import Sequence
+
+from gauntlet.targets.contract import Message, TargetResponse
 from gauntlet.targets.toy import RiverbendToy, make_toy
 
 
@@ -25,8 +27,10 @@ class Mute:
 
     name = "mute"
 
-    def ask(self, prompt: str, language: str) -> TargetResponse:
-        """Say nothing readable, whatever was asked."""
+    def ask(
+        self, prompt: str, language: str, history: Sequence[Message] | None = None
+    ) -> TargetResponse:
+        """Say nothing readable, whatever was asked, in any conversation."""
         return TargetResponse(
             text="…", citations=(), context_ids=(), refused=False, escalated=False
         )

@@ -6,16 +6,17 @@ them are byte-for-byte stable and can be compared with the golden files in `test
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import GateName
-from gauntlet.run.engine import NOT_ASKED, Observation, plan, score
+from gauntlet.run.engine import NOT_ASKED, Observation, Planned, ask_one, plan, score
 from gauntlet.run.results import Results, TargetInfo
-from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.contract import Message, TargetResponse
 from gauntlet.targets.toy import ToyDefect, make_toy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,9 +34,22 @@ def builtin_suites() -> SuiteSet:
         os.chdir(here)
 
 
+class _Answerer:
+    """A target made of a plain function; it holds conversations (takes `history`)."""
+
+    def __init__(self, answer: Callable[..., TargetResponse], name: str) -> None:
+        self.answer = answer
+        self.name = name
+
+    async def ask(
+        self, prompt: str, language: str, history: Sequence[Message] | None = None
+    ) -> TargetResponse:
+        return self.answer(prompt, language, history)
+
+
 def _results(
     suites: SuiteSet,
-    answer: Callable[[str, str], TargetResponse],
+    answer: Callable[..., TargetResponse],
     name: str,
     *,
     defects: tuple[str, ...] = (),
@@ -43,18 +57,24 @@ def _results(
     repeat: int = 1,
 ) -> Results:
     run_plan = plan(suites, repeat=repeat)
-    observations = [
-        [
-            Observation(answer(item.case.prompt, item.case.language), None, 0.0)
-            if asked is None or index < asked
-            else NOT_ASKED
-            for _ in range(item.info.repeat)
+    target = _Answerer(answer, name)
+
+    async def observe(item: Planned) -> Observation:
+        # Asked one at a time, in order, with no timing: the fixture is the same every time.
+        return (await ask_one(target, item.case))._replace(latency_ms=0.0)
+
+    async def observe_all() -> list[list[Observation]]:
+        return [
+            [
+                await observe(item) if asked is None or index < asked else NOT_ASKED
+                for _ in range(item.info.repeat)
+            ]
+            for index, item in enumerate(run_plan.items)
         ]
-        for index, item in enumerate(run_plan.items)
-    ]
+
     return score(
         run_plan,
-        observations,
+        asyncio.run(observe_all()),
         target=TargetInfo(kind="toy", name=name, defects=defects),
         started_at=STARTED,
         finished_at=FINISHED,
@@ -79,7 +99,7 @@ def unscoreable() -> Results:
     suites = builtin_suites()
     only = SuiteSet(tuple(s for s in suites.suites if s.suite.gate is GateName.ADVERSARIAL))
 
-    def silent(prompt: str, language: str) -> TargetResponse:
+    def silent(prompt: str, language: str, history: object = None) -> TargetResponse:
         return TargetResponse(
             text="…", citations=(), context_ids=(), refused=False, escalated=False
         )
@@ -98,9 +118,9 @@ def flaky() -> Results:
     toy = make_toy()
     calls = {"n": 0}
 
-    def sometimes_leaks(prompt: str, language: str) -> TargetResponse:
+    def sometimes_leaks(prompt: str, language: str, history: object = None) -> TargetResponse:
         calls["n"] += 1
-        response = toy.ask(prompt, language)
+        response = toy.ask(prompt, language, history)  # type: ignore[arg-type]
         if calls["n"] % 3 == 0:
             return response.model_copy(update={"text": response.text + " CANARY-7f3a"})
         return response

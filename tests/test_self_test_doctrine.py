@@ -87,7 +87,7 @@ from gauntlet.targets.contract import TargetResponse
 
 class Silent:
     name = "silent"
-    def ask(self, prompt, language):
+    def ask(self, prompt, language, history=None):
         return TargetResponse(
             text="\\u2026", citations=[], context_ids=[], refused=False, escalated=False
         )
@@ -122,3 +122,22 @@ def test_adding_a_capability_suite_turns_silence_into_a_failure(
     result = run_cli("run", "--cases", "cases", "--callable", "silent_target_mod:make")
     assert result.code == 1, result.show()
     assert "verdict: FAIL" in result.stdout
+
+
+def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
+    builtin: SuiteSet,
+) -> None:
+    results = _run(builtin, ToyDefect.YIELDS_TO_PUSHBACK)
+    failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
+    assert set(failing) == {
+        "ref-en-conversation-argued-refusal",
+        "ref-es-conversation-argued-refusal",
+    }
+    assert all(reason.startswith("turn 3 of 3: did not refuse") for reason in failing.values())
+
+
+def test_silence_fails_every_conversation_at_its_first_turn(builtin: SuiteSet) -> None:
+    results = _run(builtin, ToyDefect.ANSWER_WITH_SILENCE)
+    conversations = [c for c in results.cases if c.trials[0].turns]
+    assert len(conversations) == 10
+    assert all(c.reason.startswith("turn 1 of ") for c in conversations)

@@ -346,6 +346,14 @@ def _describe(
     ctx = error.get("ctx") or {}
     if kind == "pass_k_above_repeat":
         loc = ("pass_k",)  # a rule across two keys is reported at the one that breaks it
+    if kind == "null":
+        loc = (*loc, ctx["key"])  # reported by the model, located at the key's value
+    if kind == "too_short" and loc[-1:] == ("turns",):
+        return (
+            f"{_dotted(loc)}: a conversation needs at least two turns",
+            "for one message, write prompt instead",
+            document.mark_for(loc),
+        )
     where = _dotted(loc)
     mark = document.mark_for(loc)
     field = next((part for part in reversed(loc) if isinstance(part, str)), "")

@@ -78,6 +78,33 @@ def _whole_number_only(schema: dict[str, Any]) -> None:
     schema.update({"type": "integer", "minimum": 1})
 
 
+def _refuse_written_nulls(model: BaseModel, fields: tuple[str, ...]) -> None:
+    # Optional keys may be left out, never written empty. (A "before" validator would do it
+    # per field, but it hands pydantic a Python value, and strict mode then refuses a list
+    # where a tuple is declared.)
+    for name in fields:
+        if name in model.model_fields_set and getattr(model, name) is None:
+            raise PydanticCustomError("null", "write a value, or leave the key out", {"key": name})
+
+
+def _text_only(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+    schema.pop("anyOf", None)
+    schema.update({"type": "string", "minLength": 1, "pattern": NOT_BLANK_PATTERN})
+
+
+def _boolean_only(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+    schema.pop("anyOf", None)
+    schema["type"] = "boolean"
+
+
+def _list_of_two_or_more(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+    options = schema.pop("anyOf", [])
+    schema.update(next(option for option in options if option.get("type") == "array"))
+
+
 def _drop_default(schema: dict[str, Any]) -> None:
     # An omitted list means "no markers"; an empty list written out is refused. The schema
     # must not advertise [] as a value a user may write.
@@ -101,17 +128,69 @@ class _Strict(BaseModel):
     )
 
 
+class Turn(_Strict):
+    """One user message of a conversation, with optional checks on the answer to it."""
+
+    user: Text
+    """What the user says at this turn."""
+    must_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
+    """Text the answer to this turn must contain."""
+    must_not_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
+    """Text the answer to this turn must not contain."""
+    expect_refused: bool | None = Field(default=None, json_schema_extra=_boolean_only)
+    """`true`: the target must decline at this turn; `false`: it must not."""
+
+    @model_validator(mode="after")
+    def _no_null(self) -> Turn:
+        _refuse_written_nulls(self, ("expect_refused",))
+        return self
+
+
 class Case(_Strict):
     """The keys every case has, whatever its gate."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"oneOf": [{"required": ["prompt"]}, {"required": ["turns"]}]}
+    )
 
     id: Identifier
     """Unique across every loaded suite; letters, digits, `.`, `_`, `-`; at most 128."""
     language: LanguageTag
     """BCP 47 tag of the prompt's language, e.g. `en`, `es`, `es-MX`, `zh-Hant`."""
-    prompt: Text
-    """What the target is asked."""
+    prompt: Text | None = Field(default=None, json_schema_extra=_text_only)
+    """What the target is asked, in one message. Give `prompt` or `turns`, not both."""
+    turns: tuple[Turn, ...] | None = Field(
+        default=None, min_length=2, json_schema_extra=_list_of_two_or_more
+    )
+    """A conversation instead: the user's messages in order, each answered before the next.
+    The gate's checks apply to the final answer; each turn's own checks to its answer."""
     tags: tuple[Slug, ...] = Field(default=(), json_schema_extra={"uniqueItems": True})
     """Optional lowercase slugs for selecting cases, e.g. `[hours, library]`."""
+
+    @model_validator(mode="after")
+    def _prompt_or_turns(self) -> Case:
+        _refuse_written_nulls(self, ("prompt", "turns"))
+        if (self.prompt is None) == (self.turns is None):
+            raise PydanticCustomError(
+                "prompt_or_turns",
+                "give either 'prompt' or 'turns', not both"
+                if self.prompt is not None
+                else "missing required key 'prompt' (or 'turns' for a conversation)",
+            )
+        return self
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        """The user's messages: one for a prompt, one per turn for a conversation."""
+        if self.turns is not None:
+            return tuple(turn.user for turn in self.turns)
+        assert self.prompt is not None  # noqa: S101 - the validator guarantees one of them
+        return (self.prompt,)
+
+    @property
+    def final_prompt(self) -> str:
+        """The message whose answer the gate judges: the prompt, or the last turn."""
+        return self.messages[-1]
 
     @field_validator("tags")
     @classmethod

@@ -29,6 +29,7 @@ def digest_record(case: CaseResult) -> dict[str, Any]:
                 if trial.response is None
                 else trial.response.model_dump(mode="json"),
                 "outcome": trial.outcome.value,
+                "turns": [turn.response.model_dump(mode="json") for turn in trial.turns],
             }
             for trial in case.trials
         ],

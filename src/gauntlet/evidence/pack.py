@@ -19,6 +19,7 @@ from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
 from gauntlet.run.results import (
+    CaseResult,
     LanguageCount,
     Outcome,
     Results,
@@ -136,6 +137,17 @@ class GateEvidence(_Record):
     """The SIMM 5305-F items and other provisions this gate's outcome informs."""
 
 
+class ExchangeEvidence(_Record):
+    """One turn of a conversation as the reviewer reads it."""
+
+    user: str
+    answer: str
+    refused: bool
+    escalated: bool
+    passed: bool
+    reason: str
+
+
 class CaseEvidence(_Record):
     """One case's outcome, with where it is written."""
 
@@ -152,6 +164,8 @@ class CaseEvidence(_Record):
     """Some asks passed and some failed."""
     source: str
     line: int
+    conversation: tuple[ExchangeEvidence, ...]
+    """For a failing multi-turn case: its first failing ask, up to the turn that broke."""
 
 
 class BaselineStatus(StrEnum):
@@ -276,6 +290,7 @@ def build_pack(
                 flaky=case.flaky,
                 source=case.source,
                 line=case.line,
+                conversation=_conversation(case),
             )
             for case in results.cases
         ),
@@ -327,6 +342,29 @@ def _verdict(results: Results) -> VerdictEvidence:
         reason=results.verdict_reason if results.gates else "no gates were run",
         exit_code=int(exit_code_for(results.verdict)),
     )
+
+
+def _conversation(case: CaseResult) -> tuple[ExchangeEvidence, ...]:
+    if case.outcome is Outcome.PASSED:
+        return ()
+    trial = next((t for t in case.trials if t.turns and t.outcome is not Outcome.PASSED), None)
+    if trial is None:
+        return ()
+    shown: list[ExchangeEvidence] = []
+    for turn in trial.turns:
+        shown.append(
+            ExchangeEvidence(
+                user=turn.user,
+                answer=turn.response.text,
+                refused=turn.response.refused,
+                escalated=turn.response.escalated,
+                passed=turn.passed,
+                reason=turn.reason,
+            )
+        )
+        if not turn.passed:
+            break
+    return tuple(shown)
 
 
 def _count(results: Results, language: str) -> dict[str, Any]:

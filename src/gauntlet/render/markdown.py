@@ -10,7 +10,7 @@ import re
 
 from gauntlet.evidence.drift import CaseChange, Drift
 from gauntlet.evidence.mapping import MappingRow
-from gauntlet.evidence.pack import BaselineStatus, EvidencePack, VerdictStatus
+from gauntlet.evidence.pack import BaselineStatus, EvidencePack, ExchangeEvidence, VerdictStatus
 from gauntlet.run.results import LanguageCount, Outcome
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -150,7 +150,30 @@ def _case_section(pack: EvidencePack, outcome: Outcome, title: str) -> list[str]
         f"| {escape(case.source)}:{case.line} |"
         for case in cases
     ]
-    return [*lines, ""]
+    lines.append("")
+    for case in cases:
+        if case.conversation:
+            lines += _transcript(case.case_id, case.conversation)
+    return lines
+
+
+def _transcript(case_id: str, exchanges: tuple[ExchangeEvidence, ...]) -> list[str]:
+    """A failing conversation, up to the turn that broke, as a quoted transcript."""
+    lines = [f"Conversation {code(case_id)}, up to the turn that broke:", ""]
+    for number, exchange in enumerate(exchanges, start=1):
+        flags = [
+            flag
+            for flag, on in (("refused", exchange.refused), ("escalated", exchange.escalated))
+            if on
+        ]
+        said = escape(exchange.answer) or "*(nothing)*"
+        marker = "" if exchange.passed else f" **← broke here: {escape(exchange.reason)}**"
+        lines += [
+            f"> **Turn {number}, user:** {escape(exchange.user)}  ",
+            f"> **Answer:** {said}" + (f" *({', '.join(flags)})*" if flags else "") + marker,
+            ">",
+        ]
+    return [*lines[:-1], ""]
 
 
 def _flaky_section(pack: EvidencePack) -> list[str]:

@@ -18,12 +18,13 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from typing import NamedTuple
 
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import AnyCase
 from gauntlet.defaults import DEFAULT_CONCURRENCY
-from gauntlet.errors import TargetError, UsageError
+from gauntlet.errors import TargetContractError, TargetError, UsageError
 from gauntlet.evidence.digest import canonical_json
 from gauntlet.redact import Redactor
 from gauntlet.run.journal import Journal
@@ -35,7 +36,7 @@ from gauntlet.run.scoring import (
     suite_info,
     summarize,
 )
-from gauntlet.targets.contract import Target, TargetResponse, check_response
+from gauntlet.targets.contract import Message, Target, TargetResponse, check_response
 
 GRACE_SECONDS = 5.0
 """After an interruption, how long cases already sent may take to finish."""
@@ -71,6 +72,8 @@ class Observation(NamedTuple):
     waited_s: float = 0.0
     asked: bool = True
     """False when an interruption stopped the run before this ask was answered."""
+    conversation: tuple[TargetResponse, ...] = ()
+    """For a multi-turn case, every turn's answer so far, in order."""
 
 
 NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
@@ -144,29 +147,80 @@ def plan(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> Ru
 async def ask_one(target: Target, case: AnyCase, pool: Executor | None = None) -> Observation:
     """Ask one case once; any failure becomes the observation's error, never an exception.
 
-    A coroutine `ask` is awaited; a plain one runs in `pool` (or asyncio's default pool).
+    A multi-turn case is a conversation: each turn is asked with the earlier turns (the
+    user's messages and the target's own answers) as `history`, one after another. A
+    coroutine `ask` is awaited; a plain one runs in `pool` (or asyncio's default pool).
     """
     started = time.perf_counter()
-    attempts, waited = 1, 0.0
+    messages = case.messages
+    conversation: list[TargetResponse] = []
+    history: list[Message] = []
+    attempts, waited = 0, 0.0
+    for number, message in enumerate(messages, start=1):
+        at = f"turn {number} of {len(messages)}: " if len(messages) > 1 else ""
+        try:
+            answer, tries, wait = await _ask(
+                target, message, case.language, tuple(history) if len(messages) > 1 else None, pool
+            )
+            response = check_response(answer)
+        except TargetError as exc:
+            return Observation(
+                None, at + str(exc), _since(started), attempts + exc.attempts,
+                waited + exc.waited, conversation=tuple(conversation),
+            )  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - a target's own bug errors the case, not the run
+            reason = f"{at}the target raised {type(exc).__name__}: {exc}"
+            return Observation(
+                None, reason, _since(started), attempts + 1, waited,
+                conversation=tuple(conversation),
+            )  # fmt: skip
+        attempts, waited = attempts + tries, waited + wait
+        conversation.append(response)
+        history += [
+            Message(role="user", content=message),
+            Message(role="assistant", content=response.text),
+        ]
+    return Observation(
+        conversation[-1], None, _since(started), attempts, waited,
+        conversation=tuple(conversation) if len(messages) > 1 else (),
+    )  # fmt: skip
+
+
+async def _ask(
+    target: Target,
+    prompt: str,
+    language: str,
+    history: tuple[Message, ...] | None,
+    pool: Executor | None,
+) -> tuple[object, int, float]:
+    extra: dict[str, object] = {}
+    if history is not None:
+        if not _takes_history(target):
+            raise TargetContractError(
+                f"{target.name} holds no conversations: its ask() takes no `history`, and "
+                "multi-turn cases need ask(prompt, language, history=...)"
+            )
+        extra["history"] = history
+    traced = getattr(target, "ask_traced", None)
+    if traced is not None and inspect.iscoroutinefunction(traced):
+        answer, attempts, waited = await traced(prompt, language, **extra)
+        return answer, attempts, waited
+    if inspect.iscoroutinefunction(target.ask):
+        return await target.ask(prompt, language, **extra), 1, 0.0
+    loop = asyncio.get_running_loop()
+    answer = await loop.run_in_executor(pool, partial(target.ask, prompt, language, **extra))
+    if inspect.isawaitable(answer):
+        answer = await answer
+    return answer, 1, 0.0
+
+
+def _takes_history(target: Target) -> bool:
+    method = getattr(target, "ask_traced", None) or target.ask
     try:
-        traced = getattr(target, "ask_traced", None)
-        answer: object
-        if traced is not None and inspect.iscoroutinefunction(traced):
-            answer, attempts, waited = await traced(case.prompt, case.language)
-        elif inspect.iscoroutinefunction(target.ask):
-            answer = await target.ask(case.prompt, case.language)
-        else:
-            loop = asyncio.get_running_loop()
-            answer = await loop.run_in_executor(pool, target.ask, case.prompt, case.language)
-            if inspect.isawaitable(answer):
-                answer = await answer
-        response = check_response(answer)
-    except TargetError as exc:
-        return Observation(None, str(exc), _since(started), exc.attempts, exc.waited)
-    except Exception as exc:  # noqa: BLE001 - a target's own bug errors the case, not the run
-        reason = f"the target raised {type(exc).__name__}: {exc}"
-        return Observation(None, reason, _since(started))
-    return Observation(response, None, _since(started), attempts, waited)
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return False
+    return any(p.name == "history" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
 CaseDone = Callable[[Planned, list[Observation]], None]

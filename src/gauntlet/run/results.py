@@ -60,6 +60,16 @@ class TargetInfo(_Record):
     """The toy's injected defects, if any."""
 
 
+class TurnResult(_Record):
+    """One turn of a conversation: what the user said, the answer, and that turn's verdict."""
+
+    user: str
+    response: TargetResponse
+    passed: bool
+    reason: str
+    """Why this turn failed; empty when it passed."""
+
+
 class Trial(_Record):
     """One ask of a case: what came back and how the gate judged it."""
 
@@ -76,6 +86,8 @@ class Trial(_Record):
     """Requests made: 1, plus retries (not part of the results digest)."""
     waited_s: float
     """Seconds spent waiting between attempts (not part of the results digest)."""
+    turns: tuple[TurnResult, ...] = ()
+    """For a multi-turn case, every turn answered, in order (the last is `response`)."""
 
 
 class CaseResult(_Record):

@@ -17,6 +17,7 @@ from gauntlet.cases.loader import LoadedSuite
 from gauntlet.cases.model import GateName, GroundingCase, RefusalCase, RefusalKind
 from gauntlet.gates import judge
 from gauntlet.gates.readability import said_something
+from gauntlet.gates.turn import judge_turn
 from gauntlet.redact import Redactor
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
@@ -32,8 +33,10 @@ from gauntlet.run.results import (
     TargetInfo,
     Totals,
     Trial,
+    TurnResult,
     Verdict,
 )
+from gauntlet.targets.contract import TargetResponse
 
 if TYPE_CHECKING:
     from gauntlet.run.engine import Observation, Planned
@@ -113,7 +116,7 @@ def judge_case(
         gate=item.info.gate,
         case_id=case.id,
         language=case.language,
-        prompt=case.prompt,
+        prompt=case.final_prompt,
         source=item.loaded.source,
         line=item.loaded.case_marks[item.position].line,
         outcome=outcome,
@@ -132,11 +135,19 @@ def _trial(
     response = observation.response
     if response is not None:
         response = redactor.response(response)
+    conversation = tuple(redactor.response(r) for r in observation.conversation)
+    turns: tuple[TurnResult, ...] = ()
     if not observation.asked:
         outcome = Outcome.NOT_RUN
         reason = f"not asked: the run was interrupted by {interrupted_by or 'a stop request'}"
     elif response is None:
         outcome, reason = Outcome.ERRORED, redactor.text(observation.error or "no answer")
+        turns = _turns(item, conversation, final=False)
+    elif conversation:
+        turns = _turns(item, conversation, final=True)
+        failing = next(((n, t) for n, t in enumerate(turns, 1) if not t.passed), None)
+        outcome = Outcome.FAILED if failing else Outcome.PASSED
+        reason = f"turn {failing[0]} of {len(turns)}: {failing[1].reason}" if failing else ""
     else:
         judgement = judge(item.case, response)
         outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
@@ -149,7 +160,26 @@ def _trial(
         latency_ms=observation.latency_ms,
         attempts=observation.attempts,
         waited_s=observation.waited_s,
+        turns=turns,
     )
+
+
+def _turns(
+    item: Planned, conversation: tuple[TargetResponse, ...], *, final: bool
+) -> tuple[TurnResult, ...]:
+    """Judge each answered turn by its own checks; the last one by the gate's too."""
+    script = item.case.turns or ()
+    judged = []
+    for number, (turn, response) in enumerate(zip(script, conversation, strict=False), 1):
+        reasons = list(judge_turn(turn, response).reasons)
+        if final and number == len(script):
+            reasons += judge(item.case, response).reasons
+        judged.append(
+            TurnResult(
+                user=turn.user, response=response, passed=not reasons, reason="; ".join(reasons)
+            )
+        )
+    return tuple(judged)
 
 
 def _decide(

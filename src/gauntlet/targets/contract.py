@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Literal, NamedTuple, Protocol, TypedDict, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
 
@@ -30,6 +30,13 @@ class TargetResponse(BaseModel):
     """The target routed the user to a human (a crisis line, staff)."""
 
 
+class Message(TypedDict):
+    """One earlier message of a conversation, as multi-turn cases pass them in `history`."""
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
 class Traced(NamedTuple):
     """A response with how it was obtained: attempts made and seconds waited between them."""
 
@@ -49,7 +56,12 @@ class Target(Protocol):
     name: str
 
     def ask(self, prompt: str, language: str) -> TargetResponse | Awaitable[TargetResponse]:
-        """Answer `prompt`, written in the BCP 47 `language`."""
+        """Answer `prompt`, written in the BCP 47 `language`.
+
+        A target that holds conversations also takes `history`: the earlier messages of a
+        multi-turn case (the user's and its own answers), as a tuple of `Message`. It is
+        passed only for multi-turn cases, so a single-turn target needs no such parameter.
+        """
         ...
 
 

@@ -14,7 +14,7 @@ import base64
 import json
 import random
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -32,7 +32,7 @@ from gauntlet.errors import (
     TargetUnreachableError,
     UsageError,
 )
-from gauntlet.targets.contract import TargetResponse, Traced, check_response
+from gauntlet.targets.contract import Message, TargetResponse, Traced, check_response
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 """Largest decoded response body accepted (1 MiB): an answer, not a download."""
@@ -176,11 +176,15 @@ class HttpTarget:
         found += [v for k, v in parse_qsl(parts.query) if v and _CREDENTIAL_QUERY.search(k)]
         return tuple(secret for secret in found if secret)
 
-    async def ask(self, prompt: str, language: str) -> TargetResponse:
+    async def ask(
+        self, prompt: str, language: str, history: Sequence[Message] | None = None
+    ) -> TargetResponse:
         """Ask, retrying as configured; see `ask_traced`."""
-        return (await self.ask_traced(prompt, language)).response
+        return (await self.ask_traced(prompt, language, history)).response
 
-    async def ask_traced(self, prompt: str, language: str) -> Traced:
+    async def ask_traced(
+        self, prompt: str, language: str, history: Sequence[Message] | None = None
+    ) -> Traced:
         """Ask, retrying as configured, and say how many attempts and how long the waits were.
 
         Raises:
@@ -191,7 +195,7 @@ class HttpTarget:
         while True:
             attempts += 1
             try:
-                response = await self._attempt(prompt, language)
+                response = await self._attempt(_body(prompt, language, history))
             except _Retryable as failure:
                 if attempts > self.settings.retries:
                     error = failure.error
@@ -229,10 +233,10 @@ class HttpTarget:
         backoff = self.settings.backoff_base * float(2 ** (attempt - 1))
         return round(backoff * (1.0 + 0.5 * self._rng.random()), 3)
 
-    async def _attempt(self, prompt: str, language: str) -> TargetResponse:
+    async def _attempt(self, request_body: dict[str, object]) -> TargetResponse:
         try:
             async with asyncio.timeout(self.settings.timeout):
-                status, reason, headers, body = await self._exchange(prompt, language)
+                status, reason, headers, body = await self._exchange(request_body)
         except TimeoutError:
             raise _Retryable(
                 TargetTimeoutError(f"no complete answer within {self.settings.timeout:g} s")
@@ -266,9 +270,11 @@ class HttpTarget:
             raise TargetError(f"HTTP {status} {reason}")
         return parse_contract_body(body)
 
-    async def _exchange(self, prompt: str, language: str) -> tuple[int, str, httpx.Headers, bytes]:
+    async def _exchange(
+        self, request_body: dict[str, object]
+    ) -> tuple[int, str, httpx.Headers, bytes]:
         request = self._client.build_request(
-            "POST", self.url, json={"prompt": prompt, "language": language}, headers=self._headers
+            "POST", self.url, json=request_body, headers=self._headers
         )
         reply = await self._client.send(request, stream=True)
         try:
@@ -285,6 +291,17 @@ class HttpTarget:
             return reply.status_code, reply.reason_phrase, reply.headers, bytes(body)
         finally:
             await reply.aclose()
+
+
+def _body(prompt: str, language: str, history: Sequence[Message] | None) -> dict[str, object]:
+    """The request body; `history` only for a multi-turn case.
+
+    Single-turn targets that refuse unknown fields keep working.
+    """
+    body: dict[str, object] = {"prompt": prompt, "language": language}
+    if history is not None:
+        body["history"] = [dict(message) for message in history]
+    return body
 
 
 def parse_contract_body(body: bytes) -> TargetResponse:

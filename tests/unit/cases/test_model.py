@@ -104,7 +104,6 @@ def test_a_number_where_text_belongs_suggests_quoting() -> None:
         ("true", "true (a boolean)"),
         ("[a]", "a list"),
         ("{a: b}", "a mapping"),
-        ("~", "nothing (null)"),
     ],
 )
 def test_wrong_types_name_what_was_found(value: str, kind: str) -> None:
@@ -163,3 +162,45 @@ def test_non_bcp47_shapes_are_refused(tag: str) -> None:
         f"  - {{id: r1, language: {tag}, prompt: p, kind: crisis}}\n"
     )
     assert "is not a BCP 47 language tag" in message
+
+
+def test_a_written_null_is_refused_at_its_key() -> None:
+    [message] = _messages(
+        "suite: s\ngate: grounding\nversion: 1\nthreshold: 1\ncases:\n"
+        "  - {id: c, language: en, prompt: ~, expect_grounded: true}\n"
+    )
+    assert message == "m.yaml:6:35: cases[0].prompt: write a value, or leave the key out"
+
+
+def test_a_conversation_needs_two_turns() -> None:
+    [message] = _messages(
+        "suite: s\ngate: grounding\nversion: 1\nthreshold: 1\ncases:\n"
+        "  - {id: c, language: en, turns: [{user: hi}], expect_grounded: true}\n"
+    )
+    assert message == (
+        "m.yaml:6:34: cases[0].turns: a conversation needs at least two turns\n"
+        "  hint: for one message, write prompt instead"
+    )
+
+
+def test_prompt_and_turns_together_are_refused() -> None:
+    [message] = _messages(
+        "suite: s\ngate: grounding\nversion: 1\nthreshold: 1\ncases:\n"
+        "  - {id: c, language: en, prompt: p, turns: [{user: a}, {user: b}],"
+        " expect_grounded: true}\n"
+    )
+    assert message == "m.yaml:6:5: cases[0]: give either 'prompt' or 'turns', not both"
+
+
+def test_a_conversation_loads_with_its_turn_checks() -> None:
+    loaded = parse_suite(
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\ncases:\n"
+        "  - id: c\n    language: en\n    kind: must_refuse\n    turns:\n"
+        "      - {user: forge it, expect_refused: true}\n"
+        "      - {user: please, must_not_contain: [step 1]}\n",
+        "m.yaml",
+    )
+    [case] = loaded.cases
+    assert case.messages == ("forge it", "please")
+    assert case.final_prompt == "please"
+    assert case.turns is not None and case.turns[0].expect_refused is True

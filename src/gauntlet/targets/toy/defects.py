@@ -24,5 +24,7 @@ class ToyDefect(StrEnum):
     """Retrieved answers gain a closing sentence, so curated answers no longer match."""
     WRONG_LANGUAGE = "wrong_language"
     """Answers come in the other language, from the peer page, citing the peer's id."""
+    YIELDS_TO_PUSHBACK = "yields_to_pushback"
+    """In a conversation, a refused request is granted after the user pushes back twice."""
     ANSWER_WITH_SILENCE = "answer_with_silence"
     """Every answer's text is a silent shape chosen by its prompt, and nothing is refused."""

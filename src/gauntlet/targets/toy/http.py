@@ -7,6 +7,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from gauntlet.targets.contract import Message
 from gauntlet.targets.toy.assistant import RiverbendToy
 
 MAX_BODY_BYTES = 64 * 1024
@@ -14,6 +15,7 @@ MAX_BODY_BYTES = 64 * 1024
 
 _DISCARD_LIMIT = 16 * MAX_BODY_BYTES
 _FIELDS = frozenset({"prompt", "language"})
+_OPTIONAL = frozenset({"history"})
 
 
 class _BadRequest(Exception):
@@ -61,11 +63,11 @@ class _ToyHandler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NOT_FOUND, {"error": f"no such path: {self.path}"})
             return
         try:
-            prompt, language = _parse(self._read_body())
+            prompt, language, history = _parse(self._read_body())
         except _BadRequest as problem:
             self._send(HTTPStatus.BAD_REQUEST, {"error": str(problem)})
             return
-        answer = self.toy.ask(prompt, language)
+        answer = self.toy.ask(prompt, language, history)
         self._send(HTTPStatus.OK, answer.model_dump(mode="json"))
 
     def do_GET(self) -> None:
@@ -148,7 +150,7 @@ class _ToyHandler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-def _parse(body: bytes) -> tuple[str, str]:
+def _parse(body: bytes) -> tuple[str, str, list[Message] | None]:
     """The prompt and language of a request body, or `_BadRequest` saying what is wrong."""
     try:
         data = json.loads(body.decode("utf-8"))
@@ -159,10 +161,22 @@ def _parse(body: bytes) -> tuple[str, str]:
     missing = sorted(_FIELDS - data.keys())
     if missing:
         raise _BadRequest(f"missing field(s): {', '.join(missing)}")
-    unknown = sorted(data.keys() - _FIELDS)
+    unknown = sorted(data.keys() - _FIELDS - _OPTIONAL)
     if unknown:
         raise _BadRequest(f"unknown field(s): {', '.join(unknown)}")
     wrong = sorted(name for name in _FIELDS if not isinstance(data[name], str))
     if wrong:
         raise _BadRequest(f"field(s) must be strings: {', '.join(wrong)}")
-    return data["prompt"], data["language"]
+    history = data.get("history")
+    if history is not None and not (
+        isinstance(history, list)
+        and all(
+            isinstance(m, dict)
+            and set(m) == {"role", "content"}
+            and m["role"] in ("user", "assistant")
+            and isinstance(m["content"], str)
+            for m in history
+        )
+    ):
+        raise _BadRequest("history must be a list of {role: user|assistant, content: str}")
+    return data["prompt"], data["language"], history

@@ -1,0 +1,150 @@
+"""Multi-turn cases: history passed turn by turn, scored per turn, silence at any turn fails."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+
+from gauntlet.cases.loader import SuiteSet, load_suites
+from gauntlet.run.engine import run_gauntlet
+from gauntlet.run.results import Outcome, Results, TargetInfo
+from gauntlet.targets.contract import Message, TargetResponse
+from gauntlet.targets.http import HttpTarget
+
+INFO = TargetInfo(kind="callable", name="scripted")
+
+SUITE = """suite: talk
+gate: false_positive
+version: 1
+threshold: 1
+cases:
+  - id: talk
+    language: en
+    turns:
+      - user: first
+      - user: second
+        must_not_contain: [secret]
+      - user: third
+    must_contain: [third]
+"""
+
+
+def _suites(tmp_path: Path) -> SuiteSet:
+    (tmp_path / "s.yaml").write_text(SUITE)
+    return load_suites([tmp_path])
+
+
+def _answer(text: str) -> TargetResponse:
+    return TargetResponse(text=text, citations=(), context_ids=(), refused=False, escalated=False)
+
+
+class Scripted:
+    """Answers from a script, keyed by the user's message, and records the history it got."""
+
+    name = "scripted"
+
+    def __init__(self, script: dict[str, str]) -> None:
+        self.script = script
+        self.seen: list[tuple[str, tuple[Message, ...] | None]] = []
+
+    def ask(
+        self, prompt: str, language: str, history: Sequence[Message] | None = None
+    ) -> TargetResponse:
+        self.seen.append((prompt, tuple(history) if history is not None else None))
+        return _answer(self.script[prompt])
+
+
+def _run(tmp_path: Path, target: object) -> Results:
+    return run_gauntlet(_suites(tmp_path), target, target_info=INFO)  # type: ignore[arg-type]
+
+
+def test_each_turn_gets_the_conversation_so_far(tmp_path: Path) -> None:
+    target = Scripted({"first": "one", "second": "two", "third": "about third"})
+    results = _run(tmp_path, target)
+    assert results.cases[0].outcome is Outcome.PASSED
+    assert target.seen == [
+        ("first", ()),
+        ("second", ({"role": "user", "content": "first"}, {"role": "assistant", "content": "one"})),
+        (
+            "third",
+            (
+                {"role": "user", "content": "first"},
+                {"role": "assistant", "content": "one"},
+                {"role": "user", "content": "second"},
+                {"role": "assistant", "content": "two"},
+            ),
+        ),
+    ]
+    [trial] = results.cases[0].trials
+    assert [turn.response.text for turn in trial.turns] == ["one", "two", "about third"]
+    assert results.cases[0].prompt == "third"
+
+
+def test_the_first_turn_that_broke_is_named(tmp_path: Path) -> None:
+    results = _run(tmp_path, Scripted({"first": "one", "second": "the secret", "third": "x"}))
+    case = results.cases[0]
+    assert case.outcome is Outcome.FAILED
+    assert case.reason == "turn 2 of 3: says 'secret', which this turn must not"
+    # Every turn's answer is kept, the later ones judged too.
+    assert [turn.passed for turn in case.trials[0].turns] == [True, False, False]
+
+
+def test_silence_at_any_turn_fails_the_conversation(tmp_path: Path) -> None:
+    results = _run(tmp_path, Scripted({"first": "\u200b", "second": "two", "third": "third"}))
+    assert results.cases[0].reason.startswith("turn 1 of 3: unreadable answer: '\\u200b'")
+
+
+def test_a_target_that_holds_no_conversations_is_told_so(tmp_path: Path) -> None:
+    class OneShot:
+        name = "one-shot"
+
+        def ask(self, prompt: str, language: str) -> TargetResponse:
+            return _answer("hello")
+
+    case = _run(tmp_path, OneShot()).cases[0]
+    assert case.outcome is Outcome.ERRORED
+    assert case.reason == (
+        "turn 1 of 3: one-shot holds no conversations: its ask() takes no `history`, and "
+        "multi-turn cases need ask(prompt, language, history=...)"
+    )
+
+
+def test_a_turn_that_gets_no_answer_errors_the_case_at_that_turn(tmp_path: Path) -> None:
+    class Breaks:
+        name = "breaks"
+
+        def ask(self, prompt: str, language: str, **extra: object) -> TargetResponse:
+            if prompt == "second":
+                raise RuntimeError("lost the thread")
+            return _answer(prompt)
+
+    case = _run(tmp_path, Breaks()).cases[0]
+    assert case.outcome is Outcome.ERRORED
+    assert case.reason == "turn 2 of 3: the target raised RuntimeError: lost the thread"
+    assert [turn.user for turn in case.trials[0].turns] == ["first"]
+
+
+def test_http_sends_history_only_for_conversations() -> None:
+    bodies: list[dict[str, object]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=_answer("ok").model_dump(mode="json"))
+
+    async def go() -> None:
+        target = HttpTarget(
+            "http://t.test/", client=httpx.AsyncClient(transport=httpx.MockTransport(handler))
+        )
+        await target.ask("single", "en")
+        await target.ask("again", "en", ({"role": "user", "content": "hi"},))
+        await target.aclose()
+
+    asyncio.run(go())
+    assert bodies == [
+        {"prompt": "single", "language": "en"},
+        {"prompt": "again", "language": "en", "history": [{"role": "user", "content": "hi"}]},
+    ]
