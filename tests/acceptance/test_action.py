@@ -760,3 +760,21 @@ def test_the_readme_example_pins_a_placeholder_sha() -> None:
     assert re.search(r"uses: [\w-]+/gauntlet@[0-9a-f]{40} # v0\.1\.0", section)
     assert "PLACEHOLDER" in section
     assert "branch protection" in section
+
+
+def test_shard_and_repeat_reach_gauntlet(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:passing",
+        "shard": "1/2",
+        "repeat": "2",
+        "job-summary": "false",
+        "annotations": "false",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 0, run.show()
+    results = json.loads((workspace / "gauntlet" / "results.json").read_text(encoding="utf-8"))
+    assert results["shard"] == {"index": 1, "count": 2}
+    assert 0 < len(results["cases"]) < results["plan"]["cases"]
+    assert all(case["repeats"] == 2 for case in results["cases"])
