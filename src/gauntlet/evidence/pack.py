@@ -278,18 +278,7 @@ def build_pack(
         ),
         cases=tuple(
             CaseEvidence(
-                gate=case.gate,
-                suite=case.suite,
-                case_id=case.case_id,
-                language=case.language,
-                outcome=case.outcome,
-                reason=case.reason,
-                passes=case.passes,
-                repeats=case.repeats,
-                pass_k=case.pass_k,
-                flaky=case.flaky,
-                source=case.source,
-                line=case.line,
+                **case.model_dump(include=_CASE_FIELDS),
                 conversation=_conversation(case),
             )
             for case in results.cases
@@ -342,6 +331,9 @@ def _verdict(results: Results) -> VerdictEvidence:
         reason=results.verdict_reason if results.gates else "no gates were run",
         exit_code=int(exit_code_for(results.verdict)),
     )
+
+
+_CASE_FIELDS = set(CaseEvidence.model_fields) - {"conversation"}
 
 
 def _conversation(case: CaseResult) -> tuple[ExchangeEvidence, ...]:
