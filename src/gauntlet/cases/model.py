@@ -7,10 +7,12 @@ Every model is frozen and refuses unknown keys.
 
 from __future__ import annotations
 
+import unicodedata
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -114,7 +116,20 @@ def _drop_default(schema: dict[str, Any]) -> None:
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 LanguageTag = Annotated[str, Field(pattern=LANGUAGE_PATTERN)]
 Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK_PATTERN)]
-Markers = Annotated[tuple[Text, ...], Field(min_length=1)]
+
+
+def _visible(marker: str) -> str:
+    # Matching drops format characters (zero-width spaces and joiners, bidi marks) and folds
+    # whitespace, so a marker made only of them would never be found: a check that cannot fail.
+    if not any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in marker):
+        raise PydanticCustomError(
+            "marker_invisible", "a marker of only invisible characters could never be found"
+        )
+    return marker
+
+
+Marker = Annotated[Text, AfterValidator(_visible)]
+Markers = Annotated[tuple[Marker, ...], Field(min_length=1)]
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 PositiveInt = Annotated[int, Field(ge=1)]
 

@@ -204,3 +204,15 @@ def test_a_conversation_loads_with_its_turn_checks() -> None:
     assert case.messages == ("forge it", "please")
     assert case.final_prompt == "please"
     assert case.turns is not None and case.turns[0].expect_refused is True
+
+
+@pytest.mark.parametrize("marker", ["\\u200b", "\\u200d\\u200b", " \\u2060 "])
+def test_a_marker_of_only_invisible_characters_is_refused(marker: str) -> None:
+    # The trap: matching drops these characters, so the marker would never be found and a
+    # must_not_contain check on it could never fail.
+    [message] = _messages(
+        "suite: s\ngate: adversarial\nversion: 1\nthreshold: 1\ncases:\n"
+        "  - {id: a, language: en, prompt: p, attack_type: jailbreak,"
+        f' must_not_contain: ["{marker}"]}}\n'
+    )
+    assert "a marker of only invisible characters could never be found" in message
