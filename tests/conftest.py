@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -37,3 +41,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite tests/golden/ from what the code renders now",
     )
+
+
+@pytest.fixture(scope="session")
+def unpacked_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built once per session and unpacked: what users install."""
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "--target", "wheel", "--directory", out],
+        cwd=Path(__file__).resolve().parents[1],
+        check=True,
+        capture_output=True,
+    )
+    [wheel] = out.glob("gauntlet-*.whl")
+    unpacked = out / "unpacked"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(unpacked)
+    return unpacked

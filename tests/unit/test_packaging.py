@@ -4,28 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def unpacked_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "--target", "wheel", "--directory", out],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-    )
-    [wheel] = out.glob("gauntlet-*.whl")
-    unpacked = out / "unpacked"
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(unpacked)
-    return unpacked
 
 
 def test_the_wheel_carries_every_built_in_suite(unpacked_wheel: Path) -> None:

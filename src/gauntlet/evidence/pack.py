@@ -243,30 +243,14 @@ def build_pack(
         ),
         gates=tuple(
             GateEvidence(
-                gate=gate.gate,
-                met=gate.met,
-                total=gate.total,
-                passed=gate.passed,
-                failed=gate.failed,
-                errored=gate.errored,
-                not_run=gate.not_run,
+                **gate.model_dump(include=_GATE_COPIED),
                 pass_rate=round(gate.passed / gate.total, 4),
                 wilson_low=round(gate.wilson_low, 4),
                 wilson_high=round(gate.wilson_high, 4),
-                languages=gate.languages,
                 suites=tuple(
                     SuiteEvidence(
-                        suite=suite.suite,
-                        version=suite.version,
-                        key_version=suite.key_version,
-                        threshold=suite.threshold,
-                        source=suite.source,
-                        repeat=suite.repeat,
-                        pass_k=suite.pass_k,
-                        total=suite.total,
-                        passed=suite.passed,
+                        **suite.model_dump(include=_SUITE_COPIED),
                         pass_rate=round(suite.pass_rate, 4),
-                        met=suite.met,
                         languages=_suite_languages(results, suite.suite),
                     )
                     for suite in results.suites
@@ -333,7 +317,16 @@ def _verdict(results: Results) -> VerdictEvidence:
     )
 
 
+# Fields the pack takes as they are from the results; the others it rounds or derives.
 _CASE_FIELDS = set(CaseEvidence.model_fields) - {"conversation"}
+_SUITE_COPIED = set(SuiteEvidence.model_fields) - {"pass_rate", "languages"}
+_GATE_COPIED = set(GateEvidence.model_fields) - {
+    "pass_rate",
+    "wilson_low",
+    "wilson_high",
+    "suites",
+    "informs",
+}
 
 
 def _conversation(case: CaseResult) -> tuple[ExchangeEvidence, ...]:

@@ -30,9 +30,7 @@ from gauntlet.redact import Redactor
 from gauntlet.run.journal import Journal
 from gauntlet.run.results import CaseResult, Plan, Results, Shard, SuiteInfo, TargetInfo
 from gauntlet.run.scoring import (
-    decide_verdict,
     judge_case,
-    scores_capability,
     suite_info,
     summarize,
 )
@@ -53,11 +51,9 @@ __all__ = [
     "Planned",
     "ask_all",
     "ask_one",
-    "decide_verdict",
     "plan",
     "run_gauntlet",
     "score",
-    "scores_capability",
     "shard_of",
 ]
 

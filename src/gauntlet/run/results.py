@@ -239,7 +239,7 @@ def exit_code_for(verdict: Verdict) -> ExitCode:
     """The exit code of a verdict.
 
     The precedence 2 > 4 > 1 > 0 is applied when the verdict is decided (see
-    `gauntlet.run.engine.decide_verdict`); this is the one place a verdict becomes a code.
+    `gauntlet.run.scoring.decide_verdict`); this is the one place a verdict becomes a code.
     """
     match verdict:
         case Verdict.WITHHELD:

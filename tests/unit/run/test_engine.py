@@ -18,9 +18,9 @@ from gauntlet.run.engine import (
     plan,
     run_gauntlet,
     score,
-    scores_capability,
 )
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
+from gauntlet.run.scoring import scores_capability
 from gauntlet.targets.contract import TargetResponse
 
 from ..cases.suite_text import grounding_suite

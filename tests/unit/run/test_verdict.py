@@ -8,8 +8,8 @@ import pytest
 
 from gauntlet.cases.model import GateName
 from gauntlet.errors import ExitCode
-from gauntlet.run.engine import decide_verdict
 from gauntlet.run.results import Verdict, exit_code_for
+from gauntlet.run.scoring import decide_verdict
 
 # (errored cases, unreadable answers without a capability suite, a gate failed) -> exit code
 TABLE = {

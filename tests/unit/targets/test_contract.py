@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gauntlet.errors import TargetContractError
-from gauntlet.targets.contract import TargetResponse, check_response, parse_response_json
+from gauntlet.targets.contract import TargetResponse, check_response
+from gauntlet.targets.http import parse_contract_body
 
 GOOD = {
     "text": "Open 9 to 5.",
@@ -57,14 +58,14 @@ def test_something_else_entirely_is_refused_by_type() -> None:
 
 def test_json_is_parsed_strictly() -> None:
     body = b'{"text": "a", "citations": [], "context_ids": [], "refused": false, "escalated": true}'
-    assert parse_response_json(body).escalated is True
+    assert parse_contract_body(body).escalated is True
 
 
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        (b"<html>", "response is not JSON"),
-        (b"[1, 2]", "response: expected a JSON object"),
+        (b"<html>", "response is not JSON: Expecting value at line 1, column 1"),
+        (b"[1, 2]", "response is a JSON array, not an object"),
         (b'{"text": "a"}', "citations: missing"),
         (
             b'{"text": "a", "citations": [], "context_ids": [], "refused": 1, "escalated": false}',
@@ -74,4 +75,4 @@ def test_json_is_parsed_strictly() -> None:
 )
 def test_bad_json_bodies_are_contract_errors(body: bytes, message: str) -> None:
     with pytest.raises(TargetContractError, match=message):
-        parse_response_json(body)
+        parse_contract_body(body)
