@@ -6,6 +6,7 @@ import functools
 import gzip
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import Counter
@@ -46,6 +47,11 @@ PATHS = (
     "/huge",
     "/bomb",
     "/echo-auth",
+    "/hang-up",
+    "/truncated",
+    "/bad-gzip",
+    "/set-cookie",
+    "/not-http",
 )
 """Every path with a behaviour; any other path gets 404."""
 
@@ -82,6 +88,8 @@ class Seen:
     headers: Mapping[str, str]
     """The request's headers, their names lower-cased."""
     prompt: str
+    client_port: int
+    """The port of the client's end of the connection: one per connection."""
 
 
 @dataclass
@@ -153,7 +161,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.state.hits[parts.path] += 1
             hit = self.state.hits[parts.path]
             self.state.seen.append(
-                Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, prompt)
+                Seen(
+                    self.path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    prompt,
+                    self.client_address[1],
+                )
             )
         try:
             self._behave(parts.path, query, prompt, hit)
@@ -233,6 +246,25 @@ class _Handler(BaseHTTPRequestHandler):
                 authorization = self.headers.get("Authorization", "(none)")
                 text = f"You sent Authorization: {authorization} to {self.path}"
                 self._send(200, _json(answer(text)))
+            case "/hang-up":
+                # Read the request, then close the connection without a word: the first
+                # `throttle` times, so a retry can be seen to succeed.
+                if hit <= state.throttle:
+                    self.close_connection = True
+                else:
+                    self._send(200, good)
+            case "/truncated":
+                self._send(200, good, declared=len(good) + 100)
+                self.close_connection = True
+            case "/bad-gzip":
+                self._send(200, b"this is not gzip", headers={"Content-Encoding": "gzip"})
+            case "/not-http":
+                # Another protocol's greeting where a status line should be.
+                self.wfile.write(b"SSH-2.0-OpenSSH_9.6\r\n\r\n")
+                self.close_connection = True
+            case "/set-cookie":
+                text = f"You sent Cookie: {self.headers.get('Cookie', '(none)')}"
+                self._send(200, _json(answer(text)), headers={"Set-Cookie": "session=s1; Path=/"})
             case _:
                 self._send(404, _json({"error": f"no behaviour at {path}"}))
 
@@ -243,10 +275,12 @@ class _Handler(BaseHTTPRequestHandler):
         *,
         content_type: str = "application/json",
         headers: Mapping[str, str] | None = None,
+        declared: int | None = None,
     ) -> None:
+        """Send a whole response; `declared` claims another Content-Length than the body's."""
         self.send_response(status)
         self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", str(len(body) if declared is None else declared))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
@@ -293,13 +327,25 @@ class HostileServer:
         throttle: How many times `/429-*` and `/flaky-503` refuse before answering.
         slow_seconds: How long `/slow` sleeps before answering.
         trickle_interval: Seconds between the bytes of `/trickle`'s body.
+        tls: Serve HTTPS with this context (and `url` says https://).
     """
 
     def __init__(
-        self, *, throttle: int = 2, slow_seconds: float = 5.0, trickle_interval: float = 0.2
+        self,
+        *,
+        throttle: int = 2,
+        slow_seconds: float = 5.0,
+        trickle_interval: float = 0.2,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self._state = _State(throttle, slow_seconds, trickle_interval)
         self._server = _Server(self._state)
+        self._scheme = "http"
+        if tls is not None:
+            # A client that refuses the certificate fails the handshake in `accept`, which
+            # the server shrugs off as the OSError it is.
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+            self._scheme = "https"
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.01},
@@ -315,7 +361,7 @@ class HostileServer:
     def url(self, path: str, *, userinfo: str = "") -> str:
         """The URL of `path` (with a query, if any), with `user:password@` when given."""
         at = f"{userinfo}@" if userinfo else ""
-        return f"http://{at}127.0.0.1:{self.port}{path}"
+        return f"{self._scheme}://{at}127.0.0.1:{self.port}{path}"
 
     def hits(self, path: str) -> int:
         """How many requests reached `path` (without its query)."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trustme
 
 from ..cli_helpers import CliResult, RunCli
 from ..hostile_server import HostileServer, hostile_server
@@ -166,3 +168,19 @@ def test_a_header_naming_an_unset_variable_is_refused(
     assert "is not set" in result.stderr
     assert not out.exists()
     assert server.seen == []
+
+
+def test_a_certificate_authority_from_the_environment_is_trusted(
+    cases: Path, tmp_path: Path, run_process: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A private CA reaches the client through SSL_CERT_FILE, as on a corporate runner."""
+    authority = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(context)
+    authority.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    out = tmp_path / "results.json"
+    with hostile_server(tls=context) as server:
+        result = _run(run_process, server.url("/ok"), cases, out)
+        assert result.code == 0, result.show()
+        assert server.hits("/ok") == 5  # the probe and the four cases

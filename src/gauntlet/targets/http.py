@@ -1,10 +1,14 @@
 """HTTP targets: POST `{"prompt", "language"}` to a URL and read a `TargetResponse` back.
 
-One `httpx.AsyncClient` serves a whole run, over the `httpx-aiohttp` transport: httpx's own
-connection pool slows down as concurrency grows, aiohttp's does not, and the httpx interface
-keeps `httpx.MockTransport` for unit tests. Every attempt has one deadline for the whole
-exchange; connect errors, timeouts, 429 and 502/503/504 are retried with backoff (honouring
-`Retry-After`); the body is streamed under a size cap; and the JSON is read strictly.
+A run sends through one aiohttp session whose connection pool is sized to the concurrency.
+httpx's own pool slows down as concurrency grows; over the `httpx-aiohttp` transport it kept
+up, but building httpx's request, cookie and stream objects for every request held the engine
+to 0.30x raw aiohttp's throughput on a 2-core runner (`make bench`, before this change), where
+the target is 0.35x. An `httpx.AsyncClient` can still be passed in, so unit tests use
+`httpx.MockTransport`. Either way the policy is the same and lives here: one deadline for each
+attempt's whole exchange; retries with backoff (honouring `Retry-After`) on connect errors,
+dropped connections, timeouts, 429 and 502/503/504; the decoded body streamed under a size
+cap; redirects never followed; no cookies kept between cases; the JSON read strictly.
 """
 
 from __future__ import annotations
@@ -12,18 +16,20 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import random
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
-import httpx
-from httpx_aiohttp import HttpxAiohttpClient
+import aiohttp
 
+from gauntlet import __version__
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from gauntlet.errors import (
     TargetContractError,
@@ -49,6 +55,12 @@ _ENV_REFERENCE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}")
 _CREDENTIAL_QUERY = re.compile(
     r"key|token|secret|passw|pwd|auth|sig|signature|credential|session", re.IGNORECASE
 )
+
+if TYPE_CHECKING:  # httpx is imported only when a client is passed in
+    import httpx
+
+MAX_REASON = 200
+"""The longest a transport library's message is quoted in a case's reason."""
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -107,7 +119,8 @@ class HttpTarget:
         headers: Sent with every request; their values are secrets (see `secrets`).
         settings: Deadline, retries and size cap.
         concurrency: Size of the connection pool, to match the engine's bound.
-        client: An `httpx.AsyncClient` to use instead (with a `MockTransport`, say).
+        client: An `httpx.AsyncClient` to send through instead of aiohttp (with a
+            `MockTransport`, say); it is closed with the target.
         sleep: Waits between attempts (tests inject a recorder).
         rng: Jitter for the backoff.
     """
@@ -139,8 +152,7 @@ class HttpTarget:
                 raise UsageError(
                     "--http-url has credentials and --header sets Authorization: choose one"
                 )
-            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
-            self._headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+            self._headers["Authorization"] = _basic(parts.username, parts.password)
             netloc = f"{parts.hostname}{port}"
             if ":" in (parts.hostname or ""):
                 netloc = f"[{parts.hostname}]{port}"
@@ -148,14 +160,11 @@ class HttpTarget:
         self.url = urlunsplit(parts)
         self._sleep = sleep
         self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
-        self._client = client or HttpxAiohttpClient(
-            timeout=httpx.Timeout(self.settings.timeout),
-            limits=httpx.Limits(
-                max_connections=max(1, concurrency), max_keepalive_connections=max(1, concurrency)
-            ),
-            follow_redirects=False,
-            verify=True,
-            trust_env=True,  # proxies from HTTP(S)_PROXY / NO_PROXY
+        sent = _request_headers(self._headers)
+        self._exchange: _Exchange = (
+            _HttpxExchange(client, self.url, sent, self.name)
+            if client is not None
+            else _AiohttpExchange(self.url, sent, self.name, max(1, concurrency))
         )
 
     @property
@@ -163,10 +172,14 @@ class HttpTarget:
         """Every value that must never appear in any output.
 
         Header values (and the token after a scheme such as `Bearer`), the URL's user and
-        password, and query values whose names look like credentials.
+        password, query values whose names look like credentials, and the credentials of a
+        proxy named by the environment.
         """
         found: list[str] = []
-        for value in self._headers.values():
+        values = [*self._headers.values()]
+        if isinstance(self._exchange, _AiohttpExchange):
+            values += self._exchange.secrets  # the proxy's
+        for value in values:
             found.append(value)
             scheme, _, token = value.partition(" ")
             if token and scheme.isalpha():
@@ -224,8 +237,8 @@ class HttpTarget:
         return await self.ask(PROBE_PROMPT, "en")
 
     async def aclose(self) -> None:
-        """Close the client and its connections."""
-        await self._client.aclose()
+        """Close the connections (and an `httpx.AsyncClient` passed in)."""
+        await self._exchange.aclose()
 
     def _wait(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -234,63 +247,243 @@ class HttpTarget:
         return round(backoff * (1.0 + 0.5 * self._rng.random()), 3)
 
     async def _attempt(self, request_body: dict[str, object]) -> TargetResponse:
+        content = json.dumps(
+            request_body, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        ).encode()
         try:
             async with asyncio.timeout(self.settings.timeout):
-                status, reason, headers, body = await self._exchange(request_body)
+                reply = await self._exchange.post(content, self.settings.max_bytes)
         except TimeoutError:
             raise _Retryable(
                 TargetTimeoutError(f"no complete answer within {self.settings.timeout:g} s")
             ) from None
-        except (httpx.TimeoutException, httpx.NetworkError) as exc:
-            # NOTE: httpx-aiohttp maps some connection failures to ConnectTimeout; the
-            # operating system's error at the root of the chain says what really happened.
-            root = _root_cause(exc)
-            if isinstance(root, OSError) and not isinstance(root, TimeoutError):
-                raise _Retryable(
-                    TargetUnreachableError(f"cannot connect to {self.name}: {_first_line(root)}")
-                ) from None
-            if isinstance(exc, httpx.TimeoutException):
-                raise _Retryable(TargetTimeoutError(f"timed out: {type(exc).__name__}")) from None
+        status = reply.status
+        if status in RETRY_STATUSES:
             raise _Retryable(
-                TargetUnreachableError(f"cannot connect to {self.name}: {_first_line(exc)}")
+                TargetError(f"HTTP {status} {reply.reason}"),
+                _retry_after(reply.headers.get("retry-after")),
+            )
+        if 300 <= status < 400:
+            location = reply.headers.get("location", "nowhere")
+            raise TargetError(f"HTTP {status} redirect to {location!r}: redirects are not followed")
+        if not 200 <= status < 300:
+            raise TargetError(f"HTTP {status} {reply.reason}")
+        return parse_contract_body(reply.body)
+
+
+class _Reply(NamedTuple):
+    """What one exchange brought back; `body` is read (decoded) only for a 2xx status."""
+
+    status: int
+    reason: str
+    headers: Mapping[str, str]
+    """Case-insensitive."""
+    body: bytes
+
+
+class _Exchange(Protocol):
+    """Sends one POST and reads the reply, mapping its library's failures to ours.
+
+    Raises `_Retryable` for a failure another attempt may not meet, `TargetError` otherwise.
+    The caller holds the deadline.
+    """
+
+    async def post(self, content: bytes, max_bytes: int) -> _Reply: ...
+
+    async def aclose(self) -> None: ...
+
+
+class _AiohttpExchange:
+    """The production path: one aiohttp session, made on first use inside the run's loop."""
+
+    def __init__(self, url: str, headers: Mapping[str, str], name: str, pool: int) -> None:
+        self._url = url
+        self._headers = dict(headers)
+        self._name = name
+        self._pool = pool
+        self._session: aiohttp.ClientSession | None = None
+        # NOTE: not aiohttp's `trust_env`, which looks the proxy up again on every request
+        # (in a thread) and adds credentials from ~/.netrc, clashing with --header
+        # Authorization. The URL is fixed for the run, so its proxy is found once.
+        self._proxy, proxy_auth, proxy_password = _split_credentials(environment_proxy(url))
+        # The proxy's credentials ride on the request itself for http://, and on the
+        # CONNECT that opens the tunnel for https://.
+        self._proxy_headers: dict[str, str] | None = None
+        if proxy_auth is not None and urlsplit(url).scheme == "https":
+            self._proxy_headers = proxy_auth
+        elif proxy_auth is not None:
+            self._headers |= proxy_auth
+        self.secrets = (*(proxy_auth or {}).values(), *([proxy_password] if proxy_password else []))
+        """The proxy's credentials, if any: never to be shown."""
+
+    def _open(self) -> aiohttp.ClientSession:
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=self._pool, ssl=True),  # TLS verified
+            headers=self._headers,
+            cookie_jar=aiohttp.DummyCookieJar(),  # no state carried from one case to the next
+            timeout=aiohttp.ClientTimeout(total=None),  # the caller's deadline governs
+        )
+        return self._session
+
+    async def post(self, content: bytes, max_bytes: int) -> _Reply:
+        session = self._session or self._open()
+        try:
+            async with session.post(
+                self._url,
+                data=content,
+                allow_redirects=False,
+                proxy=self._proxy,
+                proxy_headers=self._proxy_headers,
+            ) as reply:
+                reason = reply.reason or ""
+                if not 200 <= reply.status < 300:
+                    return _Reply(reply.status, reason, reply.headers, b"")
+                body = await _read_capped(
+                    reply.content.iter_any(), reply.headers.get("content-length"), max_bytes
+                )
+                return _Reply(reply.status, reason, reply.headers, body)
+        except (aiohttp.ClientSSLError, aiohttp.ClientConnectorCertificateError) as exc:
+            raise TargetUnreachableError(
+                f"cannot connect to {self._name}: TLS failed: {_said(exc)}"
+            ) from None
+        except aiohttp.ClientConnectorError as exc:
+            raise _Retryable(
+                TargetUnreachableError(f"cannot connect to {self._name}: {_said(exc)}")
+            ) from None
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+            raise _Retryable(
+                TargetUnreachableError(
+                    f"{self._name} dropped the connection before answering: {_said(exc)}"
+                )
+            ) from None
+        except aiohttp.ClientPayloadError as exc:
+            raise TargetError(f"response body is broken: {_said(exc)}") from None
+        except aiohttp.ClientResponseError as exc:
+            raise TargetError(f"response is not valid HTTP: {_said(exc)}") from None
+        except (aiohttp.ClientError, ValueError) as exc:
+            raise TargetError(f"HTTP exchange failed: {type(exc).__name__}: {exc}") from None
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+class _HttpxExchange:
+    """Sends through an `httpx.AsyncClient` that was passed in."""
+
+    def __init__(
+        self, client: httpx.AsyncClient, url: str, headers: Mapping[str, str], name: str
+    ) -> None:
+        self._client = client
+        self._url = url
+        self._headers = dict(headers)
+        self._name = name
+
+    async def post(self, content: bytes, max_bytes: int) -> _Reply:
+        import httpx  # noqa: PLC0415 - only this path needs it
+
+        request = self._client.build_request(
+            "POST", self._url, content=content, headers=self._headers
+        )
+        try:
+            reply = await self._client.send(request, stream=True, follow_redirects=False)
+            try:
+                if not 200 <= reply.status_code < 300:
+                    return _Reply(reply.status_code, reply.reason_phrase, reply.headers, b"")
+                body = await _read_capped(
+                    reply.aiter_bytes(), reply.headers.get("content-length"), max_bytes
+                )
+                return _Reply(reply.status_code, reply.reason_phrase, reply.headers, body)
+            finally:
+                await reply.aclose()
+        except httpx.TimeoutException as exc:
+            raise _Retryable(TargetTimeoutError(f"timed out: {type(exc).__name__}")) from None
+        except httpx.NetworkError as exc:
+            raise _Retryable(
+                TargetUnreachableError(f"cannot connect to {self._name}: {_said(exc)}")
             ) from None
         except httpx.HTTPError as exc:
             raise TargetError(f"HTTP exchange failed: {type(exc).__name__}: {exc}") from None
-        except (ValueError, OSError) as exc:
-            # The transport's own refusals (aiohttp raises ValueError for some requests).
-            raise TargetError(f"HTTP exchange failed: {type(exc).__name__}: {exc}") from None
-        if status in RETRY_STATUSES:
-            raise _Retryable(
-                TargetError(f"HTTP {status} {reason}"), _retry_after(headers.get("retry-after"))
-            )
-        if 300 <= status < 400:
-            location = headers.get("location", "nowhere")
-            raise TargetError(f"HTTP {status} redirect to {location!r}: redirects are not followed")
-        if not 200 <= status < 300:
-            raise TargetError(f"HTTP {status} {reason}")
-        return parse_contract_body(body)
 
-    async def _exchange(
-        self, request_body: dict[str, object]
-    ) -> tuple[int, str, httpx.Headers, bytes]:
-        request = self._client.build_request(
-            "POST", self.url, json=request_body, headers=self._headers
-        )
-        reply = await self._client.send(request, stream=True)
-        try:
-            if not 200 <= reply.status_code < 300:
-                return reply.status_code, reply.reason_phrase, reply.headers, b""
-            declared = reply.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > self.settings.max_bytes:
-                _too_large(self.settings.max_bytes)
-            body = bytearray()
-            async for chunk in reply.aiter_bytes():  # decoded: a compressed bomb counts in full
-                body += chunk
-                if len(body) > self.settings.max_bytes:
-                    _too_large(self.settings.max_bytes)
-            return reply.status_code, reply.reason_phrase, reply.headers, bytes(body)
-        finally:
-            await reply.aclose()
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+async def _read_capped(chunks: AsyncIterator[bytes], declared: str | None, limit: int) -> bytes:
+    """The decoded body, refused as soon as it passes `limit` bytes (a bomb counts in full)."""
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        _too_large(limit)
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > limit:
+            _too_large(limit)
+    return bytes(body)
+
+
+def environment_proxy(url: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The proxy the environment names for `url`, if any.
+
+    `HTTP_PROXY` or `HTTPS_PROXY` by the URL's scheme, else `ALL_PROXY`; none when `NO_PROXY`
+    exempts the host. Each name is read in lower case first, then upper case, as curl does.
+
+    Raises:
+        UsageError: the proxy is not an http:// or https:// URL (aiohttp speaks no SOCKS).
+    """
+    env = os.environ if environ is None else environ
+    proxies: dict[str, str] = {}
+    for name in ("http", "https", "all", "no"):
+        value = env.get(f"{name}_proxy") or env.get(f"{name.upper()}_PROXY")
+        if value:
+            proxies[name] = value
+    parts = urlsplit(url)
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    # The standard library's own NO_PROXY matching, which typeshed does not declare.
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
+    if proxy is None or bypass(parts.hostname or "", proxies):
+        return None
+    if urlsplit(proxy).scheme not in ("http", "https"):
+        where = urlsplit(proxy)
+        port = f":{where.port}" if where.port else ""
+        shown = where._replace(netloc=f"{where.hostname or ''}{port}").geturl()
+        raise UsageError(f"the environment's proxy {shown!r} for {url!r} is not an http:// URL")
+    return proxy
+
+
+def _split_credentials(
+    proxy: str | None,
+) -> tuple[str | None, dict[str, str] | None, str | None]:
+    """A proxy URL without its `user:password@`; the proxy's Basic auth header; the password.
+
+    aiohttp sends no credentials that are left in an explicit proxy URL.
+    """
+    if proxy is None:
+        return None, None, None
+    parts = urlsplit(proxy)
+    if parts.username is None:
+        return proxy, None, None
+    auth = {"Proxy-Authorization": _basic(parts.username, parts.password)}
+    port = f":{parts.port}" if parts.port else ""
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname or ""
+    password = unquote(parts.password) if parts.password else None
+    return urlunsplit(parts._replace(netloc=f"{host}{port}")), auth, password
+
+
+def _basic(username: str, password: str | None) -> str:
+    """A Basic `Authorization` value from a URL's (percent-encoded) user and password."""
+    pair = f"{unquote(username)}:{unquote(password or '')}"
+    return "Basic " + base64.b64encode(pair.encode()).decode()
+
+
+def _request_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """What every request carries: the contract's content type, our name, then `--header`s.
+
+    A `--header` replaces a default of the same name, whatever its case.
+    """
+    given = {name.lower() for name in headers}
+    defaults = {"Content-Type": "application/json", "User-Agent": f"gauntlet/{__version__}"}
+    kept = {name: value for name, value in defaults.items() if name.lower() not in given}
+    return kept | dict(headers)
 
 
 def _body(prompt: str, language: str, history: Sequence[Message] | None) -> dict[str, object]:
@@ -379,13 +572,12 @@ def _stamp(error: TargetError, attempts: int, waited: float) -> None:
     error.waited = round(waited, 3)
 
 
-def _root_cause(exc: BaseException) -> BaseException:
-    seen = {id(exc)}
-    while exc.__cause__ is not None and id(exc.__cause__) not in seen:
-        exc = exc.__cause__
-        seen.add(id(exc))
-    return exc
+def _said(exc: BaseException) -> str:
+    """What an exception says, on one line and briefly: a reason goes in a table cell.
 
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc) or type(exc).__name__).splitlines()[0]
+    aiohttp's HTTP parse errors carry their words in `message`, theirs or their cause's.
+    """
+    said = [getattr(error, "message", None) for error in (exc, exc.__cause__) if error]
+    text = next((m for m in said if isinstance(m, str) and m), str(exc) or type(exc).__name__)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"

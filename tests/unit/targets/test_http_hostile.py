@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import random
 import socket
+import ssl
 import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from httpx_aiohttp import AiohttpTransport, HttpxAiohttpClient
+import trustme
 
 from gauntlet.errors import (
     TargetContractError,
@@ -21,7 +22,7 @@ from gauntlet.errors import (
 from gauntlet.targets.contract import TargetResponse, Traced
 from gauntlet.targets.http import HttpSettings, HttpTarget
 
-from ...hostile_server import CITED, HostileServer, answer, hostile_server
+from ...hostile_server import HostileServer, answer, hostile_server
 
 pytestmark = pytest.mark.network
 
@@ -101,13 +102,89 @@ def test_a_good_answer_comes_back_on_the_first_attempt(
     assert (seen.path, seen.prompt) == ("/ok", "opening hours?")
 
 
-def test_the_default_client_is_httpx_over_aiohttp(server: HostileServer) -> None:
-    target = HttpTarget(server.url("/ok"), settings=FAST)
-    client = target._client
-    assert isinstance(client, HttpxAiohttpClient)
-    assert isinstance(client._transport, AiohttpTransport)
-    assert _ask(target).response.citations == (CITED,)
-    assert server.hits("/ok") == 1
+def test_one_pool_sized_to_the_concurrency_serves_every_ask(server: HostileServer) -> None:
+    """Twelve asks at once through a pool of three: three connections, each kept alive."""
+    target = HttpTarget(server.url("/ok"), settings=FAST, concurrency=3)
+
+    async def go() -> list[Traced]:
+        try:
+            asks = (target.ask_traced(f"question {n}", "en") for n in range(12))
+            return await asyncio.gather(*asks)
+        finally:
+            await target.aclose()
+
+    answers = asyncio.run(go())
+    assert sorted(traced.response.text for traced in answers) == sorted(
+        f"You asked: question {n}" for n in range(12)
+    )
+    ports = {seen.client_port for seen in server.seen}
+    assert len(ports) == 3, ports
+
+
+def test_every_request_says_who_sent_it(server: HostileServer, sleeps: Sleeps) -> None:
+    _ask(_target(server.url("/ok"), sleeps))
+    [seen] = server.seen
+    assert seen.headers["user-agent"].startswith("gauntlet/")
+
+
+def test_a_header_replaces_a_default_whatever_its_case(
+    server: HostileServer, sleeps: Sleeps
+) -> None:
+    _ask(_target(server.url("/ok"), sleeps, headers={"user-agent": "probe/1"}))
+    [seen] = server.seen
+    assert seen.headers["user-agent"] == "probe/1"
+
+
+def test_no_cookie_is_carried_from_one_case_to_the_next(server: HostileServer) -> None:
+    # By name, not by address: a cookie jar may ignore cookies from a bare IP address anyway.
+    url = server.url("/set-cookie").replace("127.0.0.1", "localhost")
+    target = HttpTarget(url, settings=FAST)
+
+    async def go() -> list[str]:
+        try:
+            return [(await target.ask("a", "en")).text, (await target.ask("b", "en")).text]
+        finally:
+            await target.aclose()
+
+    assert asyncio.run(go()) == ["You sent Cookie: (none)"] * 2
+
+
+def test_the_environments_proxy_carries_the_request(
+    server: HostileServer, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hostile server stands in for the proxy: it is sent the whole URL, for any host."""
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", server.url(""))
+    traced = _ask(_target("http://gauntlet.invalid/ok", sleeps))
+    assert traced.response.text == "You asked: hello"
+    [seen] = server.seen
+    assert seen.path == "http://gauntlet.invalid/ok"
+    assert "proxy-authorization" not in seen.headers
+
+
+def test_the_proxys_credentials_go_to_the_proxy(
+    server: HostileServer, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", server.url("", userinfo="proxy%20user:pr0xy"))
+    target = _target("http://gauntlet.invalid/ok", sleeps)
+    basic = "cHJveHkgdXNlcjpwcjB4eQ=="  # base64("proxy user:pr0xy")
+    assert {f"Basic {basic}", basic, "pr0xy"} <= set(target.secrets)
+    _ask(target)
+    [seen] = server.seen
+    assert seen.headers["proxy-authorization"] == "Basic cHJveHkgdXNlcjpwcjB4eQ=="
+
+
+def test_no_proxy_exempts_a_host(
+    server: HostileServer, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    traced = _ask(_target(server.url("/ok"), sleeps))
+    assert traced.response.text == "You asked: hello"
+    assert [seen.path for seen in server.seen] == ["/ok"]
 
 
 def test_an_injected_client_is_used_instead(server: HostileServer, sleeps: Sleeps) -> None:
@@ -122,6 +199,19 @@ def test_an_injected_client_is_used_instead(server: HostileServer, sleeps: Sleep
     assert traced.response.text == "from the mock"
     assert [str(request.url) for request in asked] == [server.url("/ok")]
     assert server.hits("/ok") == 0
+
+
+def test_a_certificate_nobody_trusts_fails_at_once(sleeps: Sleeps) -> None:
+    """TLS is verified by default, and a failed verification is not worth a retry."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    trustme.CA().issue_cert("127.0.0.1").configure_cert(context)
+    with hostile_server(tls=context) as server:
+        error = _fails(
+            _target(server.url("/ok"), sleeps),
+            TargetUnreachableError,
+            r"^cannot connect to https://127\.0\.0\.1:\d+/ok: TLS failed: .*certificate verify",
+        )
+        assert (error.attempts, sleeps.waits, server.hits("/ok")) == (1, [], 0)
 
 
 def test_a_slow_answer_times_out_on_every_attempt(server: HostileServer, sleeps: Sleeps) -> None:
@@ -165,6 +255,52 @@ def test_a_refused_connection_is_unreachable_after_every_retry(sleeps: Sleeps) -
     assert 0.5 <= sleeps.waits[0] <= 0.75
     assert 1.0 <= sleeps.waits[1] <= 1.5
     assert error.waited == pytest.approx(sum(sleeps.waits), abs=0.002)
+
+
+def test_a_dropped_connection_is_retried(server: HostileServer, sleeps: Sleeps) -> None:
+    traced = _ask(_target(server.url("/hang-up"), sleeps))
+    assert traced.response.text == "You asked: hello"
+    assert (traced.attempts, server.hits("/hang-up")) == (3, 3)
+    assert len(sleeps.waits) == 2
+
+
+def test_a_connection_dropped_past_the_last_retry_is_unreachable(
+    server: HostileServer, sleeps: Sleeps
+) -> None:
+    error = _fails(
+        _target(server.url("/hang-up"), sleeps, HttpSettings(timeout=0.5, retries=1)),
+        TargetUnreachableError,
+        r"^http://127\.0\.0\.1:\d+/hang-up dropped the connection before answering: .+ "
+        r"\(after 2 attempts\)$",
+    )
+    assert (error.attempts, server.hits("/hang-up")) == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("/truncated", r"Not enough data to satisfy content length header \(received \d+ of"),
+        ("/bad-gzip", r"Can not decode content-encoding: gzip$"),
+    ],
+)
+def test_a_broken_body_is_an_error_and_not_retried(
+    server: HostileServer, sleeps: Sleeps, path: str, reason: str
+) -> None:
+    error = _fails(
+        _target(server.url(path), sleeps), TargetError, rf"^response body is broken: {reason}"
+    )
+    assert (error.attempts, sleeps.waits, server.hits(path)) == (1, [], 1)
+
+
+def test_a_reply_that_is_not_http_is_an_error_and_not_retried(
+    server: HostileServer, sleeps: Sleeps
+) -> None:
+    error = _fails(
+        _target(server.url("/not-http"), sleeps),
+        TargetError,
+        r"^response is not valid HTTP: Bad status line: .*b'SSH-2\.0-OpenSSH_9\.6' \^$",
+    )
+    assert (error.attempts, sleeps.waits, server.hits("/not-http")) == (1, [], 1)
 
 
 def test_429_with_retry_after_seconds_waits_as_told(server: HostileServer, sleeps: Sleeps) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ from gauntlet.errors import (
     TargetUnreachableError,
     UsageError,
 )
-from gauntlet.targets.http import HttpTarget
+from gauntlet.targets.http import HttpTarget, environment_proxy
 
 BODY = {"text": "a", "citations": [], "context_ids": [], "refused": False, "escalated": False}
 
@@ -98,3 +99,68 @@ def test_transport_failures_are_converted(exception: Exception, error: type[Exce
 def test_a_url_that_is_not_http_is_refused(url: str) -> None:
     with pytest.raises(UsageError, match="expected an http:// or https:// URL"):
         HttpTarget(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "environ", "proxy"),
+    [
+        ("http://a.test/x", {}, None),
+        ("http://a.test/x", {"HTTP_PROXY": "http://p:1"}, "http://p:1"),
+        (
+            "http://a.test/x",
+            {"http_proxy": "http://low:1", "HTTP_PROXY": "http://up:1"},
+            "http://low:1",
+        ),
+        ("https://a.test/x", {"HTTP_PROXY": "http://p:1"}, None),
+        ("https://a.test/x", {"HTTPS_PROXY": "http://s:1"}, "http://s:1"),
+        ("https://a.test/x", {"ALL_PROXY": "http://all:1"}, "http://all:1"),
+        ("http://a.test/x", {"HTTP_PROXY": "http://p:1", "NO_PROXY": "a.test"}, None),
+        ("http://b.a.test/x", {"HTTP_PROXY": "http://p:1", "no_proxy": ".a.test"}, None),
+        ("http://a.test/x", {"HTTP_PROXY": "http://p:1", "NO_PROXY": "*"}, None),
+        ("http://a.test/x", {"HTTP_PROXY": "http://p:1", "NO_PROXY": "other.test"}, "http://p:1"),
+    ],
+)
+def test_the_environment_names_the_proxy(
+    url: str, environ: dict[str, str], proxy: str | None
+) -> None:
+    assert environment_proxy(url, environ) == proxy
+
+
+def test_a_socks_proxy_is_refused_without_its_credentials() -> None:
+    with pytest.raises(
+        UsageError, match=r"proxy 'socks5://p:1080' for .* is not an http"
+    ) as caught:
+        environment_proxy("https://a.test/", {"ALL_PROXY": "socks5://user:pw@p:1080"})
+    assert "pw" not in str(caught.value)
+
+
+def test_a_header_replaces_a_default_whatever_its_case() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=BODY)
+
+    target = HttpTarget(
+        "http://example.test/",
+        headers={"content-type": "application/json; charset=utf-8"},
+        client=httpx.AsyncClient(transport=httpx.MockTransport(handler)),
+    )
+    asyncio.run(target.ask("hello", "en"))
+    asyncio.run(target.aclose())
+    [request] = seen
+    assert request.headers.get_list("content-type") == ["application/json; charset=utf-8"]
+    assert request.headers["user-agent"].startswith("gauntlet/")
+
+
+def test_a_body_that_breaks_off_mid_stream_is_an_error() -> None:
+    class Broken(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            yield b'{"text": '
+            raise httpx.ReadError("connection reset")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=Broken())
+
+    with pytest.raises(TargetUnreachableError, match="connection reset"):
+        _ask(_target(httpx.MockTransport(handler)))
