@@ -703,7 +703,7 @@ def machine_facts() -> list[str]:
                 break
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     versions = ", ".join(
-        f"{name} {metadata.version(name)}" for name in ("aiohttp", "httpx", "httpx-aiohttp")
+        f"{name} {metadata.version(name)}" for name in ("aiohttp", "multidict", "yarl")
     )
     return [
         f"- CPU: {os.cpu_count()} logical CPUs ({usable} usable), {model}",
