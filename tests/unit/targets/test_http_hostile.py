@@ -9,6 +9,7 @@ import ssl
 import time
 from collections.abc import Iterator
 
+import aiohttp
 import httpx
 import pytest
 import trustme
@@ -105,12 +106,15 @@ def test_a_good_answer_comes_back_on_the_first_attempt(
 def test_one_pool_sized_to_the_concurrency_serves_every_ask(server: HostileServer) -> None:
     """Twelve asks at once through a pool of three: three connections, each kept alive."""
     target = HttpTarget(server.url("/ok"), settings=FAST, concurrency=3)
+    pools: list[aiohttp.BaseConnector | None] = []
 
     async def go() -> list[Traced]:
         try:
             asks = (target.ask_traced(f"question {n}", "en") for n in range(12))
             return await asyncio.gather(*asks)
         finally:
+            # What carried them: aiohttp's pool, not httpx's (the benchmarks rest on this).
+            pools.append(target._exchange._session.connector)  # type: ignore[attr-defined]
             await target.aclose()
 
     answers = asyncio.run(go())
@@ -119,6 +123,9 @@ def test_one_pool_sized_to_the_concurrency_serves_every_ask(server: HostileServe
     )
     ports = {seen.client_port for seen in server.seen}
     assert len(ports) == 3, ports
+    [pool] = pools
+    assert isinstance(pool, aiohttp.TCPConnector)
+    assert pool.limit == 3
 
 
 def test_every_request_says_who_sent_it(server: HostileServer, sleeps: Sleeps) -> None:
