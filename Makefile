@@ -33,11 +33,13 @@ $(STAMP): requirements.lock pyproject.toml
 
 dev: $(STAMP) ## create .venv with the locked tools and gauntlet installed editable
 
-lock: ## re-resolve dependencies and export the hash-locked requirements.lock
+lock: ## re-resolve dependencies; export requirements.lock (everything) and action.lock (to run)
 	@$(UV_BOOTSTRAP)
 	$(UV) lock --quiet
 	$(UV) export --quiet --format requirements-txt --all-groups --no-emit-project \
 		--no-header --output-file requirements.lock
+	$(UV) export --quiet --format requirements-txt --no-default-groups --group build \
+		--no-emit-project --no-header --output-file action.lock
 	@rm -f uv.lock
 
 verify: format-check lint types test actions ## everything CI checks: format, lint, types, tests, zizmor

@@ -675,6 +675,7 @@ def test_the_install_step_is_identifiable_and_installs_from_the_action_directory
     [install] = [step for step in STEPS if step.get("id") == "install"]
     assert '"$GITHUB_ACTION_PATH"' in install["run"]
     assert "--require-hashes" in install["run"]
+    assert '"$GITHUB_ACTION_PATH/action.lock"' in install["run"]
     assert all(step.get("shell") == "bash" for step in STEPS if "run" in step)
 
 
