@@ -302,7 +302,8 @@ def score(
 ) -> Results:
     """Judge every observation and decide the verdict. Pure.
 
-    `earlier` holds cases judged by an earlier, interrupted run being resumed.
+    `earlier` holds cases already judged: by an earlier, interrupted run being resumed, or
+    as they finished.
     """
     redactor = redactor or Redactor()
     cases = [
@@ -354,21 +355,31 @@ def run_gauntlet(
     todo = [item for item in run_plan.items if item.plan_index not in earlier]
     started = clock()
 
+    judged: dict[int, CaseResult] = {}
+
     def finished(item: Planned, observations: list[Observation]) -> None:
+        # Judged once, as soon as every ask is answered: the journal and the results share it.
+        case = judge_case(item, observations, redactor=redactor)
+        judged[item.plan_index] = case
         if journal is not None:
-            journal.append(judge_case(item, observations, redactor=redactor))
+            journal.append(case)
 
     session = _Session(todo, target, concurrency, progress, preflight, grace, finished)
     observations = asyncio.run(session.run())
+    unfinished = [
+        (item, seen)
+        for item, seen in zip(todo, observations, strict=True)
+        if item.plan_index not in judged
+    ]
     results = score(
-        run_plan._replace(items=todo),
-        observations,
+        run_plan._replace(items=[item for item, _ in unfinished]),
+        [seen for _, seen in unfinished],
         target=target_info,
         started_at=started,
         finished_at=clock(),
         interrupted_by=session.interrupted_by,
         redactor=redactor,
-        earlier=list(earlier.values()),
+        earlier=[*earlier.values(), *judged.values()],
     )
     return results
 
