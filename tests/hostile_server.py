@@ -144,6 +144,20 @@ class _Handler(BaseHTTPRequestHandler):
         """Behave as for POST, with an empty prompt."""
         self._dispatch()
 
+    def do_CONNECT(self) -> None:
+        """As a proxy asked for a tunnel: record the request, then refuse it with 407."""
+        with self.state.lock:
+            self.state.seen.append(
+                Seen(
+                    self.path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    "",
+                    self.client_address[1],
+                )
+            )
+        self._send(407, b"", headers={"Proxy-Authenticate": 'Basic realm="hostile"'})
+        self.close_connection = True
+
     def do_POST(self) -> None:
         """Read the prompt and behave as the path says."""
         self._dispatch()

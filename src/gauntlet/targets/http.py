@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
-from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
 import aiohttp
 
@@ -139,8 +139,11 @@ class HttpTarget:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError(f"--http-url: expected an http:// or https:// URL, got {url!r}")
-        port = f":{parts.port}" if parts.port else ""
-        self.name = f"{parts.scheme}://{parts.hostname}{port}{parts.path or '/'}"
+        try:
+            bare = _without_userinfo(parts)
+        except ValueError as exc:  # urllib's words for a port that is not a port
+            raise UsageError(f"--http-url: not a valid port ({exc})") from None
+        self.name = f"{parts.scheme}://{bare.netloc}{parts.path or '/'}"
         """Scheme, host, port and path: never credentials or a query string."""
         self.settings = settings or HttpSettings()
         self._headers = dict(headers or {})
@@ -153,10 +156,7 @@ class HttpTarget:
                     "--http-url has credentials and --header sets Authorization: choose one"
                 )
             self._headers["Authorization"] = _basic(parts.username, parts.password)
-            netloc = f"{parts.hostname}{port}"
-            if ":" in (parts.hostname or ""):
-                netloc = f"[{parts.hostname}]{port}"
-            parts = parts._replace(netloc=netloc)
+            parts = bare
         self.url = urlunsplit(parts)
         self._sleep = sleep
         self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
@@ -306,6 +306,7 @@ class _AiohttpExchange:
         # (in a thread) and adds credentials from ~/.netrc, clashing with --header
         # Authorization. The URL is fixed for the run, so its proxy is found once.
         self._proxy, proxy_auth, proxy_password = _split_credentials(environment_proxy(url))
+        self._proxy_shown = urlsplit(self._proxy or "")._replace(path="", query="").geturl()
         # The proxy's credentials ride on the request itself for http://, and on the
         # CONNECT that opens the tunnel for https://.
         self._proxy_headers: dict[str, str] | None = None
@@ -345,6 +346,18 @@ class _AiohttpExchange:
         except (aiohttp.ClientSSLError, aiohttp.ClientConnectorCertificateError) as exc:
             raise TargetUnreachableError(
                 f"cannot connect to {self._name}: TLS failed: {_said(exc)}"
+            ) from None
+        except aiohttp.ClientProxyConnectionError as exc:
+            raise _Retryable(
+                TargetUnreachableError(
+                    f"cannot connect to {self._name} through the proxy {self._proxy_shown}: "
+                    f"{_said(exc)}"
+                )
+            ) from None
+        except aiohttp.ClientHttpProxyError as exc:
+            raise TargetUnreachableError(
+                f"the proxy {self._proxy_shown} refused to reach {self._name}: "
+                f"HTTP {exc.status} {exc.message}"
             ) from None
         except aiohttp.ClientConnectorError as exc:
             raise _Retryable(
@@ -443,10 +456,11 @@ def environment_proxy(url: str, environ: Mapping[str, str] | None = None) -> str
     if proxy is None or bypass(parts.hostname or "", proxies):
         return None
     if urlsplit(proxy).scheme not in ("http", "https"):
-        where = urlsplit(proxy)
-        port = f":{where.port}" if where.port else ""
-        shown = where._replace(netloc=f"{where.hostname or ''}{port}").geturl()
-        raise UsageError(f"the environment's proxy {shown!r} for {url!r} is not an http:// URL")
+        shown = _without_userinfo(urlsplit(proxy)).geturl()
+        raise UsageError(
+            f"the environment's proxy {shown!r} for {parts.scheme}://{parts.hostname} "
+            "is not an http:// URL: only http:// proxies are supported"
+        )
     return proxy
 
 
@@ -463,10 +477,16 @@ def _split_credentials(
     if parts.username is None:
         return proxy, None, None
     auth = {"Proxy-Authorization": _basic(parts.username, parts.password)}
-    port = f":{parts.port}" if parts.port else ""
-    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname or ""
     password = unquote(parts.password) if parts.password else None
-    return urlunsplit(parts._replace(netloc=f"{host}{port}")), auth, password
+    return _without_userinfo(parts).geturl(), auth, password
+
+
+def _without_userinfo(parts: SplitResult) -> SplitResult:
+    """The URL without `user:password@` (an IPv6 host keeps its brackets)."""
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    port = f":{parts.port}" if parts.port else ""
+    return parts._replace(netloc=f"{host}{port}")
 
 
 def _basic(username: str, password: str | None) -> str:

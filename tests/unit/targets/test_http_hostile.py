@@ -184,6 +184,44 @@ def test_the_proxys_credentials_go_to_the_proxy(
     assert seen.headers["proxy-authorization"] == "Basic cHJveHkgdXNlcjpwcjB4eQ=="
 
 
+def test_a_proxy_that_is_down_is_named(sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://user:pw@127.0.0.1:{port}/")
+    error = _fails(
+        _target("http://gauntlet.invalid/ok", sleeps, HttpSettings(timeout=0.5, retries=0)),
+        TargetUnreachableError,
+        rf"^cannot connect to http://gauntlet\.invalid/ok through the proxy "
+        rf"http://127\.0\.0\.1:{port}: ",
+    )
+    assert "pw" not in str(error)
+
+
+def test_a_tunnel_the_proxy_refuses_is_an_error_and_carries_its_credentials(
+    server: HostileServer, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For https:// the proxy is asked for a tunnel (CONNECT), with the credentials on it."""
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", server.url("", userinfo="proxy%20user:pr0xy"))
+    target = _target("https://gauntlet.invalid/ok", sleeps)
+    # Not on the requests themselves, which travel through the tunnel to the target.
+    assert "Proxy-Authorization" not in target._exchange._headers  # type: ignore[attr-defined]
+    error = _fails(
+        target,
+        TargetUnreachableError,
+        r"^the proxy http://127\.0\.0\.1:\d+ refused to reach https://gauntlet\.invalid/ok: "
+        r"HTTP 407 Proxy Authentication Required$",
+    )
+    assert (error.attempts, sleeps.waits) == (1, [])
+    [seen] = server.seen
+    assert seen.path == "gauntlet.invalid:443"
+    assert seen.headers["proxy-authorization"] == "Basic cHJveHkgdXNlcjpwcjB4eQ=="
+
+
 def test_no_proxy_exempts_a_host(
     server: HostileServer, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,7 +16,7 @@ from gauntlet.errors import (
     TargetUnreachableError,
     UsageError,
 )
-from gauntlet.targets.http import HttpTarget, environment_proxy
+from gauntlet.targets.http import MAX_REASON, HttpTarget, _said, environment_proxy
 
 BODY = {"text": "a", "citations": [], "context_ids": [], "refused": False, "escalated": False}
 
@@ -126,12 +126,43 @@ def test_the_environment_names_the_proxy(
     assert environment_proxy(url, environ) == proxy
 
 
-def test_a_socks_proxy_is_refused_without_its_credentials() -> None:
+def test_a_socks_proxy_is_refused_without_its_credentials_or_the_query() -> None:
     with pytest.raises(
-        UsageError, match=r"proxy 'socks5://p:1080' for .* is not an http"
+        UsageError, match=r"proxy 'socks5://p:1080' for https://a\.test is not an http"
     ) as caught:
-        environment_proxy("https://a.test/", {"ALL_PROXY": "socks5://user:pw@p:1080"})
+        environment_proxy("https://a.test/?key=k3y", {"ALL_PROXY": "socks5://user:pw@p:1080"})
     assert "pw" not in str(caught.value)
+    assert "k3y" not in str(caught.value)
+
+
+def test_an_ipv6_proxy_keeps_its_brackets_without_its_credentials() -> None:
+    with pytest.raises(UsageError, match=r"proxy 'socks5://\[::1\]:1080' for"):
+        environment_proxy("http://a.test/", {"ALL_PROXY": "socks5://u:p@[::1]:1080"})
+
+
+@pytest.mark.parametrize(
+    ("url", "name"),
+    [
+        ("http://u:p@[::1]:8080/x?key=1", "http://[::1]:8080/x"),
+        ("https://example.test", "https://example.test/"),
+    ],
+)
+def test_the_name_keeps_host_port_and_path_only(url: str, name: str) -> None:
+    assert HttpTarget(url).name == name
+
+
+@pytest.mark.parametrize("url", ["http://h:abc/", "http://h:99999/"])
+def test_a_url_with_a_bad_port_is_refused(url: str) -> None:
+    with pytest.raises(UsageError, match=r"^--http-url: not a valid port \(Port "):
+        HttpTarget(url)
+
+
+def test_a_long_transport_message_is_cut_to_one_short_line() -> None:
+    said = _said(OSError("first line\n" + "word " * 100))
+    assert "\n" not in said
+    assert len(said) == MAX_REASON
+    assert said.startswith("first line word word")
+    assert said.endswith("…")
 
 
 def test_a_header_replaces_a_default_whatever_its_case() -> None:
