@@ -43,10 +43,10 @@ class Sleeps:
 
 @pytest.fixture(autouse=True)
 def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The client trusts the environment: no proxy may stand between it and 127.0.0.1."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+    """The client reads proxies from the environment: each test starts with none set."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("all_proxy", raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
 
 
 @pytest.fixture
@@ -72,6 +72,13 @@ def _target(
     return HttpTarget(
         url, headers=headers, settings=settings, client=client, sleep=sleeps, rng=jitter
     )
+
+
+def _unused_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on: a connection to it is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _ask(target: HttpTarget, prompt: str = "hello") -> Traced:
@@ -160,8 +167,6 @@ def test_the_environments_proxy_carries_the_request(
     server: HostileServer, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The hostile server stands in for the proxy: it is sent the whole URL, for any host."""
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", server.url(""))
     traced = _ask(_target("http://gauntlet.invalid/ok", sleeps))
     assert traced.response.text == "You asked: hello"
@@ -173,8 +178,6 @@ def test_the_environments_proxy_carries_the_request(
 def test_the_proxys_credentials_go_to_the_proxy(
     server: HostileServer, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", server.url("", userinfo="proxy%20user:pr0xy"))
     target = _target("http://gauntlet.invalid/ok", sleeps)
     basic = "cHJveHkgdXNlcjpwcjB4eQ=="  # base64("proxy user:pr0xy")
@@ -185,11 +188,7 @@ def test_the_proxys_credentials_go_to_the_proxy(
 
 
 def test_a_proxy_that_is_down_is_named(sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _unused_port()
     monkeypatch.setenv("HTTP_PROXY", f"http://user:pw@127.0.0.1:{port}/")
     error = _fails(
         _target("http://gauntlet.invalid/ok", sleeps, HttpSettings(timeout=0.5, retries=0)),
@@ -204,8 +203,6 @@ def test_a_tunnel_the_proxy_refuses_is_an_error_and_carries_its_credentials(
     server: HostileServer, sleeps: Sleeps, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """For https:// the proxy is asked for a tunnel (CONNECT), with the credentials on it."""
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTPS_PROXY", server.url("", userinfo="proxy%20user:pr0xy"))
     target = _target("https://gauntlet.invalid/ok", sleeps)
     # Not on the requests themselves, which travel through the tunnel to the target.
@@ -285,10 +282,7 @@ def test_a_trickling_body_hits_the_whole_exchange_deadline(
 
 
 def test_a_refused_connection_is_unreachable_after_every_retry(sleeps: Sleeps) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    # Nothing listens on the port now: every connection attempt is refused at once.
+    port = _unused_port()
     error = _fails(
         _target(f"http://127.0.0.1:{port}/ask", sleeps),
         TargetUnreachableError,
