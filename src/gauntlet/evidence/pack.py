@@ -24,6 +24,7 @@ from gauntlet.run.results import (
     Outcome,
     Results,
     TargetInfo,
+    Totals,
     Verdict,
     exit_code_for,
 )
@@ -75,16 +76,6 @@ class RunFacts(_Record):
     run_gauntlet_version: str
     """The gauntlet that ran the cases (the pack may be built by a later one)."""
     results_schema_version: int
-
-
-class Counts(_Record):
-    """Cases by outcome."""
-
-    total: int
-    passed: int
-    failed: int
-    errored: int
-    not_run: int
 
 
 class LanguageCounts(_Record):
@@ -196,7 +187,7 @@ class EvidencePack(_Record):
     results_digest: str
     run: RunFacts
     verdict: VerdictEvidence
-    totals: Counts
+    totals: Totals
     languages: tuple[LanguageCounts, ...]
     """Cases per language across the run; a language not listed was not tested."""
     untested_languages_note: str
@@ -233,7 +224,7 @@ def build_pack(
             results_schema_version=results.schema_version,
         ),
         verdict=_verdict(results),
-        totals=Counts(**results.totals.model_dump()),
+        totals=results.totals,
         languages=tuple(
             LanguageCounts(language=language, **_count(results, language)) for language in languages
         ),
