@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import gzip
 import json
@@ -52,6 +54,10 @@ PATHS = (
     "/bad-gzip",
     "/set-cookie",
     "/not-http",
+    "/echo-basic",
+    "/401-echo",
+    "/422",
+    "/redirect-secret",
 )
 """Every path with a behaviour; any other path gets 404."""
 
@@ -276,6 +282,34 @@ class _Handler(BaseHTTPRequestHandler):
                 # Another protocol's greeting where a status line should be.
                 self.wfile.write(b"SSH-2.0-OpenSSH_9.6\r\n\r\n")
                 self.close_connection = True
+            case "/echo-basic":
+                # Decodes Basic credentials and says them back, as a debugging endpoint would.
+                scheme, _, token = self.headers.get("Authorization", "").partition(" ")
+                try:
+                    pair = base64.b64decode(token, validate=True).decode()
+                except (binascii.Error, UnicodeDecodeError):
+                    pair = "(none)"
+                user, _, password = pair.partition(":")
+                text = f"You are {user} ({scheme}) with password {password}"
+                self._send(200, _json(answer(text)))
+            case "/401-echo":
+                # Refuses, quoting the credentials it got in the reason phrase and the body.
+                authorization = self.headers.get("Authorization", "(none)")
+                body = _json({"error": f"bad credentials {authorization}"})
+                self._send(401, body, reason=f"Unauthorized {authorization}")
+            case "/422":
+                # For a prompt saying "bad": the explanation a real API gives, with a terminal
+                # escape and a line break that must reach no terminal and no report raw.
+                body = b"field 'prompt' \x1b[31mis required\x1b[0m\n::error::forged"
+                if "bad" in prompt.lower():
+                    self._send(422, body, content_type="text/plain")
+                else:
+                    self._send(200, good)
+            case "/redirect-secret":
+                location = (
+                    "https://login:pa55w0rd-9f2c@sso.example.test/cb?token=t0k-84c1e6d2aa&x=1"
+                )
+                self._send(302, b"", headers={"Location": location})
             case "/set-cookie":
                 text = f"You sent Cookie: {self.headers.get('Cookie', '(none)')}"
                 self._send(200, _json(answer(text)), headers={"Set-Cookie": "session=s1; Path=/"})
@@ -290,9 +324,10 @@ class _Handler(BaseHTTPRequestHandler):
         content_type: str = "application/json",
         headers: Mapping[str, str] | None = None,
         declared: int | None = None,
+        reason: str | None = None,
     ) -> None:
         """Send a whole response; `declared` claims another Content-Length than the body's."""
-        self.send_response(status)
+        self.send_response(status, reason)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body) if declared is None else declared))
         for name, value in (headers or {}).items():

@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -17,16 +17,17 @@ from rich.text import Text
 
 from gauntlet import __version__
 from gauntlet.defaults import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from gauntlet.display import guard_lines, printable
 from gauntlet.errors import ConfigErrors, ExitCode, GauntletError, UsageError
+from gauntlet.redact import MIN_SECRET_LENGTH, Redactor
 from gauntlet.targets.toy.defects import ToyDefect
 
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
     from gauntlet.evidence.pack import EvidencePack
-    from gauntlet.redact import Redactor
     from gauntlet.run.results import Shard, TargetInfo
     from gauntlet.targets.contract import Target
-    from gauntlet.targets.http import HttpSettings
+    from gauntlet.targets.http import Header, HttpSettings
 
 # Each command imports what it needs when it runs: `gauntlet --version` and `--help` stay
 # fast, and a run against the toy never loads the HTTP client.
@@ -47,23 +48,52 @@ app = typer.Typer(
 
 
 class _Options:
-    """Options of the top-level callback that `run` needs after the command ends."""
+    """State the whole invocation shares: the callback's options, the secrets to mask."""
 
     show_traceback = False
+    redactor = Redactor()
+    """Every secret known so far (header values, URL credentials), masked in every line."""
+
+
+def _safe(text: str) -> str:
+    """`text` as it may be printed: secrets masked, no line able to act on the CI runner."""
+    return guard_lines(_Options.redactor.text(text))
+
+
+class _GuardedConsole(Console):
+    """A console whose every line is masked and guarded (see `gauntlet.display`)."""
+
+    def print(self, *objects: object, **options: Any) -> None:
+        """See `rich.console.Console.print`; text and `Text` are made safe first."""
+        super().print(*(_safe_object(item) for item in objects), **options)
+
+
+def _safe_object(item: object) -> object:
+    if isinstance(item, Text):
+        plain = item.plain
+        safe = _safe(plain)
+        return item if safe == plain else Text(safe)  # the styles no longer fit: dropped
+    if isinstance(item, str):
+        return _safe(item)
+    return item
+
+
+def _echo(text: str, *, nl: bool = True) -> None:
+    typer.echo(_safe(text), nl=nl)
 
 
 def _stdout() -> Console:
     # soft_wrap: never break a `path:line:column` line to fit a terminal or a CI log.
-    return Console(highlight=False, soft_wrap=True)
+    return _GuardedConsole(highlight=False, soft_wrap=True)
 
 
 def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return _GuardedConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"gauntlet {__version__}")
+        _echo(f"gauntlet {__version__}")
         raise typer.Exit
 
 
@@ -192,7 +222,9 @@ def run_command(
             "--header",
             metavar="'NAME: VALUE'",
             help="An HTTP header to send (repeatable); write the value as ${ENV_VAR} to read "
-            "it from the environment. Values are redacted from every output.",
+            "it from the environment. Values read so, and those of headers named like "
+            "credentials (Authorization, Cookie, *key*, *token*, ...), are masked in every "
+            "output; values under 8 characters are not.",
             show_default=False,
         ),
     ] = None,
@@ -244,7 +276,7 @@ def run_command(
         out.unlink(missing_ok=True)
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot replace it: {exc.strerror or exc}") from exc
-    headers = dict(parse_header(spec, os.environ) for spec in header or [])
+    headers = [parse_header(spec, os.environ) for spec in header or []]
     if headers and http_url is None:
         raise UsageError("--header is for --http-url targets")
     settings = HttpSettings(timeout=timeout, retries=retries)
@@ -320,10 +352,9 @@ def _choose_target(
     toy: bool,
     toy_defects: list[ToyDefect] | None,
     settings: HttpSettings,
-    headers: dict[str, str],
+    headers: list[Header],
     concurrency: int,
 ) -> tuple[Target, TargetInfo, Redactor]:
-    from gauntlet.redact import Redactor
     from gauntlet.run.results import TargetInfo
     from gauntlet.targets.http import HttpTarget
     from gauntlet.targets.python import load_callable_target
@@ -342,7 +373,15 @@ def _choose_target(
         raise UsageError(f"choose one target, not {' and '.join(chosen)}")
     if http_url is not None:
         http = HttpTarget(http_url, headers=headers, settings=settings, concurrency=concurrency)
-        return http, TargetInfo(kind="http", name=http.name), Redactor(http.secrets)
+        redactor = Redactor(http.secrets)
+        _Options.redactor = redactor
+        for what in redactor.unmasked:
+            _stderr().print(
+                f"note: {what} is shorter than {MIN_SECRET_LENGTH} characters: it is sent, but "
+                "not masked in any output (masking so short a value would rewrite the answers)",
+                markup=False,
+            )
+        return http, TargetInfo(kind="http", name=redactor.text(http.name)), redactor
     if callable_spec is not None:
         target = load_callable_target(callable_spec)
         return target, TargetInfo(kind="callable", name=target.name), Redactor()
@@ -393,9 +432,9 @@ def inventory(
         return
     match output_format:
         case InventoryFormat.MD:
-            typer.echo(render_inventory_markdown(suites), nl=False)
+            _echo(render_inventory_markdown(suites), nl=False)
         case InventoryFormat.JSON:
-            typer.echo(render_inventory_json(suites), nl=False)
+            _echo(render_inventory_json(suites), nl=False)
 
 
 toy_app = typer.Typer(
@@ -531,7 +570,7 @@ def report(
     if out is None:
         if github_output or github_summary or github_annotations:
             return  # GitHub's outputs were asked for, not the report on stdout
-        typer.echo(text, nl=False)
+        _echo(text, nl=False)
         return
     try:
         write_atomically(out, text)
@@ -557,6 +596,8 @@ def _github(pack: EvidencePack, output: Path | None, summary: Path | None, annot
             raise UsageError(f"{path}: cannot append: {exc.strerror or exc}") from exc
     if annotate:
         workspace = os.environ.get("GITHUB_WORKSPACE")
+        # Printed as they are: these are the workflow commands this flag asks for, and
+        # `annotation_commands` escapes what they carry so none can end early.
         typer.echo(
             annotation_commands(pack, relative_to=Path(workspace) if workspace else None),
             nl=False,
@@ -591,7 +632,7 @@ def schema(
             from gauntlet.evidence.pack import evidence_schema
 
             document = evidence_schema()
-    typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    _echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 @app.command()
@@ -641,10 +682,11 @@ def site(
 def _report(error: GauntletError, err: Console) -> None:
     if isinstance(error, ConfigErrors):
         for problem in error.errors:
-            line = Text.assemble((problem.location, "bold"), ": ", problem.message)
-            err.print(line)
+            # Each part is one line by design; a line break in one came from the input.
+            location, message = printable(problem.location), printable(problem.message)
+            err.print(Text.assemble((location, "bold"), ": ", message))
             if problem.hint:
-                err.print(Text(f"  hint: {problem.hint}", style="dim"))
+                err.print(Text(f"  hint: {printable(problem.hint)}", style="dim"))
         files = {problem.path for problem in error.errors}
         err.print(
             f"{len(error.errors)} {'problem' if len(error.errors) == 1 else 'problems'} "
@@ -658,6 +700,7 @@ def _report(error: GauntletError, err: Console) -> None:
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the command line with `argv` and return the exit code instead of exiting."""
     _Options.show_traceback = False
+    _Options.redactor = Redactor()
     err = _stderr()
     try:
         # standalone mode: typer prints usage errors itself and exits 2, as click always has.

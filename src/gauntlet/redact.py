@@ -1,42 +1,110 @@
 """Redaction: secrets given to gauntlet (header values, URL credentials) never reach an output.
 
-A target that echoes its `Authorization` header back in an answer must not put the token into
-the results file, the evidence pack or a CI log, so redaction applies to what the target said
-as much as to gauntlet's own messages.
+Secrets are masked in what gauntlet writes and prints, never in what the gates judge: a canary
+that is also a header value and leaks into an answer must still fail the case. A target that
+echoes its `Authorization` header must not put the token into the results file, the evidence
+pack or a CI log, so the mask applies to what the target said as much as to gauntlet's own
+messages.
+
+What counts as a secret is decided by name, not by guessing at values: `Authorization`,
+`Cookie` and any header or query parameter named like a credential (`key`, `token`, `secret`,
+`sig`, `password`, `session`, ...), every value read from the environment with `${VAR}`, and
+the URL's own user and password. A value shorter than `MIN_SECRET_LENGTH` is never masked:
+masking `1` would rewrite every `1` in every answer.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from gauntlet.targets.contract import TargetResponse
+if TYPE_CHECKING:  # only for the type: the command line imports this module at start-up
+    from pydantic import BaseModel
 
 MASK = "[REDACTED]"
+MIN_SECRET_LENGTH = 8
+"""Shorter values are sent but never masked; the command line says which ones."""
+
+_CREDENTIAL_NAME = re.compile(
+    r"auth|cookie|key|token|secret|sig|passw|pwd|credential|session", re.IGNORECASE
+)
+_CREDENTIAL_QUERY_NAMES = frozenset({"code"})
+"""Query names that mean a credential only as a whole name (`code`: Azure Functions keys)."""
+
+Model = TypeVar("Model", bound="BaseModel")
+
+
+class Secret(NamedTuple):
+    """A value never to be shown, and what it is (for a note that names it, not its value)."""
+
+    value: str
+    what: str
+    """E.g. `the value of header Authorization`."""
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether a header or query parameter called `name` carries a credential."""
+    return bool(_CREDENTIAL_NAME.search(name)) or name.lower() in _CREDENTIAL_QUERY_NAMES
 
 
 class Redactor:
-    """Replaces every known secret in a text with `MASK`, longest secret first."""
+    """Replaces every known secret in a text with `MASK`, longest secret first.
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._secrets = tuple(sorted({s for s in secrets if s}, key=len, reverse=True))
+    Args:
+        secrets: The values to mask, bare or as `Secret`s; blanks are ignored, and values
+            shorter than `MIN_SECRET_LENGTH` are kept aside in `unmasked`.
+    """
+
+    def __init__(self, secrets: Iterable[str | Secret] = ()) -> None:
+        given = [s if isinstance(s, Secret) else Secret(s, "a secret") for s in secrets]
+        values = {s.value for s in given if len(s.value) >= MIN_SECRET_LENGTH}
+        self.unmasked: tuple[str, ...] = tuple(
+            dict.fromkeys(s.what for s in given if 0 < len(s.value) < MIN_SECRET_LENGTH)
+        )
+        """What each secret too short to mask is, in the order given, each once."""
+        ordered = sorted(values, key=lambda value: (-len(value), value))
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
 
     def __bool__(self) -> bool:
-        return bool(self._secrets)
+        return self._pattern is not None
 
     def text(self, value: str) -> str:
         """`value` with every secret masked."""
-        for secret in self._secrets:
-            value = value.replace(secret, MASK)
-        return value
+        if self._pattern is None:
+            return value
+        return self._pattern.sub(MASK, value)
 
-    def response(self, response: TargetResponse) -> TargetResponse:
-        """`response` with every secret masked in every text field."""
-        if not self._secrets:
-            return response
-        return response.model_copy(
-            update={
-                "text": self.text(response.text),
-                "citations": tuple(self.text(c) for c in response.citations),
-                "context_ids": tuple(self.text(c) for c in response.context_ids),
-            }
-        )
+    def model(self, record: Model) -> Model:
+        """`record` with every secret masked in every text it holds, however deep.
+
+        The same object comes back when no secret occurs in it, so a run with secrets that
+        are never echoed pays for a search and nothing more.
+        """
+        pattern = self._pattern
+        if pattern is None:
+            return record
+        data = record.model_dump()
+        if not _holds(data, pattern):
+            return record
+        return type(record).model_validate(_masked(data, pattern))
+
+
+def _holds(value: Any, pattern: re.Pattern[str]) -> bool:
+    if isinstance(value, str):
+        return pattern.search(value) is not None
+    if isinstance(value, dict):
+        return any(_holds(item, pattern) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds(item, pattern) for item in value)
+    return False
+
+
+def _masked(value: Any, pattern: re.Pattern[str]) -> Any:
+    if isinstance(value, str):
+        return pattern.sub(MASK, value)
+    if isinstance(value, dict):
+        return {key: _masked(item, pattern) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_masked(item, pattern) for item in value)
+    return value

@@ -3,47 +3,151 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gauntlet.errors import UsageError
-from gauntlet.redact import MASK, Redactor
+from gauntlet.redact import MASK, MIN_SECRET_LENGTH, Redactor, Secret, is_credential_name
 from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.http import HttpTarget
+from gauntlet.targets.http import Header, HttpTarget, parse_header, shown_url
+
+
+def _values(target: HttpTarget) -> set[str]:
+    values = {secret.value for secret in target.secrets}
+    target_close(target)
+    return values
+
+
+def target_close(target: HttpTarget) -> None:
+    import asyncio
+
+    asyncio.run(target.aclose())
 
 
 def test_every_secret_is_masked_longest_first() -> None:
-    redactor = Redactor(["abc", "abcdef", ""])
-    assert redactor.text("x abcdef y abc") == f"x {MASK} y {MASK}"
+    redactor = Redactor(["abcdefgh", "abcdefgh-ijkl", ""])
+    assert redactor.text("x abcdefgh-ijkl y abcdefgh") == f"x {MASK} y {MASK}"
     assert bool(redactor) and not Redactor()
 
 
-def test_a_response_is_masked_in_every_text_field() -> None:
+def test_values_shorter_than_the_minimum_are_never_masked_but_named() -> None:
+    # Masking `1` would rewrite every 1 in every answer, and fail golden cases.
+    short = "x" * (MIN_SECRET_LENGTH - 1)
+    redactor = Redactor([Secret(short, "the value of header X-Key"), Secret("", "nothing")])
+    assert redactor.text(f"a {short} b") == f"a {short} b"
+    assert redactor.unmasked == ("the value of header X-Key",)
+    assert not redactor
+
+
+def test_a_record_is_masked_in_every_text_it_holds() -> None:
     response = TargetResponse(
-        text="your token is t0k3n",
-        citations=("t0k3n",),
-        context_ids=("a", "t0k3n-b"),
+        text="your token is t0k3n-5e9a",
+        citations=("t0k3n-5e9a",),
+        context_ids=("a", "t0k3n-5e9a-b"),
         refused=False,
         escalated=False,
     )
-    masked = Redactor(["t0k3n"]).response(response)
+    masked = Redactor(["t0k3n-5e9a"]).model(response)
     assert masked.text == f"your token is {MASK}"
     assert masked.citations == (MASK,)
     assert masked.context_ids == ("a", f"{MASK}-b")
-    assert Redactor().response(response) is response
+    assert Redactor().model(response) is response
+    assert Redactor(["not-in-it-at-all"]).model(response) is response
 
 
-def test_an_http_target_names_its_secrets() -> None:
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("Authorization", True),
+        ("Proxy-Authorization", True),
+        ("Cookie", True),
+        ("X-Api-Key", True),
+        ("X-Auth-Token", True),
+        ("X-Client-Secret", True),
+        ("X-Amz-Signature", True),
+        ("X-Password", True),
+        ("X-Session-Id", True),
+        ("code", True),  # Azure Functions' key, as a query parameter
+        ("apikey", True),
+        ("api-key", True),
+        ("X-Api-Version", False),
+        ("Accept-Language", False),
+        ("X-Team", False),
+        ("zipcode", False),
+    ],
+)
+def test_which_names_carry_credentials(name: str, secret: bool) -> None:
+    assert is_credential_name(name) is secret
+
+
+def test_only_credential_headers_and_environment_values_are_secrets() -> None:
     target = HttpTarget(
-        "https://me:pa55@example.test/ask?api_key=k3y&lang=en&sig=s1g",
-        headers={"X-Api-Key": "Key t0k3n", "X-Team": "blue"},
+        "https://example.test/ask",
+        headers=[
+            Header("X-Api-Key", "Key t0k3n-91ab"),
+            Header("X-Api-Version", "1"),
+            Header("X-Team", "team-blue-7"),
+            Header("X-Trace", "run-4411-0077", from_environment=("4411-0077",)),
+        ],
     )
-    basic = "bWU6cGE1NQ=="  # base64 of me:pa55, sent as Basic auth
-    assert set(target.secrets) == {
-        "Key t0k3n", "t0k3n", "blue", f"Basic {basic}", basic, "me", "pa55", "k3y", "s1g"
+    assert _values(target) == {"Key t0k3n-91ab", "t0k3n-91ab", "run-4411-0077", "4411-0077"}
+
+
+def test_an_http_target_names_its_secrets_in_every_form() -> None:
+    target = HttpTarget(
+        "https://me:pa%40ss-word@example.test/ask?api_key=k3y&lang=en&sig=s1g&code=az%2Bkey"
+    )
+    basic = "bWU6cGFAc3Mtd29yZA=="  # base64 of me:pa@ss-word, sent as Basic auth
+    assert _values(target) == {
+        f"Basic {basic}", basic, "me:pa@ss-word", "pa@ss-word", "pa%40ss-word", "me",
+        "k3y", "s1g", "az%2Bkey", "az+key",
     }  # fmt: skip
     assert target.name == "https://example.test/ask"
-    assert "pa55" not in target.url
+    assert "pa%40ss" not in target.url
 
 
 def test_url_credentials_and_an_authorization_header_are_refused_together() -> None:
     with pytest.raises(UsageError, match="choose one"):
         HttpTarget("https://me:pa55@example.test/", headers={"authorization": "Bearer x"})
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "Authorization Bearer tok-5f1c9e27b3d84a60",
+        "Authorization=tok-5f1c9e27b3d84a60",
+        " Authorization;tok-5f1c9e27b3d84a60",
+        "tok-5f1c9e27b3d84a60",
+    ],
+)
+def test_a_malformed_header_is_refused_without_its_value(spec: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        parse_header(spec, {})
+    assert "5f1c9e27b3d84a60" not in str(refused.value)
+    assert "expected 'Name: value'" in str(refused.value)
+
+
+def test_a_header_records_the_values_it_read_from_the_environment() -> None:
+    header = parse_header("Authorization: Bearer ${A}-${B}", {"A": "first", "B": "second"})
+    assert header == Header("Authorization", "Bearer first-second", ("first", "second"))
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://u:p4ss@h.test/cb?token=t0k&x=1", "https://h.test/cb?token=[REDACTED]&x=1"),
+        ("/relative?sig=abc&code=z", "/relative?sig=[REDACTED]&code=[REDACTED]"),
+        ("https://h.test/plain?a=1", "https://h.test/plain?a=1"),
+        ("http://[::1/", "(a malformed URL)"),
+    ],
+)
+def test_a_url_gauntlet_did_not_choose_is_shown_without_credentials(url: str, shown: str) -> None:
+    assert shown_url(url) == shown
+
+
+@given(st.text(min_size=MIN_SECRET_LENGTH), st.text(), st.text())
+def test_a_masked_text_never_holds_the_secret(secret: str, before: str, after: str) -> None:
+    masked = Redactor([secret]).text(before + secret + after)
+    # The mask may join with the text around it into the secret's own spelling only if the
+    # secret is made of the mask; otherwise it is gone.
+    assert secret not in masked or MASK in secret or secret in MASK

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 from gauntlet import __version__
 from gauntlet.cases.loader import LoadedSuite
 from gauntlet.cases.model import GateName, GroundingCase, RefusalCase, RefusalKind
+from gauntlet.display import printable
 from gauntlet.gates import judge
 from gauntlet.gates.readability import said_something
+from gauntlet.gates.reasons import masking
 from gauntlet.gates.turn import judge_turn
 from gauntlet.redact import Redactor
 from gauntlet.run.results import (
@@ -101,16 +103,18 @@ def judge_case(
     redactor: Redactor,
     interrupted_by: str | None = None,
 ) -> CaseResult:
-    """Judge every ask of one case and decide the case."""
+    """Judge every ask of one case and decide the case.
+
+    The gates judge the answers as they came; the case is masked only afterwards, for what is
+    written and shown, so a leaked secret still fails the case it leaked in.
+    """
     case = item.case
-    trials = tuple(
-        _trial(item, observation, redactor, interrupted_by) for observation in observations
-    )
-    outcomes = [trial.outcome for trial in trials]
-    passes = outcomes.count(Outcome.PASSED)
+    with masking(redactor.text):
+        trials = tuple(_trial(item, observation, interrupted_by) for observation in observations)
+    passes = sum(1 for trial in trials if trial.outcome is Outcome.PASSED)
     repeats, pass_k = item.info.repeat, item.info.pass_k
-    outcome, reason = _decide(trials, passes, repeats, pass_k)
-    return CaseResult(
+    outcome, reason = decide_case(trials, repeats, pass_k)
+    judged = CaseResult(
         index=item.plan_index,
         suite=item.info.suite,
         gate=item.info.gate,
@@ -124,37 +128,32 @@ def judge_case(
         passes=passes,
         repeats=repeats,
         pass_k=pass_k,
-        flaky=0 < passes < len(trials) and Outcome.FAILED in outcomes,
+        flaky=is_flaky(trials),
         trials=trials,
     )
+    return redactor.model(judged)
 
 
-def _trial(
-    item: Planned, observation: Observation, redactor: Redactor, interrupted_by: str | None
-) -> Trial:
+def _trial(item: Planned, observation: Observation, interrupted_by: str | None) -> Trial:
     response = observation.response
-    if response is not None:
-        response = redactor.response(response)
-    conversation = tuple(redactor.response(r) for r in observation.conversation)
+    conversation = observation.conversation
     turns: tuple[TurnResult, ...] = ()
     if not observation.asked:
         outcome = Outcome.NOT_RUN
         reason = f"not asked: the run was interrupted by {interrupted_by or 'a stop request'}"
     elif response is None:
-        outcome, reason = Outcome.ERRORED, redactor.text(observation.error or "no answer")
+        outcome, reason = Outcome.ERRORED, observation.error or "no answer"
         turns = _turns(item, conversation, final=False)
     elif conversation:
         turns = _turns(item, conversation, final=True)
-        failing = next(((n, t) for n, t in enumerate(turns, 1) if not t.passed), None)
-        outcome = Outcome.FAILED if failing else Outcome.PASSED
-        reason = f"turn {failing[0]} of {len(turns)}: {failing[1].reason}" if failing else ""
+        outcome, reason = conversation_outcome(turns)
     else:
         judgement = judge(item.case, response)
         outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
         reason = judgement.reason
     return Trial(
         outcome=outcome,
-        reason=reason,
+        reason=printable(reason),
         response=response,
         said_something=response is not None and said_something(response),
         latency_ms=observation.latency_ms,
@@ -176,19 +175,40 @@ def _turns(
             reasons += judge(item.case, response).reasons
         judged.append(
             TurnResult(
-                user=turn.user, response=response, passed=not reasons, reason="; ".join(reasons)
+                user=turn.user,
+                response=response,
+                passed=not reasons,
+                reason=printable("; ".join(reasons)),
             )
         )
     return tuple(judged)
 
 
-def _decide(
-    trials: tuple[Trial, ...], passes: int, repeats: int, pass_k: int
-) -> tuple[Outcome, str]:
+def conversation_outcome(turns: Sequence[TurnResult]) -> tuple[Outcome, str]:
+    """A conversation's outcome from its turns: it fails at the first turn that failed."""
+    failing = next(((n, t) for n, t in enumerate(turns, 1) if not t.passed), None)
+    if failing is None:
+        return Outcome.PASSED, ""
+    return Outcome.FAILED, f"turn {failing[0]} of {len(turns)}: {failing[1].reason}"
+
+
+def is_flaky(trials: Sequence[Trial]) -> bool:
+    """Some asks passed and some failed: the target answers the case inconsistently."""
+    outcomes = [trial.outcome for trial in trials]
+    return Outcome.PASSED in outcomes and Outcome.FAILED in outcomes
+
+
+def decide_case(trials: Sequence[Trial], repeats: int, pass_k: int) -> tuple[Outcome, str]:
+    """A case's outcome and reason from its asks.
+
+    Not run or errored if any ask was (the first such ask's reason); otherwise passed when at
+    least `pass_k` asks passed, else failed with the first failing ask's reason.
+    """
     for special in (Outcome.NOT_RUN, Outcome.ERRORED):
         for number, trial in enumerate(trials, start=1):
             if trial.outcome is special:
                 return special, _nth(trial.reason, number, repeats)
+    passes = sum(1 for trial in trials if trial.outcome is Outcome.PASSED)
     if passes >= pass_k:
         return Outcome.PASSED, ""
     number, first = next((n, t) for n, t in enumerate(trials, 1) if t.outcome is Outcome.FAILED)

@@ -25,12 +25,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
-from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, unquote_plus, urlsplit, urlunsplit
 
 import aiohttp
 
 from gauntlet import __version__
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from gauntlet.display import printable
 from gauntlet.errors import (
     TargetContractError,
     TargetError,
@@ -38,6 +39,7 @@ from gauntlet.errors import (
     TargetUnreachableError,
     UsageError,
 )
+from gauntlet.redact import MASK, Redactor, Secret, is_credential_name
 from gauntlet.targets.contract import Message, TargetResponse, Traced, check_response
 
 DEFAULT_MAX_BYTES = 1024 * 1024
@@ -50,17 +52,19 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 PROBE_PROMPT = "gauntlet pre-flight check: please answer briefly."
 
-_HEADER = re.compile(r"^(?P<name>[!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(?P<value>.*)$")
+_HEADER_NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_HEADER = re.compile(rf"^(?P<name>{_HEADER_NAME}):\s*(?P<value>.*)$")
+_LEADING_NAME = re.compile(rf"^\s*(?P<name>{_HEADER_NAME})")
 _ENV_REFERENCE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}")
-_CREDENTIAL_QUERY = re.compile(
-    r"key|token|secret|passw|pwd|auth|sig|signature|credential|session", re.IGNORECASE
-)
+_DIGITS = re.compile(r"[0-9]+")
 
 if TYPE_CHECKING:  # httpx is imported only when a client is passed in
     import httpx
 
 MAX_REASON = 200
-"""The longest a transport library's message is quoted in a case's reason."""
+"""The longest a transport library's message, or a refused answer's body, is quoted."""
+ERROR_BODY_BYTES = 4096
+"""How much of a non-2xx answer's body is read, to show its start."""
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -88,27 +92,47 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-def parse_header(spec: str, environ: Mapping[str, str]) -> tuple[str, str]:
+class Header(NamedTuple):
+    """One `--header`, with the values it read from the environment."""
+
+    name: str
+    value: str
+    from_environment: tuple[str, ...] = ()
+    """The value of each `${VAR}` in it: secrets, whatever the header is called."""
+
+
+def parse_header(spec: str, environ: Mapping[str, str]) -> Header:
     """Parse `--header 'Name: value'`, where `${VAR}` in the value is read from `environ`.
+
+    No message quotes the value: it is often a token, and is not known to be one yet.
 
     Raises:
         UsageError: the spec is not `Name: value`, or names an unset variable.
     """
     match = _HEADER.match(spec)
     if match is None:
-        raise UsageError(f"--header {spec.split(':', 1)[0]!r}...: expected 'Name: value'")
+        # Named only when something follows the name: a spec that is one word may be the
+        # value itself.
+        leading = _LEADING_NAME.match(spec)
+        named = f" {leading['name']!r}" if leading and spec[leading.end() :].strip() else ""
+        raise UsageError(
+            f"--header{named}: expected 'Name: value', with a colon after the name "
+            "(the value is not shown)"
+        )
     name = match["name"]
+    read: list[str] = []
 
     def expand(reference: re.Match[str]) -> str:
         variable = reference["name"]
         if variable not in environ:
             raise UsageError(f"--header {name}: environment variable {variable} is not set")
+        read.append(environ[variable])
         return environ[variable]
 
     value = _ENV_REFERENCE.sub(expand, match["value"].strip())
     if "\r" in value or "\n" in value:
         raise UsageError(f"--header {name}: a header value cannot hold a line break")
-    return name, value
+    return Header(name, value, tuple(read))
 
 
 class HttpTarget:
@@ -116,7 +140,8 @@ class HttpTarget:
 
     Args:
         url: Where to POST. Credentials in it are sent but never shown.
-        headers: Sent with every request; their values are secrets (see `secrets`).
+        headers: Sent with every request: plain names and values, or `Header`s from
+            `parse_header`. Which values are secrets: see `secrets`.
         settings: Deadline, retries and size cap.
         concurrency: Size of the connection pool, to match the engine's bound.
         client: An `httpx.AsyncClient` to send through instead of aiohttp (with a
@@ -129,7 +154,7 @@ class HttpTarget:
         self,
         url: str,
         *,
-        headers: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | Sequence[Header] | None = None,
         settings: HttpSettings | None = None,
         concurrency: int = 8,
         client: httpx.AsyncClient | None = None,
@@ -138,18 +163,36 @@ class HttpTarget:
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(f"--http-url: expected an http:// or https:// URL, got {url!r}")
+            raise UsageError(
+                f"--http-url: expected an http:// or https:// URL, got {shown_url(url)!r}"
+            )
         try:
             bare = _without_userinfo(parts)
-        except ValueError as exc:  # urllib's words for a port that is not a port
-            raise UsageError(f"--http-url: not a valid port ({exc})") from None
+        except ValueError:  # urllib's words for a port that is not a port
+            raise UsageError("--http-url: the port is not a number from 0 to 65535") from None
         self.name = f"{parts.scheme}://{bare.netloc}{parts.path or '/'}"
         """Scheme, host, port and path: never credentials or a query string."""
         self.settings = settings or HttpSettings()
-        self._headers = dict(headers or {})
+        given = (
+            [Header(name, value) for name, value in headers.items()]
+            if isinstance(headers, Mapping)
+            else list(headers or [])
+        )
+        self._headers = {header.name: header.value for header in given}
+        self._from_environment = {v for header in given for v in header.from_environment}
+        self._secret_headers = {
+            header.name
+            for header in given
+            if header.from_environment or is_credential_name(header.name)
+        }
         # Credentials in the URL are sent once, as Basic auth, and never left in the URL
         # (aiohttp refuses a URL with credentials beside an Authorization header).
-        self._url_credentials = tuple(p for p in (parts.username, parts.password) if p)
+        self._url_credentials = [
+            Secret(form, f"the URL's {what}")
+            for what, raw in (("user", parts.username), ("password", parts.password))
+            if raw
+            for form in dict.fromkeys((raw, unquote(raw)))
+        ]
         if parts.username is not None:
             if any(name.lower() == "authorization" for name in self._headers):
                 raise UsageError(
@@ -157,6 +200,7 @@ class HttpTarget:
                 )
             self._headers["Authorization"] = _basic(parts.username, parts.password)
             parts = bare
+            self._secret_headers.add("Authorization")
         self.url = urlunsplit(parts)
         self._sleep = sleep
         self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
@@ -166,28 +210,37 @@ class HttpTarget:
             if client is not None
             else _AiohttpExchange(self.url, sent, self.name, max(1, concurrency))
         )
+        self._redactor = Redactor(self.secrets)
 
     @property
-    def secrets(self) -> tuple[str, ...]:
-        """Every value that must never appear in any output.
+    def secrets(self) -> tuple[Secret, ...]:
+        """Every value that must never appear in any output, with what it is.
 
-        Header values (and the token after a scheme such as `Bearer`), the URL's user and
-        password, query values whose names look like credentials, and the credentials of a
-        proxy named by the environment.
+        The values of headers named like credentials (`Authorization`, `Cookie`, `X-Api-Key`,
+        ...) or written with `${VAR}`, with the token after a scheme such as `Bearer` and the
+        pair inside `Basic`; every value read from the environment; the URL's user and
+        password, as written and decoded; query values named like credentials; and the
+        credentials of a proxy named by the environment. Other headers (`X-Api-Version: 1`)
+        are not secrets, and masking them would rewrite the answers.
         """
-        found: list[str] = []
-        values = [*self._headers.values()]
+        found: list[Secret] = []
+        for name, value in self._headers.items():
+            if name in self._secret_headers:
+                found += _header_secrets(value, f"the value of header {name}")
+        found += [
+            Secret(value, "a value read from the environment")
+            for value in sorted(self._from_environment)
+        ]
         if isinstance(self._exchange, _AiohttpExchange):
-            values += self._exchange.secrets  # the proxy's
-        for value in values:
-            found.append(value)
-            scheme, _, token = value.partition(" ")
-            if token and scheme.isalpha():
-                found.append(token)
+            for value in self._exchange.secrets:
+                found += _header_secrets(value, "the proxy's credentials")
         found += self._url_credentials
-        parts = urlsplit(self.url)
-        found += [v for k, v in parse_qsl(parts.query) if v and _CREDENTIAL_QUERY.search(k)]
-        return tuple(secret for secret in found if secret)
+        found += [
+            Secret(form, f"the URL's {name} parameter")
+            for name, forms in _credential_query_values(urlsplit(self.url).query)
+            for form in forms
+        ]
+        return tuple(dict.fromkeys(secret for secret in found if secret.value))
 
     async def ask(
         self, prompt: str, language: str, history: Sequence[Message] | None = None
@@ -214,16 +267,25 @@ class HttpTarget:
                     error = failure.error
                     if attempts > 1:
                         error.args = (f"{error} (after {attempts} attempts)",)
-                    _stamp(error, attempts, waited)
-                    raise error from failure
+                    raise self._finished(error, attempts, waited) from failure
                 wait = self._wait(attempts, failure.retry_after)
                 waited += wait
                 await self._sleep(wait)
                 continue
             except TargetError as error:
-                _stamp(error, attempts, waited)
-                raise
+                raise self._finished(error, attempts, waited) from None
             return Traced(response, attempts, round(waited, 3))
+
+    def _finished(self, error: TargetError, attempts: int, waited: float) -> TargetError:
+        """`error` as it may be shown: secrets masked, on one line, attempts recorded.
+
+        Masked here, before anything cuts the message short, so no cut leaves part of a
+        secret (a reason phrase or a body may echo the credentials a request carried).
+        """
+        error.args = (printable(self._redactor.text(str(error))),)
+        error.attempts = attempts
+        error.waited = round(waited, 3)
+        return error
 
     async def probe(self) -> TargetResponse:
         """Ask one probe before the suite, so a broken target fails fast.
@@ -260,19 +322,32 @@ class HttpTarget:
         status = reply.status
         if status in RETRY_STATUSES:
             raise _Retryable(
-                TargetError(f"HTTP {status} {reply.reason}"),
+                TargetError(self._refused(reply)),
                 _retry_after(reply.headers.get("retry-after")),
             )
         if 300 <= status < 400:
-            location = reply.headers.get("location", "nowhere")
+            location = shown_url(reply.headers.get("location", "nowhere"))
             raise TargetError(f"HTTP {status} redirect to {location!r}: redirects are not followed")
         if not 200 <= status < 300:
-            raise TargetError(f"HTTP {status} {reply.reason}")
+            raise TargetError(self._refused(reply))
         return parse_contract_body(reply.body)
+
+    def _refused(self, reply: _Reply) -> str:
+        """`HTTP 422 Unprocessable Entity: <the body's start>`: the body often says why.
+
+        The body is masked before it is cut to `MAX_REASON` characters, so a cut never leaves
+        part of a secret.
+        """
+        said = f"HTTP {reply.status} {reply.reason}".rstrip()
+        body = self._redactor.text(reply.body.decode("utf-8", errors="replace")).strip()
+        if not body:
+            return said
+        cut = body if len(body) <= MAX_REASON else body[: MAX_REASON - 1] + "…"
+        return f"{said}: {cut}"
 
 
 class _Reply(NamedTuple):
-    """What one exchange brought back; `body` is read (decoded) only for a 2xx status."""
+    """What one exchange brought back: for a status that is not 2xx, only the body's start."""
 
     status: int
     reason: str
@@ -338,7 +413,8 @@ class _AiohttpExchange:
             ) as reply:
                 reason = reply.reason or ""
                 if not 200 <= reply.status < 300:
-                    return _Reply(reply.status, reason, reply.headers, b"")
+                    head = await _read_head(reply.content.iter_any(), ERROR_BODY_BYTES)
+                    return _Reply(reply.status, reason, reply.headers, head)
                 body = await _read_capped(
                     reply.content.iter_any(), reply.headers.get("content-length"), max_bytes
                 )
@@ -402,7 +478,8 @@ class _HttpxExchange:
             reply = await self._client.send(request, stream=True, follow_redirects=False)
             try:
                 if not 200 <= reply.status_code < 300:
-                    return _Reply(reply.status_code, reply.reason_phrase, reply.headers, b"")
+                    head = await _read_head(reply.aiter_bytes(), ERROR_BODY_BYTES)
+                    return _Reply(reply.status_code, reply.reason_phrase, reply.headers, head)
                 body = await _read_capped(
                     reply.aiter_bytes(), reply.headers.get("content-length"), max_bytes
                 )
@@ -424,7 +501,7 @@ class _HttpxExchange:
 
 async def _read_capped(chunks: AsyncIterator[bytes], declared: str | None, limit: int) -> bytes:
     """The decoded body, refused as soon as it passes `limit` bytes (a bomb counts in full)."""
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if declared is not None and _DIGITS.fullmatch(declared.strip()) and int(declared) > limit:
         _too_large(limit)
     body = bytearray()
     async for chunk in chunks:
@@ -432,6 +509,16 @@ async def _read_capped(chunks: AsyncIterator[bytes], declared: str | None, limit
         if len(body) > limit:
             _too_large(limit)
     return bytes(body)
+
+
+async def _read_head(chunks: AsyncIterator[bytes], limit: int) -> bytes:
+    """At most the first `limit` bytes of a body; the rest is never read."""
+    head = bytearray()
+    async for chunk in chunks:
+        head += chunk
+        if len(head) >= limit:
+            break
+    return bytes(head[:limit])
 
 
 def environment_proxy(url: str, environ: Mapping[str, str] | None = None) -> str | None:
@@ -487,6 +574,54 @@ def _without_userinfo(parts: SplitResult) -> SplitResult:
     host = f"[{host}]" if ":" in host else host
     port = f":{parts.port}" if parts.port else ""
     return parts._replace(netloc=f"{host}{port}")
+
+
+def _header_secrets(value: str, what: str) -> list[Secret]:
+    """A credential header's value, the token after its scheme, and a Basic pair decoded."""
+    found = [Secret(value, what)]
+    scheme, _, token = value.partition(" ")
+    token = token.strip()
+    if not (token and scheme.isalpha()):
+        return found
+    found.append(Secret(token, what))
+    if scheme.lower() == "basic":
+        try:
+            pair = base64.b64decode(token, validate=True).decode()
+        except ValueError:  # binascii.Error and UnicodeDecodeError alike
+            return found
+        user, _, password = pair.partition(":")
+        found += [Secret(pair, what), Secret(password, what)]
+    return found
+
+
+def _credential_query_values(query: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Each query parameter named like a credential, with its value as written and decoded."""
+    found = []
+    for field in query.split("&"):
+        name, _, raw = field.partition("=")
+        if raw and is_credential_name(unquote_plus(name)):
+            found.append((unquote_plus(name), tuple(dict.fromkeys((raw, unquote_plus(raw))))))
+    return found
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be shown: no `user:password@`, credential query values masked.
+
+    Used for URLs that gauntlet did not choose (a redirect's `Location`, a bad `--http-url`),
+    whose secrets it cannot know: a signed link's token is masked by its parameter's name.
+    """
+    try:
+        parts = urlsplit(url)
+        if parts.username is not None or parts.password is not None:
+            parts = _without_userinfo(parts)
+    except ValueError:
+        return "(a malformed URL)"
+    fields = []
+    for field in parts.query.split("&") if parts.query else []:
+        name, equals, raw = field.partition("=")
+        masked = raw and is_credential_name(unquote_plus(name))
+        fields.append(f"{name}{equals}{MASK}" if masked else field)
+    return urlunsplit(parts._replace(query="&".join(fields)))
 
 
 def _basic(username: str, password: str | None) -> str:
@@ -572,7 +707,7 @@ def _retry_after(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if _DIGITS.fullmatch(value):  # ASCII digits only: "²".isdigit() is true, float("²") fails
         return float(value)
     try:
         when = parsedate_to_datetime(value)
@@ -585,11 +720,6 @@ def _retry_after(value: str | None) -> float | None:
 
 def _too_large(limit: int) -> NoReturn:
     raise TargetContractError(f"response body is larger than {limit:,} bytes")
-
-
-def _stamp(error: TargetError, attempts: int, waited: float) -> None:
-    error.attempts = attempts
-    error.waited = round(waited, 3)
 
 
 def _said(exc: BaseException) -> str:

@@ -296,14 +296,14 @@ def test_the_redactor_masks_answers_and_reasons(tmp_path: Path) -> None:
 
         def ask(self, prompt: str, language: str) -> TargetResponse:
             if prompt == "c1":
-                raise TargetError("server said: bad token s3cret")
-            return _cited("s3cret")
+                raise TargetError("server said: bad token s3cret-7e21")
+            return _cited("s3cret-7e21")
 
     (tmp_path / "s.yaml").write_text(grounding_suite("s", "c0", "c1", ask_ids=True))
     results = run_gauntlet(
-        load_suites([tmp_path]), Echo(), target_info=INFO, redactor=Redactor(["s3cret"])
+        load_suites([tmp_path]), Echo(), target_info=INFO, redactor=Redactor(["s3cret-7e21"])
     )
-    assert "s3cret" not in results.model_dump_json()
+    assert "s3cret-7e21" not in results.model_dump_json()
     response = results.cases[0].trials[0].response
     assert response is not None
     assert response.text == "About [REDACTED]."

@@ -15,6 +15,8 @@ from gauntlet.targets.contract import TargetResponse
 
 from ..cases.suite_text import grounding_suite
 
+INFO = TargetInfo(kind="callable", name="test")
+
 
 def _score_test_bounds(
     passed: int, total: int, z: float = 1.959963984540054
@@ -125,3 +127,30 @@ def test_the_gate_carries_its_wilson_interval(tmp_path: Path) -> None:
     results = _run(tmp_path, 1)
     [gate] = results.gates
     assert (gate.wilson_low, gate.wilson_high) == wilson_interval(2, 2)
+
+
+def test_a_quoted_answer_is_masked_before_it_is_cut(tmp_path: Path) -> None:
+    """A secret straddling the 200-character cut of a quoted answer leaves no part behind."""
+    secret = "tok-5f1c9e27b3d84a60"  # noqa: S105 - a test value
+
+    class Leaky:
+        name = "leaky"
+
+        def ask(self, prompt: str, language: str) -> TargetResponse:
+            return TargetResponse(
+                text="x" * 190 + secret, citations=(), context_ids=(), refused=False,
+                escalated=False,
+            )  # fmt: skip
+
+    (tmp_path / "s.yaml").write_text(
+        "suite: s\ngate: golden\nversion: 1\nkey_version: 1\nthreshold: 1.0\ncases:\n"
+        "  - id: g1\n    language: en\n    prompt: Hi\n    expected: Hello\n"
+    )
+    from gauntlet.redact import Redactor
+
+    results = run_gauntlet(
+        load_suites([tmp_path]), Leaky(), target_info=INFO, redactor=Redactor([secret])
+    )
+    [case] = results.cases
+    assert case.outcome is Outcome.FAILED
+    assert "tok-5f" not in case.reason and "[REDACTED]" in case.reason

@@ -153,7 +153,7 @@ def test_the_name_keeps_host_port_and_path_only(url: str, name: str) -> None:
 
 @pytest.mark.parametrize("url", ["http://h:abc/", "http://h:99999/"])
 def test_a_url_with_a_bad_port_is_refused(url: str) -> None:
-    with pytest.raises(UsageError, match=r"^--http-url: not a valid port \(Port "):
+    with pytest.raises(UsageError, match=r"^--http-url: the port is not a number from 0 to "):
         HttpTarget(url)
 
 
