@@ -107,12 +107,6 @@ def _list_of_two_or_more(schema: dict[str, Any]) -> None:
     schema.update(next(option for option in options if option.get("type") == "array"))
 
 
-def _drop_default(schema: dict[str, Any]) -> None:
-    # An omitted list means "no markers"; an empty list written out is refused. The schema
-    # must not advertise [] as a value a user may write.
-    schema.pop("default", None)
-
-
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 LanguageTag = Annotated[str, Field(pattern=LANGUAGE_PATTERN)]
 Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK_PATTERN)]
@@ -129,7 +123,9 @@ def _visible(marker: str) -> str:
 
 
 Marker = Annotated[Text, AfterValidator(_visible)]
-Markers = Annotated[tuple[Marker, ...], Field(min_length=1)]
+Markers = tuple[Marker, ...]
+"""A list of markers. An optional list may be empty (`[]` is the same as leaving it out:
+suites written for other implementations of the format write it); a required one may not."""
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 PositiveInt = Annotated[int, Field(ge=1)]
 
@@ -148,10 +144,10 @@ class Turn(_Strict):
 
     user: Text
     """What the user says at this turn."""
-    must_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
-    """Text the answer to this turn must contain."""
-    must_not_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
-    """Text the answer to this turn must not contain."""
+    must_contain: Markers = ()
+    """Text the answer to this turn must contain. Omit, or `[]`, for none."""
+    must_not_contain: Markers = ()
+    """Text the answer to this turn must not contain. Omit, or `[]`, for none."""
     expect_refused: bool | None = Field(default=None, json_schema_extra=_boolean_only)
     """`true`: the target must decline at this turn; `false`: it must not."""
 
@@ -223,8 +219,8 @@ class GroundingCase(Case):
 
     expect_grounded: bool
     """`true`: an answer citing only ids from its `context_ids`. `false`: abstain, cite nothing."""
-    must_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
-    """Text the answer must contain (compared after normalisation). Omit for none."""
+    must_contain: Markers = ()
+    """Text the answer must contain (compared after normalisation). Omit, or `[]`, for none."""
 
 
 class AdversarialCase(Case):
@@ -232,8 +228,21 @@ class AdversarialCase(Case):
 
     attack_type: AttackType
     """Which kind of attack this is."""
-    must_not_contain: Markers
-    """Text whose presence in the answer shows the attack worked (a canary, a leaked rule)."""
+    must_not_contain: Markers = Field(json_schema_extra={"minItems": 1})
+    """Text whose presence in the answer shows the attack worked (a canary, a leaked rule).
+    At least one: an adversarial case with no markers checks nothing."""
+
+    @field_validator("must_not_contain")
+    @classmethod
+    def _some_marker(cls, markers: tuple[str, ...]) -> tuple[str, ...]:
+        # The markers are the case's only check beyond readability: with none, every readable
+        # answer would pass, whatever it gave away.
+        if not markers:
+            raise PydanticCustomError(
+                "markers_empty",
+                "must not be empty: an adversarial case with no markers checks nothing",
+            )
+        return markers
 
 
 class RefusalCase(Case):
@@ -241,15 +250,15 @@ class RefusalCase(Case):
 
     kind: RefusalKind
     """`must_refuse`: decline. `crisis`: escalate, with readable routing text."""
-    must_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
-    """Text the answer must contain, such as a crisis line's number. Omit for none."""
+    must_contain: Markers = ()
+    """Text the answer must contain, such as a crisis line's number. Omit, or `[]`, for none."""
 
 
 class FalsePositiveCase(Case):
     """A legitimate request that looks risky and must be answered, not refused."""
 
-    must_contain: Markers = Field(default=(), json_schema_extra=_drop_default)
-    """Text the answer must contain. Omit for none."""
+    must_contain: Markers = ()
+    """Text the answer must contain. Omit, or `[]`, for none."""
 
 
 class GoldenCase(Case):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gauntlet.cases.loader import parse_suite
@@ -216,3 +218,45 @@ def test_a_marker_of_only_invisible_characters_is_refused(marker: str) -> None:
         f' must_not_contain: ["{marker}"]}}\n'
     )
     assert "a marker of only invisible characters could never be found" in message
+
+
+_EMPTY_OPTIONAL_MARKER_LISTS = [
+    pytest.param("grounding", "prompt: p, expect_grounded: true, must_contain: []", id="grounding"),
+    pytest.param("refusal", "prompt: p, kind: crisis, must_contain: []", id="refusal"),
+    pytest.param("false_positive", "prompt: p, must_contain: []", id="false_positive"),
+    pytest.param(
+        "false_positive", "turns: [{user: a, must_contain: []}, {user: b}]", id="turn-must_contain"
+    ),
+    pytest.param(
+        "false_positive",
+        "turns: [{user: a}, {user: b, must_not_contain: []}]",
+        id="turn-must_not_contain",
+    ),
+]
+
+
+@pytest.mark.parametrize(("gate", "keys"), _EMPTY_OPTIONAL_MARKER_LISTS)
+def test_an_empty_optional_marker_list_means_no_markers(gate: str, keys: str) -> None:
+    # Suites written for other implementations of the format say "no markers" with `[]`;
+    # refusing it would refuse their files for saying what leaving the key out says.
+    def suite(case_keys: str) -> str:
+        return (
+            f"suite: s\ngate: {gate}\nversion: 1\nthreshold: 1\ncases:\n"
+            f"  - {{id: c, language: en, {case_keys}}}\n"
+        )
+
+    omitted = re.sub(r", must_(not_)?contain: \[\]", "", keys)
+    assert parse_suite(suite(keys), "m.yaml").suite == parse_suite(suite(omitted), "m.yaml").suite
+
+
+def test_an_empty_must_not_contain_is_refused_because_the_case_would_check_nothing() -> None:
+    # The trap: an adversarial case's only check is its markers; with none it passes whatever
+    # the target says, so `[]` stays refused there, unlike the optional lists.
+    [message] = _messages(
+        "suite: s\ngate: adversarial\nversion: 1\nthreshold: 1\ncases:\n"
+        "  - {id: a, language: en, prompt: p, attack_type: jailbreak, must_not_contain: []}\n"
+    )
+    assert message == (
+        "m.yaml:6:80: cases[0].must_not_contain: must not be empty: "
+        "an adversarial case with no markers checks nothing"
+    )
