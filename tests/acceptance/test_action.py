@@ -680,6 +680,13 @@ def test_the_install_step_is_identifiable_and_installs_from_the_action_directory
 
 
 PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s+[\w.-]+/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$")
+USES = re.compile(r"^\s*(?:-\s+)?uses:\s+(?P<ref>\S+)")
+JOB = re.compile(r"^  [\w-]+:$")
+
+
+def _uses(line: str) -> str | None:
+    match = USES.match(line)
+    return match["ref"] if match else None
 
 
 @pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda path: path.name)
@@ -691,9 +698,30 @@ def test_every_third_party_action_is_pinned_by_commit_with_its_version(path: Pat
     ]
     assert lines
     for line in lines:
-        if line.split("uses:", 1)[1].strip() in ("$/", "./"):
-            continue  # this repository's own action, at the commit that is running
+        if _uses(line) == "./":
+            continue  # this repository's own action, checked out at the commit that is running
         assert PINNED.match(line), line
+
+
+def test_the_action_runs_on_itself_as_dot_slash_after_a_checkout() -> None:
+    # `./` names the workspace, so it is this commit's action only once the job has checked
+    # it out; `$/`, GitHub's newer form, is not confirmed for a repository's root action.
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+    checked_out = False
+    local = []
+    for line in workflow.splitlines():
+        if JOB.match(line):
+            checked_out = False  # a new job starts on a fresh runner
+        ref = _uses(line)
+        if ref is None:
+            continue
+        if ref.startswith("actions/checkout@"):
+            checked_out = True
+        elif not PINNED.match(line):
+            assert ref == "./", line
+            assert checked_out, f"no actions/checkout before {line.strip()}"
+            local.append(line)
+    assert len(local) == 3
 
 
 @pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda path: path.name)
