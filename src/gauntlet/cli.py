@@ -246,6 +246,16 @@ def run_command(
             "results with `gauntlet merge`.",
         ),
     ] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option(
+            "--run-id",
+            metavar="ID",
+            help="The id your CI system gives this run (the Action passes GitHub's run id). "
+            "Every shard records it, and `gauntlet merge` refuses shards of different runs.",
+            show_default=False,
+        ),
+    ] = None,
     resume: Annotated[
         bool,
         typer.Option(
@@ -267,10 +277,12 @@ def run_command(
     from gauntlet.render.console import ProgressDisplay, summary_lines
     from gauntlet.run.engine import run_gauntlet
     from gauntlet.run.journal import Journal, journal_path
-    from gauntlet.run.results import exit_code_for, write_results
+    from gauntlet.run.results import exit_code_for
+    from gauntlet.run.results_file import write_results
     from gauntlet.targets.http import HttpSettings, parse_header
 
     part = _parse_shard(shard)
+    _check_run_id(run_id)
     # A stale file from an earlier run must never pass for this run's results.
     try:
         out.unlink(missing_ok=True)
@@ -297,6 +309,7 @@ def run_command(
                 progress=progress,
                 redactor=redactor,
                 journal=journal,
+                run_id=run_id,
             )
         write_results(results, out)
     finally:
@@ -305,6 +318,18 @@ def run_command(
     for line in summary_lines(results, results_path=str(out)):
         console.print(line)
     raise typer.Exit(exit_code_for(results.verdict))
+
+
+def _check_run_id(run_id: str | None) -> None:
+    import re
+
+    from gauntlet.run.results import RUN_ID_PATTERN
+
+    if run_id is not None and not re.fullmatch(RUN_ID_PATTERN, run_id):
+        raise UsageError(
+            "--run-id: expected letters, digits and . _ : - (at most 128, starting with a "
+            "letter or digit), such as GitHub's run id"
+        )
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -335,7 +360,8 @@ def merge(
     """
     from gauntlet.render.console import summary_lines
     from gauntlet.run.merge import merge_shards
-    from gauntlet.run.results import exit_code_for, read_results, write_results
+    from gauntlet.run.results import exit_code_for
+    from gauntlet.run.results_file import read_results, write_results
 
     merged = merge_shards([(str(path), read_results(path)) for path in shards])
     write_results(merged, out)
@@ -542,7 +568,7 @@ def report(
     from gauntlet.files import write_atomically
     from gauntlet.render.junit import render_junit
     from gauntlet.render.markdown import render_markdown
-    from gauntlet.run.results import read_results
+    from gauntlet.run.results_file import read_results
 
     results = read_results(results_path)
     previous = None

@@ -444,6 +444,24 @@ def test_fail_on_gate_failure_false_lets_a_gate_failure_pass(tmp_path: Path) -> 
     assert error_annotations(run) == []
 
 
+def test_the_workflow_run_id_reaches_the_results(tmp_path: Path) -> None:
+    """Shards carry the run's id, so `gauntlet merge` can refuse shards of two runs."""
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {"cases": "grounding.yaml", "target-callable": "action_targets:passing"}
+    run = run_action(workspace, inputs, env={"GITHUB_RUN_ID": "987654321"})
+    assert run.code == 0, run.show()
+    results = json.loads((workspace / "gauntlet" / "results.json").read_text())
+    assert results["run_id"] == "987654321"
+    other = tmp_path / "other"
+    other.mkdir()
+    hostile = run_action(
+        workspace_with(other, "grounding.yaml"), inputs, env={"GITHUB_RUN_ID": "1;x"}
+    )
+    assert hostile.code == 0, hostile.show()  # not a run id: left out, never passed on
+    results = json.loads((other / "workspace" / "gauntlet" / "results.json").read_text())
+    assert results["run_id"] is None
+
+
 def test_a_mute_target_on_absence_checks_only_is_unscoreable(
     mute: tuple[Path, ActionRun],
 ) -> None:

@@ -169,7 +169,7 @@ def test_resume_refuses_a_journal_from_another_run(
     )
     done = run_cli("run", "--toy", "--cases", tmp_path, "--resume", "--out", "r.json")
     assert done.code == 2
-    assert "was written for other suites or options" in done.stderr
+    assert "was written for other suites, cases or options" in done.stderr
 
 
 def test_resume_without_a_journal_is_a_usage_error(tmp_path: Path, run_cli: RunCli) -> None:

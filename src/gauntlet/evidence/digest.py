@@ -1,10 +1,11 @@
 """The results digest: sha256 over what the target did and how each answer was judged.
 
-Per case: suite, case id, language, the outcome, and for every ask the full response and its
-outcome, in canonical JSON
-(sorted keys, fixed separators, UTF-8), cases sorted by suite and id. The clock, latencies,
-attempts, the target's label and machine facts are left out, so two runs that behaved
-identically share a digest, and a one-character change in one answer changes it.
+The run's verdict, and per case: suite, case id, language, the outcome, and for every ask the
+full response and its outcome (with each turn's answer and whether it passed), in canonical
+JSON (sorted keys, fixed separators, UTF-8), cases sorted by suite and id. The clock,
+latencies, attempts, the target's label and machine facts are left out, so two runs that
+behaved identically share a digest, a one-character change in one answer changes it, and so
+does a verdict or an outcome changed by hand.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ def digest_record(case: CaseResult) -> dict[str, Any]:
                 if trial.response is None
                 else trial.response.model_dump(mode="json"),
                 "outcome": trial.outcome.value,
-                "turns": [turn.response.model_dump(mode="json") for turn in trial.turns],
+                "turns": [
+                    {"response": turn.response.model_dump(mode="json"), "passed": turn.passed}
+                    for turn in trial.turns
+                ],
             }
             for trial in case.trials
         ],
@@ -49,4 +53,5 @@ def results_digest(results: Results) -> str:
         (digest_record(case) for case in results.cases),
         key=lambda record: (record["suite"], record["case_id"]),
     )
-    return "sha256:" + hashlib.sha256(canonical_json(records)).hexdigest()
+    observed = {"verdict": results.verdict.value, "cases": records}
+    return "sha256:" + hashlib.sha256(canonical_json(observed)).hexdigest()

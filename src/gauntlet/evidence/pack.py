@@ -29,8 +29,8 @@ from gauntlet.run.results import (
     exit_code_for,
 )
 
-EVIDENCE_SCHEMA_VERSION = 1
-"""The version of the evidence format this gauntlet writes."""
+EVIDENCE_SCHEMA_VERSION = 2
+"""The version of the evidence format this gauntlet writes (2 added the run's `run_id`)."""
 
 
 class _Record(BaseModel):
@@ -69,6 +69,8 @@ class RunFacts(_Record):
     """What was run, when, and by which gauntlet."""
 
     target: TargetInfo
+    run_id: str | None
+    """The id the CI system gave the run (`--run-id`), if any."""
     started_at: datetime
     finished_at: datetime
     complete: bool
@@ -216,6 +218,7 @@ def build_pack(
         results_digest=results_digest(results),
         run=RunFacts(
             target=results.target,
+            run_id=results.run_id,
             started_at=results.started_at,
             finished_at=results.finished_at,
             complete=results.complete,
@@ -235,7 +238,7 @@ def build_pack(
         gates=tuple(
             GateEvidence(
                 **gate.model_dump(include=_GATE_COPIED),
-                pass_rate=round(gate.passed / gate.total, 4),
+                pass_rate=round(gate.passed / max(gate.total, 1), 4),
                 wilson_low=round(gate.wilson_low, 4),
                 wilson_high=round(gate.wilson_high, 4),
                 suites=tuple(

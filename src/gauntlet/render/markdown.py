@@ -50,6 +50,7 @@ def render_markdown(pack: EvidencePack) -> str:
     out += ["## Run", "", "| fact | value |", "|---|---|"]
     out += [
         f"| target | {escape(run.target.name)} ({run.target.kind}) |",
+        f"| run id | {escape(run.run_id or 'none given')} |",
         f"| injected defects | {escape(', '.join(run.target.defects) or 'none')} |",
         f"| started | {run.started_at.isoformat()} |",
         f"| finished | {run.finished_at.isoformat()} |",

@@ -29,11 +29,8 @@ from gauntlet.evidence.digest import canonical_json
 from gauntlet.redact import Redactor
 from gauntlet.run.journal import Journal
 from gauntlet.run.results import CaseResult, Plan, Results, Shard, SuiteInfo, TargetInfo
-from gauntlet.run.scoring import (
-    judge_case,
-    suite_info,
-    summarize,
-)
+from gauntlet.run.scoring import judge_case, suite_info
+from gauntlet.run.tally import shard_of, summarize
 from gauntlet.targets.contract import Message, Target, TargetResponse, check_response
 
 GRACE_SECONDS = 5.0
@@ -54,7 +51,6 @@ __all__ = [
     "plan",
     "run_gauntlet",
     "score",
-    "shard_of",
 ]
 
 
@@ -100,15 +96,6 @@ class RunPlan(NamedTuple):
     shard: Shard | None
 
 
-def shard_of(suite: str, case_id: str, count: int) -> int:
-    """The 1-based shard of a case, from a hash of its suite and id.
-
-    A hash, not a position: adding a case moves no other case to another shard.
-    """
-    digest = hashlib.sha256(f"{suite}\0{case_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % count + 1
-
-
 def plan(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> RunPlan:
     """Every case of every suite, in load order, each asked `repeat` times or more.
 
@@ -129,7 +116,9 @@ def plan(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> Ru
         described.append({**info.model_dump(mode="json", exclude={"source"}), "cases": []})
         kept = False
         for position, case in enumerate(loaded.cases):
-            described[-1]["cases"].append(case.id)
+            # The whole case, not only its id: a journal or a shard made before its prompt,
+            # markers or expected answer changed must not pass for this plan's.
+            described[-1]["cases"].append(case.model_dump(mode="json"))
             if shard is None or shard_of(info.suite, case.id, shard.count) == shard.index:
                 items.append(Planned(loaded, position, index, info))
                 kept = True
@@ -299,6 +288,7 @@ def score(
     interrupted_by: str | None = None,
     redactor: Redactor | None = None,
     earlier: Sequence[CaseResult] = (),
+    run_id: str | None = None,
 ) -> Results:
     """Judge every observation and decide the verdict. Pure.
 
@@ -319,6 +309,7 @@ def score(
         started_at=started_at,
         finished_at=finished_at,
         interrupted_by=interrupted_by,
+        run_id=run_id,
     )
 
 
@@ -336,11 +327,14 @@ def run_gauntlet(
     preflight: bool = True,
     grace: float = GRACE_SECONDS,
     journal: Journal | None = None,
+    run_id: str | None = None,
 ) -> Results:
     """Probe, ask and score: the whole of `gauntlet run` but the printing and the file.
 
-    With a `journal`, every finished case is appended to it as it finishes, and cases the
-    journal already holds (from an interrupted run being resumed) are not asked again.
+    `run_id` is the id the CI system gave the run, recorded so shards of different runs
+    cannot be merged. With a `journal`, every finished case is appended to it as it
+    finishes, and cases the journal already holds (from an interrupted run being resumed)
+    are not asked again.
     On SIGINT or SIGTERM (in the main thread) no new ask is sent, asks in flight get `grace`
     seconds, and the results say the run is incomplete: the verdict is withheld.
 
@@ -351,7 +345,7 @@ def run_gauntlet(
     """
     redactor = redactor or Redactor()
     run_plan = plan(suites, repeat=repeat, shard=shard)
-    earlier = journal.start(run_plan.plan, shard, target_info.name) if journal else {}
+    earlier = journal.start(run_plan.plan, shard, target_info.name, run_id) if journal else {}
     todo = [item for item in run_plan.items if item.plan_index not in earlier]
     started = clock()
 
@@ -380,6 +374,7 @@ def run_gauntlet(
         interrupted_by=session.interrupted_by,
         redactor=redactor,
         earlier=[*earlier.values(), *judged.values()],
+        run_id=run_id,
     )
     return results
 

@@ -28,6 +28,7 @@ class JournalHeader(BaseModel):
     plan: Plan
     shard: Shard | None
     target: str
+    run_id: str | None = None
 
 
 def journal_path(results_path: Path) -> Path:
@@ -43,13 +44,15 @@ class Journal:
         self.resume = resume
         self._handle: IO[str] | None = None
 
-    def start(self, plan: Plan, shard: Shard | None, target: str) -> dict[int, CaseResult]:
+    def start(
+        self, plan: Plan, shard: Shard | None, target: str, run_id: str | None = None
+    ) -> dict[int, CaseResult]:
         """Open the journal for this run; return the cases an earlier attempt finished.
 
         Raises:
             UsageError: `--resume` found no journal, or one written for another run.
         """
-        header = JournalHeader(plan=plan, shard=shard, target=target)
+        header = JournalHeader(plan=plan, shard=shard, target=target, run_id=run_id)
         done: dict[int, CaseResult] = {}
         if self.resume:
             done = self._read(header)
@@ -96,9 +99,10 @@ class Journal:
         except ValidationError:
             raise UsageError(f"--resume: {self.path} is not a gauntlet journal") from None
         for field, what in (
-            ("plan", "suites or options"),
+            ("plan", "suites, cases or options"),
             ("shard", "shard"),
             ("target", "target"),
+            ("run_id", "run id"),
         ):
             if getattr(header, field) != getattr(expected, field):
                 raise UsageError(

@@ -1,8 +1,8 @@
 """Merging the shards of a split run into the results of the whole run. Pure.
 
-Every shard must come from the same plan (suites, options) and target, and together the shards
-must cover every case exactly once. The merge is scored by the same `summarize` as a run, so
-its results and digest equal an unsharded run's, timing aside.
+Every shard must come from the same plan (suites, cases, options), target and run id, and
+together the shards must cover every case exactly once. The merge is scored by the same
+`summarize` as a run, so its results and digest equal an unsharded run's, timing aside.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from gauntlet.errors import ResultsError
 from gauntlet.run.results import CaseResult, Results, SuiteInfo
-from gauntlet.run.scoring import summarize
+from gauntlet.run.tally import summarize
 
 _INFO_FIELDS = set(SuiteInfo.model_fields)
 
@@ -32,11 +32,17 @@ def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
             raise ResultsError(f"{source}: not a shard (it was run without --shard)")
         if results.plan != first.plan:
             raise ResultsError(
-                f"{source}: comes from other suites or options than {first_source} "
+                f"{source}: comes from other suites, cases or options than {first_source} "
                 f"(plan {results.plan.digest} against {first.plan.digest})"
             )
         if results.target != first.target:
             raise ResultsError(f"{source}: asked another target than {first_source}")
+        if results.run_id != first.run_id:
+            raise ResultsError(
+                f"{source}: belongs to run {results.run_id or '(no --run-id)'}, but "
+                f"{first_source} to run {first.run_id or '(no --run-id)'}: shards of "
+                "different runs are never merged"
+            )
         assert first.shard is not None  # noqa: S101 - checked in the first turn of this loop
         if results.shard.count != first.shard.count:
             raise ResultsError(
@@ -75,6 +81,7 @@ def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
         interrupted_by=next(
             (results.interrupted_by for _, results in shards if results.interrupted_by), None
         ),
+        run_id=first.run_id,
     )
 
 

@@ -1,27 +1,44 @@
-"""The results file: a versioned record of what a run asked, what came back and how it scored.
+"""The results: a versioned record of what a run asked, what came back and how it scored.
 
-`gauntlet run` writes it atomically; `gauntlet report` (and baselines) read it back strictly.
-Field order is part of the format: reordering or renaming a field means a version bump.
+`gauntlet run` writes it atomically and every reader checks it against itself
+(`gauntlet.run.results_file`). Field order is part of the format: adding, reordering or renaming
+a field means a version bump.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
-from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from gauntlet.cases.model import GateName
-from gauntlet.errors import ExitCode, ResultsError
-from gauntlet.files import write_atomically
+from gauntlet.cases.model import GateName, Identifier, LanguageTag
+from gauntlet.display import printable
+from gauntlet.errors import ExitCode
 from gauntlet.targets.contract import TargetResponse
 
-RESULTS_SCHEMA_VERSION = 1
-"""The version of the results format this gauntlet writes and the newest it reads."""
+RESULTS_SCHEMA_VERSION = 2
+"""The version of the results format this gauntlet writes and the newest it reads.
+
+2 added `run_id`; a version 1 file is read as one without it.
+"""
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+"""What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
+
+
+def _one_line(text: str) -> str:
+    if printable(text) != text:
+        raise ValueError(
+            "holds a line break or control character; gauntlet writes reasons on one line"
+        )
+    return text
+
+
+Reason = Annotated[str, AfterValidator(_one_line)]
+"""A reason as gauntlet writes it: one line, every control character escaped."""
+SignalName = Annotated[str, Field(pattern=r"^SIG[A-Z0-9]+$")]
+RunId = Annotated[str, Field(pattern=RUN_ID_PATTERN)]
 
 
 class Outcome(StrEnum):
@@ -66,7 +83,7 @@ class TurnResult(_Record):
     user: str
     response: TargetResponse
     passed: bool
-    reason: str
+    reason: Reason
     """Why this turn failed; empty when it passed."""
 
 
@@ -74,7 +91,7 @@ class Trial(_Record):
     """One ask of a case: what came back and how the gate judged it."""
 
     outcome: Outcome
-    reason: str
+    reason: Reason
     """Why it failed or errored; empty when it passed."""
     response: TargetResponse | None
     """The full response, or `None` when there was none."""
@@ -95,10 +112,10 @@ class CaseResult(_Record):
 
     index: int
     """The case's place in the whole plan (every suite, every case), before any sharding."""
-    suite: str
+    suite: Identifier
     gate: GateName
-    case_id: str
-    language: str
+    case_id: Identifier
+    language: LanguageTag
     prompt: str
     source: str
     """The case file it came from."""
@@ -106,7 +123,7 @@ class CaseResult(_Record):
     """The line of the case in `source`."""
     outcome: Outcome
     """Passed when at least `pass_k` of the asks passed; errored or not run if any ask was."""
-    reason: str
+    reason: Reason
     """Why it failed or errored; empty when it passed."""
     passes: int
     """How many asks passed."""
@@ -123,7 +140,7 @@ class CaseResult(_Record):
 class LanguageCount(_Record):
     """Cases and passes in one language."""
 
-    language: str
+    language: LanguageTag
     total: int
     passed: int
 
@@ -131,7 +148,7 @@ class LanguageCount(_Record):
 class SuiteInfo(_Record):
     """What a suite asked for, as loaded: enough to re-score its cases without the file."""
 
-    suite: str
+    suite: Identifier
     gate: GateName
     version: int
     key_version: int | None
@@ -162,7 +179,7 @@ class GateResult(_Record):
     """A gate across its suites: it passes when every one of its suites met its threshold."""
 
     gate: GateName
-    suites: tuple[str, ...]
+    suites: tuple[Identifier, ...]
     total: int
     passed: int
     failed: int
@@ -201,7 +218,8 @@ class Plan(_Record):
     cases: int
     """Cases in the whole plan, before sharding."""
     digest: str
-    """sha256 over the plan: each suite's name, version and settings, and each case id."""
+    """sha256 over the plan: each suite's name, version and settings, and each case's content
+    (prompt, turns, markers, expected answer), so an edited suite is another plan."""
     repeat: int
     """`--repeat` as given (a suite may ask more)."""
 
@@ -218,9 +236,12 @@ class Results(_Record):
     plan: Plan
     shard: Shard | None
     """Set for one shard of a split run; `None` for a whole (or merged) run."""
+    run_id: RunId | None
+    """The id the CI system gave this run (`--run-id`): every shard of one run carries it, so
+    shards of two runs cannot be merged into one."""
     complete: bool
     """Every case of this run (or shard) was asked. An interrupted run is never a pass."""
-    interrupted_by: str | None
+    interrupted_by: SignalName | None
     """The signal that stopped the run early, if one did."""
     verdict: Verdict
     verdict_reason: str
@@ -239,7 +260,7 @@ def exit_code_for(verdict: Verdict) -> ExitCode:
     """The exit code of a verdict.
 
     The precedence 2 > 4 > 1 > 0 is applied when the verdict is decided (see
-    `gauntlet.run.scoring.decide_verdict`); this is the one place a verdict becomes a code.
+    `gauntlet.run.tally.decide_verdict`); this is the one place a verdict becomes a code.
     """
     match verdict:
         case Verdict.WITHHELD:
@@ -250,120 +271,3 @@ def exit_code_for(verdict: Verdict) -> ExitCode:
             return ExitCode.GATE_FAILED
         case Verdict.PASS:
             return ExitCode.PASS
-
-
-def write_results(results: Results, path: Path) -> None:
-    """Write `results` to `path` atomically: a reader sees the old file or the whole new one.
-
-    Raises:
-        ResultsError: the file cannot be written.
-    """
-    # Serialised by pydantic straight to text: building the dict first doubled the peak
-    # memory of a 20,000-case run (benchmarks/RESULTS.md).
-    text = results.model_dump_json(indent=2) + "\n"
-    try:
-        write_atomically(path, text)
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot write the results: {exc.strerror or exc}") from exc
-
-
-def read_results(path: Path) -> Results:
-    """Read a results file strictly, and check that it is consistent with itself.
-
-    Raises:
-        ResultsError: unreadable, not JSON, newer than this gauntlet, not a results file, or
-            inconsistent (counts that do not add up, rates outside [0, 1], repeated case ids);
-            every problem is located by its JSON path.
-    """
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(
-            f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg} (truncated or damaged?)"
-        ) from exc
-    except ValueError as exc:
-        raise ResultsError(f"{path}: not JSON: {exc}") from exc
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if not isinstance(version, int):
-        raise ResultsError(f"{path}: not a gauntlet results file (no schema_version)")
-    if version > RESULTS_SCHEMA_VERSION:
-        raise ResultsError(
-            f"{path}: results format version {version} is newer than this gauntlet reads "
-            f"({RESULTS_SCHEMA_VERSION}); upgrade gauntlet"
-        )
-    try:
-        results = Results.model_validate_json(raw)
-    except ValidationError as exc:
-        problems = [
-            f"{_path(error['loc'])}: {error['msg']}" for error in exc.errors(include_url=False)
-        ]
-        raise ResultsError(_located(path, "not a valid results file", problems)) from None
-    problems = inconsistencies(results)
-    if problems:
-        raise ResultsError(_located(path, "inconsistent results file", problems))
-    return results
-
-
-def inconsistencies(results: Results) -> list[str]:
-    """Every way `results` disagrees with itself, each as `json.path: problem`."""
-    problems: list[str] = []
-    seen: dict[str, int] = {}
-    for index, case in enumerate(results.cases):
-        if case.case_id in seen:
-            problems.append(
-                f"cases[{index}].case_id: {case.case_id!r} repeats cases[{seen[case.case_id]}]"
-            )
-        seen.setdefault(case.case_id, index)
-    problems += _counts("totals", results.totals, results.cases)
-    for index, suite in enumerate(results.suites):
-        mine = [case for case in results.cases if case.suite == suite.suite]
-        problems += _counts(f"suites[{index}]", suite, mine)
-        if not 0.0 <= suite.pass_rate <= 1.0:
-            problems.append(f"suites[{index}].pass_rate: {suite.pass_rate} is outside [0, 1]")
-        elif suite.total and abs(suite.pass_rate - suite.passed / suite.total) > 1e-9:
-            problems.append(
-                f"suites[{index}].pass_rate: {suite.pass_rate} is not {suite.passed}/{suite.total}"
-            )
-    for index, gate in enumerate(results.gates):
-        mine = [case for case in results.cases if case.gate is gate.gate]
-        problems += _counts(f"gates[{index}]", gate, mine)
-    if results.complete != (results.totals.not_run == 0):
-        problems.append(
-            f"complete: {results.complete} but {results.totals.not_run} cases were not run"
-        )
-    return problems
-
-
-def _counts(
-    where: str, counted: Totals | SuiteResult | GateResult, cases: Sequence[CaseResult]
-) -> list[str]:
-    outcomes = [case.outcome for case in cases]
-    expected = {
-        "total": len(outcomes),
-        "passed": outcomes.count(Outcome.PASSED),
-        "failed": outcomes.count(Outcome.FAILED),
-        "errored": outcomes.count(Outcome.ERRORED),
-        "not_run": outcomes.count(Outcome.NOT_RUN),
-    }
-    return [
-        f"{where}.{name}: {getattr(counted, name)}, but the cases say {value}"
-        for name, value in expected.items()
-        if getattr(counted, name) != value
-    ]
-
-
-def _path(loc: tuple[int | str, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text or "(top)"
-
-
-def _located(path: Path, what: str, problems: list[str]) -> str:
-    shown = problems[:20]
-    more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
-    return f"{path}: {what}:\n" + "\n".join(f"  {path}: {p}" for p in shown) + more

@@ -1,4 +1,4 @@
-"""The results file: written atomically, read back strictly, refused when newer."""
+"""The results file: written atomically, read back strictly, refused when newer or forged."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gauntlet.errors import ResultsError
+from gauntlet.evidence.digest import results_digest
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     Plan,
@@ -17,9 +19,11 @@ from gauntlet.run.results import (
     TargetInfo,
     Totals,
     Verdict,
-    read_results,
-    write_results,
 )
+from gauntlet.run.results_file import read_results, rederive, write_results
+from gauntlet.targets.toy import ToyDefect
+
+from ...evidence_fixtures import clean, flaky, unscoreable, with_defect
 
 WHEN = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -33,11 +37,12 @@ def _results() -> Results:
         target=TargetInfo(kind="toy", name="toy"),
         plan=Plan(cases=0, digest="sha256:0", repeat=1),
         shard=None,
+        run_id=None,
         complete=True,
         interrupted_by=None,
         verdict=Verdict.PASS,
         verdict_reason="every gate met its threshold",
-        capability_scored=True,
+        capability_scored=False,
         unreadable_answers=0,
         totals=Totals(total=0, passed=0, failed=0, errored=0, not_run=0),
         gates=(),
@@ -119,84 +124,149 @@ def test_an_inconsistent_file_is_refused_with_every_problem_located(tmp_path: Pa
     with pytest.raises(ResultsError) as caught:
         read_results(path)
     assert str(caught.value) == (
-        f"{path}: inconsistent results file:\n"
-        f"  {path}: totals.passed: 3, but the cases say 0\n"
-        f"  {path}: complete: False but 0 cases were not run"
+        f"{path}: results that disagree with themselves:\n"
+        f"  {path}: complete: False in the file, but its own cases give True\n"
+        f"  {path}: totals.passed: 3 in the file, but its own cases give 0"
     )
 
 
-def _written(tmp_path: Path, change: object) -> Path:
-    from gauntlet.cases.model import GateName
-    from gauntlet.run.results import CaseResult, Outcome, SuiteResult, Trial
-
-    trial = Trial(
-        outcome=Outcome.PASSED,
-        reason="",
-        response=None,
-        said_something=True,
-        latency_ms=1.0,
-        attempts=1,
-        waited_s=0.0,
-    )
-    case = CaseResult(
-        index=0,
-        suite="s",
-        gate=GateName.GOLDEN,
-        case_id="c1",
-        language="en",
-        prompt="p",
-        source="s.yaml",
-        line=7,
-        outcome=Outcome.PASSED,
-        reason="",
-        passes=1,
-        repeats=1,
-        pass_k=1,
-        flaky=False,
-        trials=(trial,),
-    )
-    suite = SuiteResult(
-        suite="s",
-        gate=GateName.GOLDEN,
-        version=1,
-        key_version=1,
-        threshold=1.0,
-        source="s.yaml",
-        repeat=1,
-        pass_k=1,
-        capability=True,
-        total=1,
-        passed=1,
-        failed=0,
-        errored=0,
-        not_run=0,
-        pass_rate=1.0,
-        met=True,
-    )
-    results = _results().model_copy(
-        update={
-            "cases": (case,),
-            "suites": (suite,),
-            "totals": Totals(total=1, passed=1, failed=0, errored=0, not_run=0),
-        }
-    )
+def _forged(tmp_path: Path, results: Results, change: object) -> Path:
     data = results.model_dump(mode="json")
     change(data)  # type: ignore[operator]
-    path = tmp_path / "r.json"
+    path = tmp_path / "forged.json"
     path.write_text(json.dumps(data))
     return path
 
 
+def _first(data: dict[str, object], outcome: str) -> dict[str, object]:
+    cases = data["cases"]
+    assert isinstance(cases, list)
+    found: dict[str, object] = next(c for c in cases if c["outcome"] == outcome)
+    return found
+
+
+def test_a_verdict_changed_by_hand_is_refused_and_named(tmp_path: Path) -> None:
+    """The observed attack: fail changed to pass rendered a PASS pack with the same digest."""
+    failing = with_defect(ToyDefect.DROP_CITATIONS)
+    path = _forged(tmp_path, failing, lambda d: d.update(verdict="pass"))
+    with pytest.raises(ResultsError) as caught:
+        read_results(path)
+    assert f"{path}: verdict: 'pass' in the file, but its own cases give 'fail'" in str(
+        caught.value
+    )
+
+
+def _unmet(data: dict[str, object], key: str) -> dict[str, Any]:
+    """The first gate or suite that missed its threshold."""
+    entries = data[key]
+    assert isinstance(entries, list)
+    found: dict[str, Any] = next(entry for entry in entries if not entry["met"])
+    return found
+
+
+def _trial_passes(data: dict[str, object]) -> None:
+    case = _first(data, "failed")
+    trials = case["trials"]
+    assert isinstance(trials, list)
+    trials[0].update(outcome="passed", reason="")
+
+
+def _failing_case_removed(data: dict[str, object]) -> None:
+    cases = data["cases"]
+    assert isinstance(cases, list)
+    cases.remove(_first(data, "failed"))
+
+
 @pytest.mark.parametrize(
-    ("change", "problem"),
+    ("change", "named"),
     [
-        (lambda d: d["suites"][0].update(pass_rate=1.5), "suites[0].pass_rate: 1.5 is outside"),
-        (lambda d: d["suites"][0].update(pass_rate=0.5), "suites[0].pass_rate: 0.5 is not 1/1"),
-        (lambda d: d["suites"][0].update(total=2), "suites[0].total: 2, but the cases say 1"),
-        (lambda d: d["cases"].append(dict(d["cases"][0])), "cases[1].case_id: 'c1' repeats"),
+        (lambda d: d.update(verdict_reason="every gate met its threshold"), "verdict_reason"),
+        (lambda d: _first(d, "failed").update(outcome="passed", reason=""), ".outcome"),
+        (lambda d: _first(d, "failed").update(passes=1), ".passes"),
+        (lambda d: _first(d, "failed").update(flaky=True), ".flaky"),
+        (lambda d: _first(d, "failed").update(reason="fine"), ".reason"),
+        (_trial_passes, ".outcome"),
+        (lambda d: _unmet(d, "gates").update(met=True), "].met"),
+        (lambda d: _unmet(d, "gates").update(pass_rate=1.0), "].pass_rate"),
+        (lambda d: _unmet(d, "gates").update(wilson_low=0.9), "].wilson_low"),
+        (lambda d: _unmet(d, "gates")["languages"][0].update(passed=8), "languages[0].passed"),
+        (lambda d: _unmet(d, "suites").update(met=True), "].met"),
+        (lambda d: _unmet(d, "suites").update(passed=16), "].passed"),
+        (lambda d: d["totals"].update(failed=0), "totals.failed"),
+        (lambda d: d.update(unreadable_answers=3), "unreadable_answers"),
+        (lambda d: d.update(complete=False), "complete"),
+        (_failing_case_removed, "a whole run holds every case it planned"),
+        (lambda d: d["cases"][0]["trials"][0].update(said_something=False), "said_something"),
+        (lambda d: d["cases"][0].update(reason="x\n::error::forged"), "one line"),
+        (lambda d: d["cases"][0].update(case_id="x\n# Heading @everyone"), "case_id"),
+        (lambda d: d["cases"][0].update(language="<img src=x>"), "language"),
+        (lambda d: d.update(interrupted_by="SIG\u001b[2J"), "interrupted_by"),
+        (lambda d: d.update(run_id="1\n::error::x"), "run_id"),
     ],
 )
-def test_each_inconsistency_is_located(tmp_path: Path, change: object, problem: str) -> None:
-    read_results(_written(tmp_path, lambda d: None))  # the unchanged file is consistent
-    with pytest.raises(ResultsError, match=re.escape(problem)):
-        read_results(_written(tmp_path, change))
+def test_every_derived_value_is_derived_again_and_a_forgery_named(
+    tmp_path: Path, change: object, named: str
+) -> None:
+    failing = with_defect(ToyDefect.DROP_CITATIONS)
+    read_results(_forged(tmp_path, failing, lambda d: None))  # the file as written is sound
+    with pytest.raises(ResultsError, match=re.escape(named)):
+        read_results(_forged(tmp_path, failing, change))
+
+
+@pytest.mark.parametrize("fixture", [clean, flaky, unscoreable])
+def test_what_gauntlet_writes_reads_back_as_written(tmp_path: Path, fixture: object) -> None:
+    results = fixture()  # type: ignore[operator]
+    path = tmp_path / "r.json"
+    write_results(results, path)
+    assert read_results(path) == results
+    assert rederive(results) == results
+
+
+def test_capability_cannot_be_claimed_for_an_adversarial_suite(tmp_path: Path) -> None:
+    # Claiming capability would turn UNSCOREABLE (exit 4) into a verdict that can pass.
+    def claim(data: dict[str, object]) -> None:
+        data["suites"][0]["capability"] = True  # type: ignore[index]
+        data["capability_scored"] = True
+
+    with pytest.raises(ResultsError, match=re.escape("suites[0].capability: True")):
+        read_results(_forged(tmp_path, unscoreable(), claim))
+
+
+def test_the_digest_covers_the_verdict_and_every_outcome() -> None:
+    failing = with_defect(ToyDefect.DROP_CITATIONS)
+    assert results_digest(failing.model_copy(update={"verdict": Verdict.PASS})) != results_digest(
+        failing
+    )
+    case = next(c for c in failing.cases if c.outcome.value == "failed")
+    trial = case.trials[0].model_copy(update={"outcome": case.trials[0].outcome.PASSED})
+    edited = case.model_copy(update={"trials": (trial,)})
+    cases = tuple(edited if c is case else c for c in failing.cases)
+    assert results_digest(failing.model_copy(update={"cases": cases})) != results_digest(failing)
+
+
+def test_a_version_1_file_is_read_as_one_without_a_run_id(tmp_path: Path) -> None:
+    data = clean().model_dump(mode="json")
+    del data["run_id"]
+    data["schema_version"] = 1
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(data))
+    results = read_results(path)
+    assert results.run_id is None
+    assert results.schema_version == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"schema_version": true}', "no schema_version"),
+        ('{"schema_version": 2, "cases": [' + "[" * 50_000 + "]" * 50_000 + "]}", "not a"),
+    ],
+)
+def test_a_hostile_file_is_refused_not_crashed_on(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(content)
+    with pytest.raises(ResultsError, match=message):
+        read_results(path)

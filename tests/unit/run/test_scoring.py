@@ -10,7 +10,7 @@ from gauntlet.cases.loader import load_suites
 from gauntlet.errors import UsageError
 from gauntlet.run.engine import plan, run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo
-from gauntlet.run.scoring import wilson_interval
+from gauntlet.run.tally import wilson_interval
 from gauntlet.targets.contract import TargetResponse
 
 from ..cases.suite_text import grounding_suite

@@ -10,9 +10,10 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.errors import ResultsError
 from gauntlet.evidence.digest import results_digest
-from gauntlet.run.engine import plan, run_gauntlet, shard_of
+from gauntlet.run.engine import plan, run_gauntlet
 from gauntlet.run.merge import merge_shards
 from gauntlet.run.results import Results, Shard, TargetInfo
+from gauntlet.run.tally import shard_of
 from gauntlet.targets.toy import make_toy
 
 from ... import evidence_fixtures as fx
@@ -104,7 +105,7 @@ def test_shards_of_another_run_are_refused(shards: list[tuple[str, Results]]) ->
     changed = other.model_copy(
         update={"plan": other.plan.model_copy(update={"digest": "sha256:other"})}
     )
-    with pytest.raises(ResultsError, match="comes from other suites or options"):
+    with pytest.raises(ResultsError, match="comes from other suites, cases or options"):
         merge_shards([shards[0], ("other.json", changed), shards[2]])
 
 

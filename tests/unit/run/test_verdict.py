@@ -9,7 +9,7 @@ import pytest
 from gauntlet.cases.model import GateName
 from gauntlet.errors import ExitCode
 from gauntlet.run.results import Verdict, exit_code_for
-from gauntlet.run.scoring import decide_verdict
+from gauntlet.run.tally import decide_verdict
 
 # (errored cases, unreadable answers without a capability suite, a gate failed) -> exit code
 TABLE = {

@@ -1,0 +1,319 @@
+"""The results file on disk: written atomically, and read back only if it agrees with itself.
+
+A results file is what CI and a reviewer trust, so a reader re-derives everything that can be
+derived (each case's outcome from its asks, every count, rate, gate and suite result from the
+outcomes, the verdict from the counts) and refuses a file in which any stored value disagrees,
+naming the field. Changing `"verdict": "fail"` to `"pass"` gives an error, not a PASS. The same
+check guards `gauntlet report`, a `--baseline` and every shard `gauntlet merge` reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from gauntlet.cases.model import GateName
+from gauntlet.display import printable
+from gauntlet.errors import ResultsError
+from gauntlet.files import write_atomically
+from gauntlet.gates.readability import said_something
+from gauntlet.run.results import (
+    RESULTS_SCHEMA_VERSION,
+    CaseResult,
+    Outcome,
+    Results,
+    SuiteInfo,
+    Trial,
+)
+from gauntlet.run.tally import (
+    conversation_outcome,
+    decide_case,
+    is_flaky,
+    shard_of,
+    summarize,
+)
+
+MAX_SHOWN = 20
+"""Problems listed in one error; the rest are counted."""
+
+_INFO_FIELDS = set(SuiteInfo.model_fields)
+# Capability is a suite's own fact for these gates, whatever its cases; for grounding and
+# refusal it depends on the cases' kinds, which a results file does not keep.
+_CAPABILITY = {GateName.FALSE_POSITIVE: True, GateName.GOLDEN: True, GateName.ADVERSARIAL: False}
+
+
+def write_results(results: Results, path: Path) -> None:
+    """Write `results` to `path` atomically: a reader sees the old file or the whole new one.
+
+    Raises:
+        ResultsError: the file cannot be written.
+    """
+    # Serialised by pydantic straight to text: building the dict first doubled the peak
+    # memory of a 20,000-case run (benchmarks/RESULTS.md).
+    text = results.model_dump_json(indent=2) + "\n"
+    try:
+        write_atomically(path, text)
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot write the results: {exc.strerror or exc}") from exc
+
+
+def read_results(path: Path) -> Results:
+    """Read a results file strictly, and check that it agrees with itself.
+
+    Raises:
+        ResultsError: unreadable, not JSON, newer than this gauntlet, not a results file, or
+            a file in which a stored value disagrees with what its own cases say; every
+            problem is located by its JSON path.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_results(raw, str(path))
+
+
+def parse_results(raw: bytes, source: str) -> Results:
+    """Parse and check a results file's bytes. Pure; see `read_results`.
+
+    Raises:
+        ResultsError: as `read_results`.
+    """
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(
+            f"{source}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg} (truncated or damaged?)"
+        ) from None
+    except RecursionError:
+        raise ResultsError(f"{source}: not a results file: JSON nested too deeply") from None
+    except ValueError as exc:  # not UTF-8, or a number too long to read
+        raise ResultsError(f"{source}: not JSON: {printable(str(exc))}") from None
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ResultsError(f"{source}: not a gauntlet results file (no schema_version)")
+    if version > RESULTS_SCHEMA_VERSION:
+        raise ResultsError(
+            f"{source}: results format version {version} is newer than this gauntlet reads "
+            f"({RESULTS_SCHEMA_VERSION}); upgrade gauntlet"
+        )
+    assert isinstance(data, dict)  # noqa: S101 - a schema_version was read from it
+    if version == 1:  # version 2 added `run_id`; a version 1 file has none
+        raw = json.dumps(_inserted_after(data, "shard", "run_id", None)).encode()
+    try:
+        results = Results.model_validate_json(raw)
+    except ValidationError as exc:
+        problems = [
+            f"{_path(error['loc'])}: {printable(error['msg'])}"
+            for error in exc.errors(include_url=False)
+        ]
+        raise ResultsError(_located(source, "not a valid results file", problems)) from None
+    problems = results_problems(results)
+    if problems:
+        raise ResultsError(_located(source, "results that disagree with themselves", problems))
+    return results
+
+
+def results_problems(results: Results) -> list[str]:
+    """Every way `results` disagrees with itself, each as `json.path: problem`.
+
+    First the structure (case ids, the plan's coverage, each case's suite and asks); when that
+    holds, every derived value is compared with the same value derived again.
+    """
+    problems = _structure(results)
+    if problems:
+        return problems
+    return list(_differences(results, rederive(results), ""))
+
+
+def rederive(results: Results) -> Results:
+    """`results` with every derivable value derived again from its cases' asks."""
+    cases = [rederive_case(case) for case in results.cases]
+    infos = [SuiteInfo(**suite.model_dump(include=_INFO_FIELDS)) for suite in results.suites]
+    again = summarize(
+        cases,
+        infos,
+        target=results.target,
+        plan=results.plan,
+        shard=results.shard,
+        run_id=results.run_id,
+        started_at=results.started_at,
+        finished_at=results.finished_at,
+        interrupted_by=results.interrupted_by,
+    )
+    return again.model_copy(
+        update={
+            "schema_version": results.schema_version,
+            "gauntlet_version": results.gauntlet_version,
+        }
+    )
+
+
+def rederive_case(case: CaseResult) -> CaseResult:
+    """`case` with its outcome, reason, passes and flakiness derived again from its asks."""
+    trials = tuple(_rederive_trial(trial) for trial in case.trials)
+    outcome, reason = decide_case(trials, case.repeats, case.pass_k)
+    return case.model_copy(
+        update={
+            "trials": trials,
+            "outcome": outcome,
+            "reason": reason,
+            "passes": sum(1 for trial in trials if trial.outcome is Outcome.PASSED),
+            "flaky": is_flaky(trials),
+        }
+    )
+
+
+def case_problems(case: CaseResult, where: str) -> list[str]:
+    """How one case breaks the rules of its asks, or disagrees with what they say."""
+    problems = list(_case_structure(case, where))
+    if not problems:
+        problems += _differences(case, rederive_case(case), where)
+    return problems
+
+
+def _rederive_trial(trial: Trial) -> Trial:
+    update: dict[str, Any] = {
+        "said_something": trial.response is not None and said_something(trial.response)
+    }
+    if trial.response is not None and trial.turns:
+        update["outcome"], update["reason"] = conversation_outcome(trial.turns)
+    return trial.model_copy(update=update)
+
+
+def _structure(results: Results) -> list[str]:
+    problems: list[str] = []
+    suites = {suite.suite: suite for suite in results.suites}
+    if len(suites) != len(results.suites):
+        problems.append("suites: a suite is listed twice")
+    for index, suite in enumerate(results.suites):
+        expected = _CAPABILITY.get(suite.gate)
+        if expected is not None and suite.capability is not expected:
+            problems.append(
+                f"suites[{index}].capability: {suite.capability}, but a {suite.gate.value} "
+                f"suite always has {expected}"
+            )
+        if not any(case.suite == suite.suite for case in results.cases):
+            problems.append(f"suites[{index}]: {suite.suite} has no case in the file")
+    seen_ids: dict[str, int] = {}
+    seen_indexes: set[int] = set()
+    for number, case in enumerate(results.cases):
+        where = f"cases[{number}]"
+        if case.case_id in seen_ids:
+            problems.append(
+                f"{where}.case_id: {case.case_id!r} repeats cases[{seen_ids[case.case_id]}]"
+            )
+        seen_ids.setdefault(case.case_id, number)
+        if case.index in seen_indexes or not 0 <= case.index < results.plan.cases:
+            problems.append(
+                f"{where}.index: {case.index} is repeated or outside the plan's "
+                f"{results.plan.cases} cases"
+            )
+        seen_indexes.add(case.index)
+        owner = suites.get(case.suite)
+        if owner is None:
+            problems.append(f"{where}.suite: {case.suite} is not among the file's suites")
+        elif (case.gate, case.repeats, case.pass_k) != (owner.gate, owner.repeat, owner.pass_k):
+            problems.append(
+                f"{where}: gate, repeats or pass_k differ from its suite {case.suite}'s"
+            )
+        if results.shard is not None and (
+            shard_of(case.suite, case.case_id, results.shard.count) != results.shard.index
+        ):
+            problems.append(
+                f"{where}: {case.case_id} does not belong to shard "
+                f"{results.shard.index}/{results.shard.count}"
+            )
+        problems += _case_structure(case, where)
+    shard = results.shard
+    if shard is not None and not 1 <= shard.index <= shard.count:
+        problems.append(f"shard: {shard.index}/{shard.count} is not a shard")
+    if shard is None and len(results.cases) != results.plan.cases:
+        problems.append(
+            f"cases: {len(results.cases)} cases, but the run planned {results.plan.cases}: a "
+            "whole run holds every case it planned"
+        )
+    return problems
+
+
+def _case_structure(case: CaseResult, where: str) -> Iterator[str]:
+    if not 1 <= case.pass_k <= case.repeats or len(case.trials) != case.repeats:
+        yield (
+            f"{where}: {len(case.trials)} asks recorded for {case.repeats} repeats and "
+            f"pass_k {case.pass_k}"
+        )
+    for number, trial in enumerate(case.trials):
+        at = f"{where}.trials[{number}]"
+        answered = trial.outcome in (Outcome.PASSED, Outcome.FAILED)
+        if answered != (trial.response is not None):
+            yield f"{at}.response: a {trial.outcome.value} ask " + (
+                "needs a response" if answered else "has no response"
+            )
+        if (trial.outcome is Outcome.PASSED) == bool(trial.reason):
+            yield f"{at}.reason: a {trial.outcome.value} ask " + (
+                "has no reason" if trial.reason == "" else "gives a reason to fail"
+            )
+        for turn_number, turn in enumerate(trial.turns):
+            if turn.passed == bool(turn.reason):
+                yield (
+                    f"{at}.turns[{turn_number}]: passed is {turn.passed} with the reason "
+                    f"{turn.reason!r}"
+                )
+        if (
+            trial.response is not None
+            and trial.turns
+            and trial.turns[-1].response != trial.response
+        ):
+            yield f"{at}.response: not the answer to the conversation's last turn"
+
+
+def _differences(stored: object, derived: object, path: str) -> Iterator[str]:
+    """Each leaf where `stored` and `derived` differ, as `path: stored, but derived`."""
+    if stored == derived:
+        return
+    if isinstance(stored, BaseModel) and type(stored) is type(derived):
+        for name in type(stored).model_fields:
+            yield from _differences(
+                getattr(stored, name), getattr(derived, name), f"{path}.{name}" if path else name
+            )
+        return
+    if isinstance(stored, tuple) and isinstance(derived, tuple) and len(stored) == len(derived):
+        for index, (mine, theirs) in enumerate(zip(stored, derived, strict=True)):
+            yield from _differences(mine, theirs, f"{path}[{index}]")
+        return
+    yield f"{path}: {_shown(stored)} in the file, but its own cases give {_shown(derived)}"
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, tuple):
+        return f"{len(value)} entries"
+    if isinstance(value, BaseModel):
+        return type(value).__name__
+    text = repr(value.value if hasattr(value, "value") else value)
+    return printable(text if len(text) <= 80 else text[:79] + "…")
+
+
+def _inserted_after(data: dict[str, Any], after: str, key: str, value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, item in data.items():
+        out[name] = item
+        if name == after:
+            out[key] = value
+    out.setdefault(key, value)
+    return out
+
+
+def _path(loc: Sequence[int | str]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return printable(text) or "(top)"
+
+
+def _located(source: str, what: str, problems: list[str]) -> str:
+    shown = problems[:MAX_SHOWN]
+    more = f"\n  ... and {len(problems) - MAX_SHOWN} more" if len(problems) > MAX_SHOWN else ""
+    return f"{source}: {what}:\n" + "\n".join(f"  {source}: {p}" for p in shown) + more
