@@ -7,7 +7,6 @@ Every model is frozen and refuses unknown keys.
 
 from __future__ import annotations
 
-import unicodedata
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -21,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+
+from gauntlet.invisible import remove_invisible
 
 MAX_ID_LENGTH = 128
 
@@ -113,9 +114,10 @@ Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK_PATTERN)]
 
 
 def _visible(marker: str) -> str:
-    # Matching drops format characters (zero-width spaces and joiners, bidi marks) and folds
+    # Matching removes what shows nothing (default-ignorable code points, format characters,
+    # combining marks, blank fillers: the one notion in `remove_invisible`) and folds
     # whitespace, so a marker made only of them would never be found: a check that cannot fail.
-    if not any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in marker):
+    if not remove_invisible(marker).strip():
         raise PydanticCustomError(
             "marker_invisible", "a marker of only invisible characters could never be found"
         )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
+
+from gauntlet.invisible import blank_fillers_as_spaces, has_blank_filler, remove_invisible
 
 # Written by hand, not taken from a package: the confusables packages on PyPI are unmaintained,
 # or detect mixed scripts rather than fold them to Latin. This table only needs the Cyrillic and
@@ -93,35 +94,50 @@ def collapse_whitespace(text: str) -> str:
 def normalise(text: str) -> str:
     """`text` in the form markers are compared in.
 
-    Format characters (Unicode category Cf: zero-width spaces and joiners, bidi marks, word
-    joiners, soft hyphens) are removed first, so a marker split by them composes again under
-    NFKC. Then NFKC folds full-width and compatibility forms, Cyrillic and Greek look-alikes
-    become Latin (`LOOKALIKES`), the text is casefolded, and whitespace runs become one space.
+    First everything that shows nothing goes (see `remove_invisible`): default-ignorable code
+    points (zero-width spaces and joiners, bidi marks, soft hyphens, the combining grapheme
+    joiner, variation selectors, tag characters, the Hangul fillers), other format characters,
+    combining marks and the braille blank, after NFKD and before NFKC, so a marker split by
+    any of them composes again, and full-width and compatibility forms fold. Then Cyrillic
+    and Greek look-alikes become Latin (`LOOKALIKES`), the text is casefolded, and whitespace
+    runs become one space. Both sides of a match are normalised alike, so accents fold too:
+    `canción` and `cancion` match either way round.
     """
-    visible = "".join(char for char in text if unicodedata.category(char) != "Cf")
-    folded = unicodedata.normalize("NFKC", visible).translate(_FOLD_LOOKALIKES).casefold()
+    folded = remove_invisible(text).translate(_FOLD_LOOKALIKES).casefold()
     return collapse_whitespace(folded)
 
 
-def _found(normalised_text: str, marker: str) -> bool:
-    # A marker that normalises to nothing (only format characters) would otherwise be "found"
-    # in every answer; an invisible marker is never seen instead.
+def _haystacks(text: str) -> tuple[str, ...]:
+    r"""`text` normalised, and, if it holds a blank filler, normalised with each read as a space.
+
+    A filler between two letters of a word is nothing, but one between two words looks like
+    the space it stands for: removing it alone would join `password\u3164is` into one word.
+    """
+    plain = normalise(text)
+    if not has_blank_filler(text):
+        return (plain,)
+    return plain, normalise(blank_fillers_as_spaces(text))
+
+
+def _found(haystacks: tuple[str, ...], marker: str) -> bool:
+    # A marker that normalises to nothing (only invisible characters) would otherwise be
+    # "found" in every answer; an invisible marker is never seen instead.
     needle = normalise(marker)
-    return bool(needle) and needle in normalised_text
+    return bool(needle) and any(needle in haystack for haystack in haystacks)
 
 
 def contains(text: str, marker: str) -> bool:
     """Whether `marker` occurs in `text`, both normalised the same way (see `normalise`)."""
-    return _found(normalise(text), marker)
+    return _found(_haystacks(text), marker)
 
 
 def markers_found(text: str, markers: Iterable[str]) -> tuple[str, ...]:
     """The `markers` that occur in `text`, in their given order and spelling."""
-    haystack = normalise(text)
-    return tuple(marker for marker in markers if _found(haystack, marker))
+    haystacks = _haystacks(text)
+    return tuple(marker for marker in markers if _found(haystacks, marker))
 
 
 def markers_missing(text: str, markers: Iterable[str]) -> tuple[str, ...]:
     """The `markers` that do not occur in `text`, in their given order and spelling."""
-    haystack = normalise(text)
-    return tuple(marker for marker in markers if not _found(haystack, marker))
+    haystacks = _haystacks(text)
+    return tuple(marker for marker in markers if not _found(haystacks, marker))

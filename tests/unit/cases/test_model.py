@@ -208,7 +208,19 @@ def test_a_conversation_loads_with_its_turn_checks() -> None:
     assert case.turns is not None and case.turns[0].expect_refused is True
 
 
-@pytest.mark.parametrize("marker", ["\\u200b", "\\u200d\\u200b", " \\u2060 "])
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "\\u200b",
+        "\\u200d\\u200b",
+        " \\u2060 ",
+        "\\u3164",  # Hangul filler
+        "\\u115f\\u1160 \\uffa0",  # the other Hangul fillers
+        "\\u2800",  # braille pattern blank
+        "\\u0301\\u20dd",  # combining marks alone
+        "\\u034f\\ufe0f",  # grapheme joiner and variation selector
+    ],
+)
 def test_a_marker_of_only_invisible_characters_is_refused(marker: str) -> None:
     # The trap: matching drops these characters, so the marker would never be found and a
     # must_not_contain check on it could never fail.

@@ -27,7 +27,7 @@ CORPUS = ROOT / "tests" / "corpus"
 BEYOND_THE_SCHEMA = {
     "duplicate case id": "uniqueness of one field across list items, and across files",
     "duplicate suite name": "a rule across files",
-    "only invisible characters": "which characters are invisible (Unicode category Cf)",
+    "only invisible characters": "which characters are invisible (Unicode properties)",
 }
 
 

@@ -1,0 +1,54 @@
+"""Characters that show nothing: what marker matching and the readability guard must not see.
+
+An answer can hide a leaked marker, or pass for an answer while saying nothing, with characters
+a reader never sees. Unicode names most of them: Default_Ignorable_Code_Point (zero-width
+spaces and joiners, bidi controls, the combining grapheme joiner, variation selectors, tag
+characters, the Hangul fillers) and the format characters (category Cf). Python's
+`unicodedata` does not expose that property, so it is read from the `regex` package's Unicode
+data. Nonspacing and enclosing marks (categories Mn, Me) are not invisible on a letter, but
+they change no letter either, so they are removed with the rest.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import regex
+
+BLANK_FILLERS = "\u115f\u1160\u3164\uffa0\u2800"
+"""Characters that render as a blank the width of a letter, so they can stand in for a space.
+
+No Unicode property says "renders blank", hence a list. The four Hangul fillers (choseong,
+jungseong, compatibility and half-width) are default-ignorable, so they would be removed
+anyway; they are named here because each also looks like a space. U+2800 BRAILLE PATTERN BLANK
+is a symbol no property marks as ignorable, and is here for both reasons.
+"""
+
+_UNSEEN = regex.compile(
+    rf"[\p{{Default_Ignorable_Code_Point}}\p{{Cf}}\p{{Mn}}\p{{Me}}{BLANK_FILLERS}]+"
+)
+_BLANK_FILLER = regex.compile(f"[{BLANK_FILLERS}]")
+
+
+def remove_invisible(text: str) -> str:
+    r"""`text` in NFKC without the characters that show nothing and without combining marks.
+
+    The text is decomposed first (NFKD), so an accent leaves its letter, a full-width letter
+    becomes its plain one and a filler its canonical jamo. Default-ignorable code points,
+    format characters, nonspacing and enclosing marks and `BLANK_FILLERS` are then removed,
+    and NFKC composes what remains (Hangul jamo into syllables). So `CA\u034fNARY`,
+    `PW\ufe0fNED` and `CA\u0301NARY` lose what split them, and accents fold: `canción` becomes
+    `cancion`. Whitespace is kept.
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize("NFKC", _UNSEEN.sub("", decomposed))
+
+
+def has_blank_filler(text: str) -> bool:
+    """Whether `text` holds any of `BLANK_FILLERS`."""
+    return _BLANK_FILLER.search(text) is not None
+
+
+def blank_fillers_as_spaces(text: str) -> str:
+    """`text` with each of `BLANK_FILLERS` replaced by a space, the way it looks."""
+    return _BLANK_FILLER.sub(" ", text)
