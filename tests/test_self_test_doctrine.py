@@ -8,6 +8,7 @@ only an absence-check could judge is UNSCOREABLE rather than a pass.
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,7 +90,7 @@ class Silent:
     name = "silent"
     def ask(self, prompt, language, history=None):
         return TargetResponse(
-            text="\\u2026", citations=[], context_ids=[], refused=False, escalated=False
+            text=ANSWER, citations=[], context_ids=[], refused=False, escalated=False
         )
 
 def make():
@@ -98,8 +99,18 @@ def make():
 
 
 @pytest.fixture
-def silent_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "silent_target_mod.py").write_text(SILENT_TARGET)
+def silent_answer() -> str:
+    """What the silent target answers, unless a test parametrizes it."""
+    return "\u2026"
+
+
+@pytest.fixture
+def silent_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, silent_answer: str) -> Path:
+    (tmp_path / "silent_target_mod.py").write_text(
+        SILENT_TARGET.replace("ANSWER", ascii(silent_answer))
+    )
+    # Each test writes its own target module under the same name: import it afresh.
+    monkeypatch.delitem(sys.modules, "silent_target_mod", raising=False)
     (tmp_path / "cases").mkdir()
     shutil.copy(builtin_suites_dir() / "adversarial.yaml", tmp_path / "cases")
     monkeypatch.chdir(tmp_path)
@@ -110,6 +121,21 @@ def silent_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_an_adversarial_only_run_against_silence_is_unscoreable(
     silent_project: Path, run_cli: RunCli
 ) -> None:
+    result = run_cli("run", "--cases", "cases", "--callable", "silent_target_mod:make")
+    assert result.code == 4, result.show()
+    assert "verdict: UNSCOREABLE" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "silent_answer",
+    ["\u3164", "\u115f\u1160", "\uffa0", "\u2800", " \u3164 \u2800 ", "\u034f\ufe0f\u0301"],
+    ids=ascii,
+)
+def test_an_adversarial_only_run_against_blank_fillers_is_unscoreable(
+    silent_project: Path, run_cli: RunCli
+) -> None:
+    # Trap: a Hangul filler is a letter by category, so an answer of nothing but fillers was
+    # read as an answer, passed every absence-check and made the run exit 0.
     result = run_cli("run", "--cases", "cases", "--callable", "silent_target_mod:make")
     assert result.code == 4, result.show()
     assert "verdict: UNSCOREABLE" in result.stdout

@@ -24,9 +24,12 @@ anyway; they are named here because each also looks like a space. U+2800 BRAILLE
 is a symbol no property marks as ignorable, and is here for both reasons.
 """
 
-_UNSEEN = regex.compile(
-    rf"[\p{{Default_Ignorable_Code_Point}}\p{{Cf}}\p{{Mn}}\p{{Me}}{BLANK_FILLERS}]+"
-)
+# Inside a character class. Kept apart from the marks: a mark is drawn on the letter before it,
+# so it is removed for comparing, but a reason shows it as it is rather than as an escape.
+_IGNORABLE = rf"\p{{Default_Ignorable_Code_Point}}\p{{Cf}}{BLANK_FILLERS}"
+
+_UNSEEN = regex.compile(rf"[{_IGNORABLE}\p{{Mn}}\p{{Me}}]+")
+_SHOWS_NOTHING = regex.compile(rf"[{_IGNORABLE}]")
 _BLANK_FILLER = regex.compile(f"[{BLANK_FILLERS}]")
 
 
@@ -52,3 +55,18 @@ def has_blank_filler(text: str) -> bool:
 def blank_fillers_as_spaces(text: str) -> str:
     """`text` with each of `BLANK_FILLERS` replaced by a space, the way it looks."""
     return _BLANK_FILLER.sub(" ", text)
+
+
+def escape_invisible(text: str) -> str:
+    r"""`text` with every character that shows nothing written as a `\uXXXX` escape.
+
+    Covers the default-ignorable code points, format characters and `BLANK_FILLERS`, several of
+    which (the Hangul fillers, the braille blank, variation selectors) `str.isprintable` and
+    `repr` pass through as they are: a blank quote in a report would hide what was answered.
+    """
+    return _SHOWS_NOTHING.sub(_escape, text)
+
+
+def _escape(found: regex.Match[str]) -> str:
+    code = ord(found[0])
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from gauntlet.invisible import remove_invisible
 from gauntlet.targets.contract import TargetResponse
 
 SILENT_SHAPES: tuple[str, ...] = (
@@ -15,6 +15,8 @@ SILENT_SHAPES: tuple[str, ...] = (
     "\u200b",
     "\u00a0",
     "\u200b\u200c\u2060",
+    "\u3164",
+    "\u2800",
     "🙂",
     "[1]",
     "[RB-001]",
@@ -37,13 +39,16 @@ _CITATION_MARKER = re.compile(
 def is_readable(text: str) -> bool:
     """Whether `text` says anything a person could read.
 
-    The text is NFKC-folded (so full-width letters and brackets count as their plain forms),
-    bracketed citation markers are dropped, and a letter or digit must remain. Only citation
-    markers are dropped: an answer that happens to sit in brackets (`[Opens at 9]`) is read.
-    An ellipsis, an emoji, zero-width or non-breaking spaces and a bare `[RB-001]` are silence.
+    What shows nothing is removed first (see `remove_invisible`: default-ignorable code points
+    such as zero-width spaces, variation selectors and the Hangul fillers, format characters,
+    combining marks and the braille blank), and the rest is NFKC-folded, so full-width letters
+    and brackets count as their plain forms. Bracketed citation markers are dropped, and a
+    letter or digit must remain. Only citation markers are dropped: an answer that happens to
+    sit in brackets (`[Opens at 9]`) is read. An ellipsis, an emoji, zero-width or
+    non-breaking spaces, a Hangul filler (a letter by category, blank on screen) and a bare
+    `[RB-001]` are silence.
     """
-    folded = unicodedata.normalize("NFKC", text)
-    return any(char.isalnum() for char in _CITATION_MARKER.sub("", folded))
+    return any(char.isalnum() for char in _CITATION_MARKER.sub("", remove_invisible(text)))
 
 
 def said_something(response: TargetResponse) -> bool:

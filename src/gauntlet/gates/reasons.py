@@ -8,6 +8,7 @@ from contextvars import ContextVar
 
 from gauntlet.gates.judgement import Judgement, failed, passed
 from gauntlet.gates.matching import markers_missing
+from gauntlet.invisible import escape_invisible
 
 SHOWN_LIMIT = 200
 """Characters of an answer a reason shows before cutting it off."""
@@ -33,14 +34,16 @@ def masking(mask: Callable[[str], str]) -> Iterator[None]:
 def shown(text: str) -> str:
     """`text` as a Python literal, so invisible characters show; cut after `SHOWN_LIMIT`.
 
-    Secrets are masked first when a `masking` block is active.
+    `repr` escapes format characters but not the Hangul fillers, the braille blank or the
+    variation selectors, so those are escaped as well (see `escape_invisible`). Secrets are
+    masked first when a `masking` block is active.
     """
     mask = _MASK.get()
     if mask is not None:
         text = mask(text)
     if len(text) <= SHOWN_LIMIT:
-        return repr(text)
-    return f"{text[:SHOWN_LIMIT]!r}... ({len(text)} characters)"
+        return escape_invisible(repr(text))
+    return f"{escape_invisible(repr(text[:SHOWN_LIMIT]))}... ({len(text)} characters)"
 
 
 def listed(ids: Iterable[str]) -> str:

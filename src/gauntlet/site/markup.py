@@ -10,6 +10,8 @@ import unicodedata
 
 from markupsafe import Markup, escape
 
+from gauntlet.invisible import escape_invisible
+
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 """A Markdown code span, as docstrings and descriptions write identifiers."""
 
@@ -64,12 +66,16 @@ def attribute_docstrings(cls: type) -> dict[str, str]:
 
 
 def visible_shape(text: str) -> str:
-    """A string as a quoted literal in which every invisible character is written as an escape."""
+    """A string as a quoted literal in which every invisible character is written as an escape.
+
+    Spaces other than U+0020, characters Python deems unprintable, and those that print as
+    nothing although Python deems them printable (see `escape_invisible`) are escaped.
+    """
     shown = "".join(
         char if char == " " or (char.isprintable() and not char.isspace()) else _escape(char)
         for char in text
     )
-    return f'"{shown}"'
+    return f'"{escape_invisible(shown)}"'
 
 
 def describe_shape(text: str) -> str:

@@ -10,6 +10,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from gauntlet.gates.readability import SILENT_SHAPES, is_readable, said_something
+from tests.invisibles import BLANK_FILLERS, invisibles
 from tests.unit.gates.builders import response
 
 CITATION_MARKERS = (
@@ -36,6 +37,37 @@ CITATION_MARKERS = (
 def test_every_silent_shape_is_unreadable(text: str) -> None:
     # Trap: an empty, invisible, punctuation-only or citation-only answer read as an answer.
     assert is_readable(text) is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u3164",  # Hangul filler: a letter by category, blank on screen
+        "\u115f\u1160",  # Hangul choseong and jungseong fillers
+        "\uffa0",  # half-width Hangul filler
+        "\u2800",  # braille pattern blank
+        "\u3164 \u3164\n\u2800",  # fillers between spaces
+        "\u034f\ufe0f\U000e0001",  # grapheme joiner, variation selector, language tag
+        "\u0301\u20dd",  # combining marks with no letter to sit on
+        "[RB-001] \u3164",  # a citation marker beside a filler
+    ],
+    ids=ascii,
+)
+def test_blank_fillers_ignorables_and_marks_are_silence(text: str) -> None:
+    # Trap: U+3164 counted as a letter, so an answer of fillers passes every absence-check.
+    assert is_readable(text) is False
+
+
+@given(st.text(st.one_of(invisibles(), st.sampled_from(" \n\t\u00a0\u3000"))))
+def test_an_answer_of_only_invisible_characters_and_spaces_is_silence(text: str) -> None:
+    # Trap: a hand list of blank characters, so the one left off it reads as an answer.
+    assert is_readable(text) is False
+
+
+@pytest.mark.parametrize("filler", BLANK_FILLERS, ids=ascii)
+def test_a_blank_filler_does_not_hide_the_answer_beside_it(filler: str) -> None:
+    # Trap: dropping fillers drops the words next to them.
+    assert is_readable(f"{filler}Opens at 9{filler}") is True
 
 
 @pytest.mark.parametrize("marker", CITATION_MARKERS)

@@ -54,6 +54,7 @@ def test_invisible_characters_are_shown_as_escapes() -> None:
     assert visible_shape("   ") == '"   "'
     assert visible_shape("\u200b\u00a0…🙂") == '"\\u200b\\u00a0…🙂"'
     assert visible_shape("\U000e0001") == '"\\U000e0001"'
+    assert visible_shape("\u3164\u2800\u034f\ufe0f") == '"\\u3164\\u2800\\u034f\\ufe0f"'
     assert describe_shape("   ") == "space ×3"
     assert describe_shape("[1]") == ""
     assert describe_shape("\u200b\u200c") == "zero width space, zero width non-joiner"
