@@ -27,9 +27,15 @@ is a symbol no property marks as ignorable, and is here for both reasons.
 # Inside a character class. Kept apart from the marks: a mark is drawn on the letter before it,
 # so it is removed for comparing, but a reason shows it as it is rather than as an escape.
 _IGNORABLE = rf"\p{{Default_Ignorable_Code_Point}}\p{{Cf}}{BLANK_FILLERS}"
+_MARK = r"\p{Mn}\p{Me}"
 
-_UNSEEN = regex.compile(rf"[{_IGNORABLE}\p{{Mn}}\p{{Me}}]+")
-_SHOWS_NOTHING = regex.compile(rf"[{_IGNORABLE}]")
+# Each Unicode property in a class costs a lookup per character, about 10 µs on a 2 KB answer,
+# and every answer is normalised. Nothing of these kinds lies below U+00AD SOFT HYPHEN (a test
+# keeps that true), so intersecting with "not below U+00AD" first (a version 1 set operation)
+# lets the plain ASCII of most answers fail on a range test alone: the removal runs 5 times
+# faster.
+_UNSEEN = regex.compile(rf"[[^\x00-\xac]&&[{_IGNORABLE}{_MARK}]]+", regex.V1)
+_SHOWS_NOTHING = regex.compile(rf"[[^\x00-\xac]&&[{_IGNORABLE}]]", regex.V1)
 _BLANK_FILLER = regex.compile(f"[{BLANK_FILLERS}]")
 
 
@@ -43,6 +49,8 @@ def remove_invisible(text: str) -> str:
     `PW\ufe0fNED` and `CA\u0301NARY` lose what split them, and accents fold: `canción` becomes
     `cancion`. Whitespace is kept.
     """
+    if text.isascii():
+        return text  # nothing in ASCII is removed, and NFKD and NFKC leave it as it is
     decomposed = unicodedata.normalize("NFKD", text)
     return unicodedata.normalize("NFKC", _UNSEEN.sub("", decomposed))
 
