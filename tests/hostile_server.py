@@ -58,6 +58,7 @@ PATHS = (
     "/401-echo",
     "/422",
     "/redirect-secret",
+    "/429-cases",
 )
 """Every path with a behaviour; any other path gets 404."""
 
@@ -305,6 +306,12 @@ class _Handler(BaseHTTPRequestHandler):
                     self._send(422, body, content_type="text/plain")
                 else:
                     self._send(200, good)
+            case "/429-cases":
+                # The pre-flight probe is answered; every case is told to come back in a minute.
+                if prompt.startswith("gauntlet pre-flight"):
+                    self._send(200, good)
+                else:
+                    self._send(429, b"", headers={"Retry-After": query.get("after", "60")})
             case "/redirect-secret":
                 location = (
                     "https://login:pa55w0rd-9f2c@sso.example.test/cb?token=t0k-84c1e6d2aa&x=1"

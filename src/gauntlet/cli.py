@@ -281,13 +281,9 @@ def run_command(
     from gauntlet.run.results_file import write_results
     from gauntlet.targets.http import HttpSettings, parse_header
 
+    _replace_out(out, inputs=cases or ())
     part = _parse_shard(shard)
     _check_run_id(run_id)
-    # A stale file from an earlier run must never pass for this run's results.
-    try:
-        out.unlink(missing_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--out {out}: cannot replace it: {exc.strerror or exc}") from exc
     headers = [parse_header(spec, os.environ) for spec in header or []]
     if headers and http_url is None:
         raise UsageError("--header is for --http-url targets")
@@ -296,7 +292,15 @@ def run_command(
         cases, http_url, callable_spec, toy, toy_defects, settings, headers, concurrency
     )
     suites = _load(cases)
+    if part is not None and part.count > suites.case_total:
+        total = suites.case_total
+        raise UsageError(
+            f"--shard {part.index}/{part.count}: {part.count} shards for {total} "
+            f"{'case' if total == 1 else 'cases'}, so a shard would hold none; split the run "
+            f"at most {total} ways"
+        )
     journal = Journal(journal_path(out), resume=resume)
+    finished = False
     try:
         with ProgressDisplay(_stderr(), quiet=quiet) as progress:
             results = run_gauntlet(
@@ -312,12 +316,44 @@ def run_command(
                 run_id=run_id,
             )
         write_results(results, out)
+        finished = results.complete
     finally:
-        journal.close(remove=out.exists())
+        # The journal goes only once the results file holds every case: an interrupted run
+        # keeps it, so --resume continues where it stopped.
+        journal.close(remove=finished)
     console = _stdout()
     for line in summary_lines(results, results_path=str(out)):
         console.print(line)
     raise typer.Exit(exit_code_for(results.verdict))
+
+
+def _replace_out(out: Path, *, inputs: Sequence[Path] = ()) -> None:
+    """Check that `out` can be this command's output, then remove a stale file there.
+
+    Nothing is removed when `out` is refused: a directory, a place in a directory that does
+    not exist, a case file's name, or one of the command's own inputs. Otherwise the stale
+    file goes at once, so whatever fails later, no earlier results (a PASS, say) are left
+    where CI looks for this run's.
+
+    Raises:
+        UsageError: `out` is refused, or cannot be removed.
+    """
+    if out.suffix.lower() in (".yaml", ".yml"):
+        raise UsageError(
+            f"--out {out}: that is a case file's name; gauntlet writes JSON and Markdown, and "
+            "never over a case file"
+        )
+    if out.is_dir():
+        raise UsageError(f"--out {out}: is a directory; name a file in it")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {out}: the directory {out.parent} does not exist")
+    for given in inputs:
+        if out.exists() and given.exists() and os.path.samefile(out, given):
+            raise UsageError(f"--out {out}: is also this command's input {given}")
+    try:
+        out.unlink(missing_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot replace it: {exc.strerror or exc}") from exc
 
 
 def _check_run_id(run_id: str | None) -> None:
@@ -363,6 +399,7 @@ def merge(
     from gauntlet.run.results import exit_code_for
     from gauntlet.run.results_file import read_results, write_results
 
+    _replace_out(out, inputs=shards)
     merged = merge_shards([(str(path), read_results(path)) for path in shards])
     write_results(merged, out)
     console = _stdout()
@@ -570,6 +607,8 @@ def report(
     from gauntlet.render.markdown import render_markdown
     from gauntlet.run.results_file import read_results
 
+    if out is not None:
+        _replace_out(out, inputs=[results_path, *([baseline] if baseline else [])])
     results = read_results(results_path)
     previous = None
     missing = baseline is not None and not baseline.exists()

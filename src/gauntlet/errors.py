@@ -12,6 +12,7 @@ GauntletError                 every exception we raise on purpose -> exit 2
 ├── ConfigErrors              every ConfigError found in one load, reported together
 ├── UsageError                flags that cannot go together, or a value the CLI cannot use
 ├── ResultsError              a results file that cannot be written or read back
+├── Interrupted               a signal stopped the run before any case was asked
 └── TargetError               the target could not be asked, or broke the contract
     ├── TargetImportError       --callable could not be imported, or is not a target
     ├── TargetUnreachableError  DNS, connect, TLS: nothing answered
@@ -116,6 +117,15 @@ class UsageError(GauntletError):
 
 class ResultsError(GauntletError):
     """A results file that cannot be written, or read back as one."""
+
+
+class Interrupted(GauntletError):
+    """SIGINT or SIGTERM stopped the run before any case was asked (during the pre-flight).
+
+    A signal once cases are being asked is not an error: the run records the cases it did not
+    ask and withholds its verdict. A retry wait that a signal cuts short raises this too; the
+    engine records that case as not asked.
+    """
 
 
 class TargetError(GauntletError):

@@ -202,7 +202,7 @@ def test_inventory_refuses_a_file_without_markers(tmp_path: Path, run_cli: RunCl
 def test_run_refuses_an_out_path_it_cannot_replace(tmp_path: Path, run_cli: RunCli) -> None:
     result = run_cli("run", "--out", tmp_path)
     assert result.code == 2
-    assert "cannot replace it" in result.stderr
+    assert "is a directory; name a file in it" in result.stderr
 
 
 def test_an_interrupt_outside_a_run_is_exit_2_without_a_traceback(

@@ -81,3 +81,99 @@ def test_an_interrupted_run_leaves_an_incomplete_results_file(
     assert len(outcomes) == CASES  # every case listed, asked or not
     assert outcomes.count("not_run") == document["totals"]["not_run"] > 0
     assert f"verdict: WITHHELD (the run was interrupted by {number.name}" in stdout
+
+
+def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "gauntlet", "run", *args],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_an_interrupted_run_keeps_its_journal_so_resume_finishes_it(tmp_path: Path) -> None:
+    """Nothing is lost: the results say incomplete, the journal stays, --resume completes it."""
+    (tmp_path / "slow_target_mod.py").write_text(SLOW_TARGET)
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "s.yaml").write_text(grounding_suite("s", *[f"c{i}" for i in range(8)]))
+    out = tmp_path / "r.json"
+    flags = ["--cases", "cases", "--callable", "slow_target_mod:make", "--concurrency", "2"]
+    run = _start(tmp_path, *flags, "--out", str(out))
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(1.5)  # let a case or two finish, so the journal holds something
+    run.send_signal(signal.SIGTERM)
+    stdout, stderr = run.communicate(timeout=60)
+    assert run.returncode == 2, stdout + stderr
+    journal = tmp_path / "r.json.journal"
+    assert journal.exists(), "the journal of an interrupted run must be kept for --resume"
+    assert json.loads(out.read_text())["complete"] is False
+    resumed = subprocess.run(
+        [sys.executable, "-m", "gauntlet", "run", *flags, "--out", str(out), "--resume"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    document = json.loads(out.read_text())
+    assert document["complete"] is True
+    assert document["totals"]["passed"] == 8
+    assert not journal.exists()
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=lambda n: n.name)
+def test_a_signal_stops_the_pre_flight_check_at_once(
+    tmp_path: Path, number: signal.Signals
+) -> None:
+    """A probe that would wait out every attempt (a minute and more) stops on the signal."""
+    from ..hostile_server import hostile_server
+
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "s.yaml").write_text(grounding_suite("s", "c1"))
+    with hostile_server(slow_seconds=60) as server:
+        run = _start(
+            tmp_path, "--cases", "cases", "--http-url", server.url("/slow"), "--timeout", "30",
+            "--out", "r.json",
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while server.hits("/slow") == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        sent = time.monotonic()
+        run.send_signal(number)
+        stdout, stderr = run.communicate(timeout=60)
+        took = time.monotonic() - sent
+    assert run.returncode == 2, stdout + stderr
+    assert took < 10, f"exited {took:.1f} s after {number.name}"
+    assert f"interrupted by {number.name} during the pre-flight check" in stderr
+    assert not (tmp_path / "r.json").exists()
+    assert not (tmp_path / "r.json.journal").exists()
+
+
+@pytest.mark.network
+def test_a_signal_stops_a_retry_wait_at_once(tmp_path: Path) -> None:
+    """Cases told to retry in a minute are not asked again: they are recorded as not run."""
+    from ..hostile_server import hostile_server
+
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "s.yaml").write_text(grounding_suite("s", "c1", "c2"))
+    with hostile_server() as server:
+        run = _start(
+            tmp_path, "--cases", "cases", "--http-url", server.url("/429-cases"), "--out", "r.json"
+        )
+        deadline = time.monotonic() + 30
+        while server.hits("/429-cases") < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)  # the probe and both cases' first attempts
+        sent = time.monotonic()
+        run.send_signal(signal.SIGTERM)
+        stdout, stderr = run.communicate(timeout=90)
+        took = time.monotonic() - sent
+    assert run.returncode == 2, stdout + stderr
+    assert took < 10, f"exited {took:.1f} s after SIGTERM"
+    document = json.loads((tmp_path / "r.json").read_text())
+    assert [case["outcome"] for case in document["cases"]] == ["not_run", "not_run"]

@@ -20,6 +20,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from gauntlet.display import printable
 from gauntlet.run.results import Outcome, Results, Verdict
 
 _VERDICT_STYLE = {
@@ -36,10 +37,19 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
     suites = len(results.suites)
     lines.append(
         Text(
-            f"{results.target.name}: {results.totals.total} cases in {suites} "
+            f"{printable(results.target.name)}: {results.totals.total} cases in {suites} "
             f"{'suite' if suites == 1 else 'suites'}"
         )
     )
+    shard = results.shard
+    if shard is not None:
+        planned = results.plan.cases
+        held = (
+            f"{results.totals.total} of the {planned} planned cases"
+            if results.totals.total
+            else f"none of the {planned} planned cases; `gauntlet merge` gives the verdict"
+        )
+        lines.append(Text(f"shard {shard.index}/{shard.count} holds {held}"))
     languages = sorted({count.language for gate in results.gates for count in gate.languages})
     header = ["gate", *languages, "total", "threshold", "result"]
     rows: list[tuple[list[str], str]] = []
@@ -59,7 +69,7 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
             status = f"{gate.errored} ERRORED"
         rows.append((cells, status))
     widths = [
-        max(len(header[i]), *(len(cells[i]) for cells, _ in rows)) for i in range(len(header) - 1)
+        max([len(header[i]), *(len(cells[i]) for cells, _ in rows)]) for i in range(len(header) - 1)
     ]
     lines.append(Text(""))
     lines.append(Text(_row(header[:-1], widths) + "  " + header[-1], style="bold"))
@@ -76,10 +86,10 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
             lines.append(
                 Text(
                     f"  {case.gate.value}  {case.case_id} [{case.language}]  "
-                    f"{case.source}:{case.line}"
+                    f"{printable(case.source)}:{case.line}"
                 )
             )
-            lines.append(Text(f"    {case.reason}", style="dim"))
+            lines.append(Text(f"    {printable(case.reason)}", style="dim"))
     not_run = results.totals.not_run
     if not_run:
         lines.append(Text(""))

@@ -15,7 +15,7 @@ import inspect
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import partial
@@ -24,7 +24,7 @@ from typing import NamedTuple
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import AnyCase
 from gauntlet.defaults import DEFAULT_CONCURRENCY
-from gauntlet.errors import TargetContractError, TargetError, UsageError
+from gauntlet.errors import Interrupted, TargetContractError, TargetError, UsageError
 from gauntlet.evidence.digest import canonical_json
 from gauntlet.redact import Redactor
 from gauntlet.run.journal import Journal
@@ -129,12 +129,19 @@ def plan(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> Ru
     return RunPlan(items, infos, Plan(cases=index, digest=digest, repeat=repeat), shard)
 
 
-async def ask_one(target: Target, case: AnyCase, pool: Executor | None = None) -> Observation:
+async def ask_one(
+    target: Target,
+    case: AnyCase,
+    pool: Executor | None = None,
+    stop: asyncio.Event | None = None,
+) -> Observation:
     """Ask one case once; any failure becomes the observation's error, never an exception.
 
     A multi-turn case is a conversation: each turn is asked with the earlier turns (the
     user's messages and the target's own answers) as `history`, one after another. A
-    coroutine `ask` is awaited; a plain one runs in `pool` (or asyncio's default pool).
+    coroutine `ask` is awaited; a plain one runs in `pool` (or asyncio's default pool). A
+    target whose `ask_traced` takes `stop` stops waiting to retry when it is set, and the
+    case is then observed as not asked.
     """
     started = time.perf_counter()
     messages = case.messages
@@ -145,9 +152,19 @@ async def ask_one(target: Target, case: AnyCase, pool: Executor | None = None) -
         at = f"turn {number} of {len(messages)}: " if len(messages) > 1 else ""
         try:
             answer, tries, wait = await _ask(
-                target, message, case.language, tuple(history) if len(messages) > 1 else None, pool
+                target,
+                message,
+                case.language,
+                tuple(history) if len(messages) > 1 else None,
+                pool,
+                stop,
             )
             response = check_response(answer)
+        except Interrupted:
+            return Observation(
+                None, None, _since(started), attempts, waited, asked=False,
+                conversation=tuple(conversation),
+            )  # fmt: skip
         except TargetError as exc:
             return Observation(
                 None, at + str(exc), _since(started), attempts + exc.attempts,
@@ -177,6 +194,7 @@ async def _ask(
     language: str,
     history: tuple[Message, ...] | None,
     pool: Executor | None,
+    stop: asyncio.Event | None,
 ) -> tuple[object, int, float]:
     extra: dict[str, object] = {}
     if history is not None:
@@ -188,6 +206,8 @@ async def _ask(
         extra["history"] = history
     traced = getattr(target, "ask_traced", None)
     if traced is not None and inspect.iscoroutinefunction(traced):
+        if stop is not None and _takes(traced, "stop"):
+            extra["stop"] = stop
         answer, attempts, waited = await traced(prompt, language, **extra)
         return answer, attempts, waited
     if inspect.iscoroutinefunction(target.ask):
@@ -197,6 +217,13 @@ async def _ask(
     if inspect.isawaitable(answer):
         answer = await answer
     return answer, 1, 0.0
+
+
+def _takes(method: Callable[..., object], name: str) -> bool:
+    try:
+        return name in inspect.signature(method).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return False
 
 
 def _takes_history(target: Target) -> bool:
@@ -244,7 +271,7 @@ async def ask_all(
             async with bound:
                 if halt.is_set():
                     return
-                observation = await ask_one(target, item.case, pool)
+                observation = await ask_one(target, item.case, pool, halt)
             observations.append(observation)
             done += 1
             if progress is not None:
@@ -360,6 +387,8 @@ def run_gauntlet(
 
     session = _Session(todo, target, concurrency, progress, preflight, grace, finished)
     observations = asyncio.run(session.run())
+    if journal is not None and session.interrupted_by is not None:
+        journal.keep()  # even with nothing finished yet: --resume continues this run
     unfinished = [
         (item, seen)
         for item, seen in zip(todo, observations, strict=True)
@@ -407,10 +436,7 @@ class _Session:
         try:
             probe = getattr(self.target, "probe", None)
             if self.preflight and probe is not None and inspect.iscoroutinefunction(probe):
-                try:
-                    await probe()
-                except TargetError as exc:
-                    raise type(exc)(f"pre-flight check failed: {exc}") from exc
+                await self._probe(probe, stop)
             return await ask_all(
                 self.planned,
                 self.target,
@@ -427,6 +453,32 @@ class _Session:
             close = getattr(self.target, "aclose", None)
             if close is not None and inspect.iscoroutinefunction(close):
                 await close()
+
+    async def _probe(self, probe: Callable[[], Awaitable[object]], stop: asyncio.Event) -> None:
+        """The pre-flight check, stopped at once by a signal (its waits can last a minute).
+
+        Raises:
+            TargetError: the probe failed, with "pre-flight check failed" in front.
+            Interrupted: a signal came first; nothing was asked.
+        """
+        probing = asyncio.ensure_future(probe())
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({probing, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        if not probing.done():
+            probing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await probing
+            raise Interrupted(
+                f"interrupted by {self.interrupted_by or 'a stop request'} during the "
+                "pre-flight check; no case was asked"
+            )
+        try:
+            probing.result()
+        except TargetError as exc:
+            raise type(exc)(f"pre-flight check failed: {exc}") from exc
 
     def _catch_signals(self, stop: asyncio.Event) -> list[signal.Signals]:
         if threading.current_thread() is not threading.main_thread():

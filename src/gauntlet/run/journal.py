@@ -7,6 +7,7 @@ last one and is ignored: that case is simply asked again.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import IO, Literal
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gauntlet.errors import UsageError
 from gauntlet.run.results import CaseResult, Plan, Shard
+from gauntlet.run.results_file import case_problems
 
 JOURNAL_SUFFIX = ".journal"
 
@@ -37,29 +39,33 @@ def journal_path(results_path: Path) -> Path:
 
 
 class Journal:
-    """Appends finished cases to a file, flushed line by line; reads them back to resume."""
+    """Appends finished cases to a file, flushed line by line; reads them back to resume.
+
+    The file is made when the first case finishes (or `keep` is called), never before: a run
+    whose pre-flight check fails leaves no journal behind. It is opened without following a
+    symbolic link at its path, so a link planted there cannot redirect the writes.
+    """
 
     def __init__(self, path: Path, *, resume: bool) -> None:
         self.path = path
         self.resume = resume
         self._handle: IO[str] | None = None
+        self._header: JournalHeader | None = None
 
     def start(
         self, plan: Plan, shard: Shard | None, target: str, run_id: str | None = None
     ) -> dict[int, CaseResult]:
-        """Open the journal for this run; return the cases an earlier attempt finished.
+        """Say which run this is; return the cases an earlier, interrupted attempt finished.
 
         Raises:
-            UsageError: `--resume` found no journal, or one written for another run.
+            UsageError: `--resume` found no journal, or one written for another run, or one
+                whose entries disagree with themselves.
         """
-        header = JournalHeader(plan=plan, shard=shard, target=target, run_id=run_id)
-        done: dict[int, CaseResult] = {}
-        if self.resume:
-            done = self._read(header)
-            self._handle = self.path.open("a", encoding="utf-8")
-            return done
-        self._handle = self.path.open("w", encoding="utf-8")
-        self._write(header.model_dump_json())
+        self._header = JournalHeader(plan=plan, shard=shard, target=target, run_id=run_id)
+        if not self.resume:
+            return {}
+        done = self._read(self._header)
+        self._handle = self._open(append=True)
         return done
 
     def append(self, case: CaseResult) -> None:
@@ -69,7 +75,15 @@ class Journal:
         of this process. It is not forced to the disk line by line: a sync per case held the
         event loop for the disk's latency every time, and losing a machine loses the run too.
         """
+        self.keep()
         self._write(case.model_dump_json())
+
+    def keep(self) -> None:
+        """Make sure the journal exists, so `--resume` can continue this run."""
+        if self._handle is None:
+            assert self._header is not None  # noqa: S101 - start() comes first
+            self._handle = self._open(append=False)
+            self._write(self._header.model_dump_json())
 
     def close(self, *, remove: bool) -> None:
         """Close the file, synced to disk; remove it when the results file holds everything."""
@@ -82,8 +96,19 @@ class Journal:
         if remove:
             self.path.unlink(missing_ok=True)
 
+    def _open(self, *, append: bool) -> IO[str]:
+        flags = (
+            os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        )
+        flags |= os.O_APPEND if append else os.O_TRUNC
+        try:
+            descriptor = os.open(self.path, flags, 0o644)
+        except OSError as exc:
+            raise UsageError(f"{self.path}: cannot write the journal: {_why(exc)}") from None
+        return os.fdopen(descriptor, "a" if append else "w", encoding="utf-8")
+
     def _write(self, line: str) -> None:
-        assert self._handle is not None  # noqa: S101 - start() opens it
+        assert self._handle is not None  # noqa: S101 - keep() opens it
         self._handle.write(line + "\n")
         self._handle.flush()
 
@@ -117,5 +142,17 @@ class Journal:
                 if number == len(lines):
                     break  # cut short by the kill: that case is asked again
                 raise UsageError(f"--resume: {self.path}:{number}: not a journal entry") from None
+            problems = case_problems(case, "entry")
+            if problems:
+                raise UsageError(
+                    f"--resume: {self.path}:{number}: an entry that disagrees with itself: "
+                    f"{problems[0]}"
+                )
             done[case.index] = case
         return done
+
+
+def _why(error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "it is a symbolic link, and gauntlet never writes through one"
+    return error.strerror or str(error)

@@ -133,6 +133,8 @@ def summarize(
         capability_scored=capability,
         failed_gates=[gate.gate for gate in gates if not gate.met],
     )
+    if not ordered and shard is not None:  # a shard of a small run may hold no case
+        verdict, reason = Verdict.PASS, "this shard holds no case; the merged run's verdict counts"
     return Results(
         schema_version=RESULTS_SCHEMA_VERSION,
         gauntlet_version=__version__,

@@ -33,6 +33,7 @@ from gauntlet import __version__
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from gauntlet.display import printable
 from gauntlet.errors import (
+    Interrupted,
     TargetContractError,
     TargetError,
     TargetTimeoutError,
@@ -249,12 +250,25 @@ class HttpTarget:
         return (await self.ask_traced(prompt, language, history)).response
 
     async def ask_traced(
-        self, prompt: str, language: str, history: Sequence[Message] | None = None
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None = None,
+        *,
+        stop: asyncio.Event | None = None,
     ) -> Traced:
         """Ask, retrying as configured, and say how many attempts and how long the waits were.
 
+        Args:
+            prompt: The user's message.
+            language: Its BCP 47 language.
+            history: The earlier messages of a conversation, for a multi-turn case.
+            stop: Set when the run is interrupted: a wait before a retry ends at once (a
+                `Retry-After` may ask for a minute).
+
         Raises:
             TargetError: the last attempt's failure, with `attempts` and `waited` set on it.
+            Interrupted: `stop` was set while waiting to retry.
         """
         waited = 0.0
         attempts = 0
@@ -270,11 +284,25 @@ class HttpTarget:
                     raise self._finished(error, attempts, waited) from failure
                 wait = self._wait(attempts, failure.retry_after)
                 waited += wait
-                await self._sleep(wait)
+                await self._pause(wait, stop)
                 continue
             except TargetError as error:
                 raise self._finished(error, attempts, waited) from None
             return Traced(response, attempts, round(waited, 3))
+
+    async def _pause(self, seconds: float, stop: asyncio.Event | None) -> None:
+        if stop is None:
+            await self._sleep(seconds)
+            return
+        sleeping = asyncio.ensure_future(self._sleep(seconds))
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({sleeping, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeping.cancel()
+            stopping.cancel()
+        if stop.is_set():
+            raise Interrupted("interrupted while waiting to retry")
 
     def _finished(self, error: TargetError, attempts: int, waited: float) -> TargetError:
         """`error` as it may be shown: secrets masked, on one line, attempts recorded.

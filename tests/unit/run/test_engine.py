@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
-from gauntlet.errors import TargetError, TargetUnreachableError
+from gauntlet.errors import Interrupted, TargetError, TargetUnreachableError
 from gauntlet.redact import Redactor
 from gauntlet.run.engine import (
     Observation,
@@ -21,7 +21,7 @@ from gauntlet.run.engine import (
 )
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.run.scoring import scores_capability
-from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.contract import TargetResponse, Traced
 
 from ..cases.suite_text import grounding_suite
 
@@ -308,3 +308,35 @@ def test_the_redactor_masks_answers_and_reasons(tmp_path: Path) -> None:
     assert response is not None
     assert response.text == "About [REDACTED]."
     assert results.cases[1].reason == "server said: bad token [REDACTED]"
+
+
+def test_a_case_whose_retry_wait_a_stop_ends_is_not_run_at_once(tmp_path: Path) -> None:
+    """A stop ends waits before retries at once; only requests in flight get the grace."""
+
+    class Waits:
+        name = "waits"
+
+        async def ask_traced(
+            self, prompt: str, language: str, *, stop: asyncio.Event | None = None
+        ) -> Traced:
+            assert stop is not None
+            await stop.wait()  # as a Retry-After of a minute would be, cut short
+            raise Interrupted("interrupted while waiting to retry")
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            raise AssertionError("ask_traced is used")
+
+    (tmp_path / "s.yaml").write_text(grounding_suite("s", "c0", "c1"))
+    planned = plan(load_suites([tmp_path])).items
+
+    async def go() -> tuple[list[list[Observation]], float]:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.2, stop.set)
+        started = loop.time()
+        seen = await ask_all(planned, Waits(), stop=stop, grace=60)
+        return seen, loop.time() - started
+
+    seen, took = asyncio.run(go())
+    assert [o.asked for [o] in seen] == [False, False]
+    assert took < 30, f"took {took:.1f} s: the waits were given the 60 s grace"

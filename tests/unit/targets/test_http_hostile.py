@@ -15,6 +15,7 @@ import pytest
 import trustme
 
 from gauntlet.errors import (
+    Interrupted,
     TargetContractError,
     TargetError,
     TargetTimeoutError,
@@ -469,3 +470,23 @@ def test_the_basic_credentials_built_from_the_url_are_secrets() -> None:
     asyncio.run(target.aclose())
     secrets = {secret.value for secret in target.secrets}
     assert {"s3cret", "k3y", "Basic dXNlcjpzM2NyZXQ=", "dXNlcjpzM2NyZXQ="} <= secrets
+
+
+def test_a_stop_ends_a_wait_before_a_retry_at_once(server: HostileServer) -> None:
+    """`Retry-After: 60` is waited out only while the run goes on; a signal ends the wait."""
+    target = HttpTarget(server.url("/429-cases?after=60"), settings=FAST)
+
+    async def go() -> float:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, stop.set)
+        started = asyncio.get_running_loop().time()
+        try:
+            with pytest.raises(Interrupted, match="interrupted while waiting to retry"):
+                await target.ask_traced("a case", "en", stop=stop)
+        finally:
+            await target.aclose()
+        return asyncio.get_running_loop().time() - started
+
+    took = asyncio.run(go())
+    assert took < 30, f"the wait went on {took:.1f} s after the stop"  # not the 60 s asked for
+    assert server.hits("/429-cases") == 1
