@@ -59,6 +59,7 @@ PATHS = (
     "/422",
     "/redirect-secret",
     "/429-cases",
+    "/esc-reason",
 )
 """Every path with a behaviour; any other path gets 404."""
 
@@ -312,6 +313,9 @@ class _Handler(BaseHTTPRequestHandler):
                     self._send(200, good)
                 else:
                     self._send(429, b"", headers={"Retry-After": query.get("after", "60")})
+            case "/esc-reason":
+                # A reason phrase that would clear a terminal and recolour what follows.
+                self._send(500, b"", reason="Internal \x1b[2J\x1b[31mError")
             case "/redirect-secret":
                 location = (
                     "https://login:pa55w0rd-9f2c@sso.example.test/cb?token=t0k-84c1e6d2aa&x=1"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.cases.model import ID_PATTERN
+from gauntlet.display import printable
 from gauntlet.evidence.drift import CaseChange, Drift
 from gauntlet.evidence.mapping import MappingRow
 from gauntlet.evidence.pack import BaselineStatus, EvidencePack, ExchangeEvidence, VerdictStatus
@@ -15,22 +17,30 @@ from gauntlet.run.results import LanguageCount, Outcome
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 """Markdown's inline markup: emphasis, code, links and images, tables, strikethrough."""
+_IDENTIFIER = re.compile(ID_PATTERN)
 
 
 def escape(text: str) -> str:
-    """Make `text` inert in Markdown and HTML: one line, no markup, no mentions."""
+    """Make `text` inert in Markdown and HTML: one line, no markup, no mentions.
+
+    Whitespace runs (line breaks included) become one space; any other control character
+    (a terminal escape, a bidi override) is shown as its escape, never passed on.
+    """
+    text = printable(" ".join(text.split()))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _SPECIAL.sub(r"\\\1", text)
-    text = text.replace("@", "&#64;")
-    return " ".join(text.split())
+    return text.replace("@", "&#64;")
 
 
 def code(identifier: str) -> str:
     """An identifier as inline code, where Markdown escapes would show literally.
 
-    Case ids hold no backtick (the loader allows letters, digits, `.`, `_` and `-`).
+    Case ids hold no backtick (the loader and the results reader allow letters, digits, `.`,
+    `_` and `-`); anything else is escaped as text instead, whatever its source.
     """
-    return f"`{identifier.replace('`', '')}`"
+    if _IDENTIFIER.fullmatch(identifier):
+        return f"`{identifier}`"
+    return escape(identifier)
 
 
 def render_markdown(pack: EvidencePack) -> str:

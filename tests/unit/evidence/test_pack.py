@@ -200,6 +200,22 @@ def test_target_text_cannot_break_the_markdown() -> None:
     assert "|" not in escaped.replace("\\|", "")
 
 
+def test_no_control_character_reaches_the_markdown() -> None:
+    hostile = "Opening \x1b[2J\x1b[31mhours\u202e \x07 are\r\n::error::forged"
+    escaped = escape(hostile)
+    # Shown as escapes, each backslash itself escaped so Markdown renders `\x1b` as written.
+    assert escaped == (
+        "Opening \\\\x1b\\[2J\\\\x1b\\[31mhours\\\\u202e \\\\x07 are ::error::forged"
+    )
+    assert all(ord(char) >= 0x20 for char in escaped)
+
+
+def test_an_identifier_outside_the_pattern_is_escaped_not_put_in_code() -> None:
+    assert code("gnd-en-hours") == "`gnd-en-hours`"
+    # One line, so `#` starts no heading; no tag, no mention, no code span.
+    assert code("x\n# Heading <img src=x> @team `") == "x # Heading &lt;img src=x&gt; &#64;team \\`"
+
+
 def test_junit_parses_and_its_counts_match_the_pack() -> None:
     for name in ("clean", "failing", "incomplete", "unscoreable"):
         pack = SCENARIOS[name]()
