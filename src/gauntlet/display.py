@@ -46,17 +46,24 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def guard_line(line: str) -> str:
-    """`line`, made unable to start a workflow command; controls other than tabs escaped.
+    r"""`line`, made unable to start a workflow command; controls other than tabs escaped.
 
     GitHub's runner obeys any output line whose first non-blank characters are `::`; such a
     line can only have come from untrusted text, so its first colon is shown escaped.
+    Controls are written `\uXXXX`, the form JSON also reads, so a JSON document passes
+    through with the same meaning.
     """
-    line = _UNSAFE.sub(lambda m: "\t" if m.group() == "\t" else _escape(m), line)
+    line = _UNSAFE.sub(_json_escape, line)
     stripped = line.lstrip()
     if stripped.startswith(COMMAND_PREFIX):
         cut = len(line) - len(stripped)
         return f"{line[:cut]}\\x3a{stripped[1:]}"
     return line
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return char if char == "\t" else f"\\u{ord(char):04x}"
 
 
 def guard_lines(text: str) -> str:

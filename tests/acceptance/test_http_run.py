@@ -51,6 +51,15 @@ def _run(run_cli: RunCli, url: str, cases: Path, out: Path, *extra: str) -> CliR
     )
 
 
+def _run_with_token(
+    run_cli: RunCli, monkeypatch: pytest.MonkeyPatch, url: str, cases: Path, out: Path
+) -> CliResult:
+    """Run with `Authorization: Bearer TOKEN`, the token read from the environment."""
+    monkeypatch.setenv("GAUNTLET_TEST_TOKEN", TOKEN)
+    header = "Authorization: Bearer ${GAUNTLET_TEST_TOKEN}"
+    return _run(run_cli, url, cases, out, "--header", header)
+
+
 def _everything(result: CliResult, out: Path) -> bytes:
     """Every byte the run put out: stdout, stderr and the results file, if any."""
     written = out.read_bytes() if out.exists() else b""
@@ -69,10 +78,8 @@ def test_an_echoed_header_token_reaches_no_output(
     run_cli: RunCli,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("GAUNTLET_TEST_TOKEN", TOKEN)
     out = tmp_path / "results.json"
-    header = "Authorization: Bearer ${GAUNTLET_TEST_TOKEN}"
-    result = _run(run_cli, server.url("/echo-auth"), cases, out, "--header", header)
+    result = _run_with_token(run_cli, monkeypatch, server.url("/echo-auth"), cases, out)
     assert result.code == 0, result.show()
     # The target really got the token (the probe and every case), and echoed it back...
     assert [seen.headers["authorization"] for seen in server.seen] == [f"Bearer {TOKEN}"] * 5
@@ -254,10 +261,8 @@ def test_a_token_echoed_by_a_failed_pre_flight_is_never_printed(
     run_cli: RunCli,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("GAUNTLET_TEST_TOKEN", TOKEN)
     out = tmp_path / "results.json"
-    header = "Authorization: Bearer ${GAUNTLET_TEST_TOKEN}"
-    result = _run(run_cli, server.url("/401-echo"), cases, out, "--header", header)
+    result = _run_with_token(run_cli, monkeypatch, server.url("/401-echo"), cases, out)
     assert result.code == 2, result.show()
     assert "pre-flight check failed: HTTP 401" in result.stderr, result.show()
     assert TOKEN not in result.show()

@@ -33,7 +33,7 @@ def test_printable_escapes_what_acts_on_the_reader(text: str, shown: str) -> Non
         ("    ::add-mask::x", "    \\x3a:add-mask::x"),
         ("\t::stop-commands::t", "\t\\x3a:stop-commands::t"),
         ("reason: ::error:: inside a line is inert", "reason: ::error:: inside a line is inert"),
-        ("colour \x1b[1m", "colour \\x1b[1m"),
+        ("colour \x1b[1m \x85", "colour \\u001b[1m \\u0085"),
     ],
 )
 def test_no_printed_line_can_start_a_workflow_command(line: str, guarded: str) -> None:
@@ -46,6 +46,14 @@ def test_printable_text_is_one_inert_line(text: str) -> None:
     assert "\n" not in shown and "\r" not in shown and "\x1b" not in shown
     assert all(not 0xD800 <= ord(char) <= 0xDFFF for char in shown)
     shown.encode("utf-8")  # writable: no lone surrogate survives
+
+
+@given(st.recursive(st.none() | st.booleans() | st.text(), lambda inner: st.lists(inner)))
+def test_a_guarded_json_document_means_what_it_meant(value: object) -> None:
+    import json
+
+    document = json.dumps(value, indent=2, ensure_ascii=False)
+    assert json.loads(guard_lines(document)) == value
 
 
 @given(st.text())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import inspect
 import signal
@@ -220,8 +221,15 @@ async def _ask(
 
 
 def _takes(method: Callable[..., object], name: str) -> bool:
+    # Asked for every ask: looked up once per function, not once per call (a signature costs
+    # more than the rest of the engine's own work for one request).
+    return _accepts(getattr(method, "__func__", method), name)
+
+
+@functools.cache
+def _accepts(function: Callable[..., object], name: str) -> bool:
     try:
-        return name in inspect.signature(method).parameters
+        return name in inspect.signature(function).parameters
     except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
         return False
 

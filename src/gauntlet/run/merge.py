@@ -13,8 +13,6 @@ from gauntlet.errors import ResultsError
 from gauntlet.run.results import CaseResult, Results, SuiteInfo
 from gauntlet.run.tally import summarize
 
-_INFO_FIELDS = set(SuiteInfo.model_fields)
-
 
 def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
     """The whole run's results from its shards' (each with the file it came from).
@@ -90,7 +88,7 @@ def _suites(shards: Sequence[tuple[str, Results]]) -> list[SuiteInfo]:
     first_case: dict[str, int] = {}
     for source, results in shards:
         for suite in results.suites:
-            info = SuiteInfo(**suite.model_dump(include=_INFO_FIELDS))
+            info = suite.info
             if infos.setdefault(info.suite, info) != info:
                 raise ResultsError(f"{source}: suite {info.suite} differs from another shard's")
         for case in results.cases:

@@ -174,6 +174,11 @@ class SuiteResult(SuiteInfo):
     met: bool
     """The pass rate is at least the threshold."""
 
+    @property
+    def info(self) -> SuiteInfo:
+        """What the suite asked for, without its score: what scoring it again starts from."""
+        return SuiteInfo(**self.model_dump(include=set(SuiteInfo.model_fields)))
+
 
 class GateResult(_Record):
     """A gate across its suites: it passes when every one of its suites met its threshold."""

@@ -26,7 +26,6 @@ from gauntlet.run.results import (
     CaseResult,
     Outcome,
     Results,
-    SuiteInfo,
     Trial,
 )
 from gauntlet.run.tally import (
@@ -40,7 +39,6 @@ from gauntlet.run.tally import (
 MAX_SHOWN = 20
 """Problems listed in one error; the rest are counted."""
 
-_INFO_FIELDS = set(SuiteInfo.model_fields)
 # Capability is a suite's own fact for these gates, whatever its cases; for grounding and
 # refusal it depends on the cases' kinds, which a results file does not keep.
 _CAPABILITY = {GateName.FALSE_POSITIVE: True, GateName.GOLDEN: True, GateName.ADVERSARIAL: False}
@@ -132,7 +130,7 @@ def results_problems(results: Results) -> list[str]:
 def rederive(results: Results) -> Results:
     """`results` with every derivable value derived again from its cases' asks."""
     cases = [rederive_case(case) for case in results.cases]
-    infos = [SuiteInfo(**suite.model_dump(include=_INFO_FIELDS)) for suite in results.suites]
+    infos = [suite.info for suite in results.suites]
     again = summarize(
         cases,
         infos,
