@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from enum import StrEnum
@@ -767,6 +769,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     _Options.show_traceback = False
     _Options.redactor = Redactor()
     err = _stderr()
+    previous = _terminate_like_interrupt()
     try:
         # standalone mode: typer prints usage errors itself and exits 2, as click always has.
         app(args=list(argv) if argv is not None else None, prog_name="gauntlet")
@@ -790,10 +793,30 @@ def run(argv: Sequence[str] | None = None) -> int:
             markup=False,
         )
         return ExitCode.HARNESS_ERROR
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return ExitCode.PASS
 
 
 _INTERRUPTED = 130
+
+
+def _terminate_like_interrupt() -> Any:
+    """Make SIGTERM end the command as Ctrl-C does (exit 2, "interrupted"), whatever it is doing.
+
+    By default SIGTERM kills the process at once, with no word and exit 143: a cancelled CI job
+    loading a large suite would leave nothing behind that says why. While a run asks its
+    target, the engine catches both signals itself and records the run as interrupted. Returns
+    the handler to put back, or `None` off the main thread (where no handler can be set).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
+def _raise_interrupt(number: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _exit_status(code: object) -> int:

@@ -177,3 +177,34 @@ def test_a_signal_stops_a_retry_wait_at_once(tmp_path: Path) -> None:
     assert took < 10, f"exited {took:.1f} s after SIGTERM"
     document = json.loads((tmp_path / "r.json").read_text())
     assert [case["outcome"] for case in document["cases"]] == ["not_run", "not_run"]
+
+
+SLOW_TO_START = """
+import pathlib
+import time
+
+
+def make():
+    pathlib.Path("starting").touch()
+    time.sleep(30)  # a target that takes its time to start, as a model loading does
+"""
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=lambda n: n.name)
+def test_a_signal_before_the_run_starts_exits_2_at_once(
+    tmp_path: Path, number: signal.Signals
+) -> None:
+    """SIGTERM's default would kill the process without a word (exit 143)."""
+    (tmp_path / "slow_start_mod.py").write_text(SLOW_TO_START)
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "s.yaml").write_text(grounding_suite("s", "c1"))
+    run = _start(tmp_path, "--cases", "cases", "--callable", "slow_start_mod:make")
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "starting").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    sent = time.monotonic()
+    run.send_signal(number)
+    stdout, stderr = run.communicate(timeout=60)
+    assert run.returncode == 2, stdout + stderr
+    assert time.monotonic() - sent < 10
+    assert "interrupted" in stderr

@@ -99,7 +99,7 @@ def test_an_http_target_names_its_secrets_in_every_form() -> None:
     )
     basic = "bWU6cGFAc3Mtd29yZA=="  # base64 of me:pa@ss-word, sent as Basic auth
     assert _values(target) == {
-        f"Basic {basic}", basic, "me:pa@ss-word", "pa@ss-word", "pa%40ss-word", "me",
+        f"Basic {basic}", basic, "me:pa@ss-word", "pa@ss-word", "pa%40ss-word",
         "k3y", "s1g", "az%2Bkey", "az+key",
     }  # fmt: skip
     assert target.name == "https://example.test/ask"

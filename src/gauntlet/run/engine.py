@@ -20,7 +20,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import partial
-from typing import NamedTuple
+from types import FrameType
+from typing import Any, NamedTuple
 
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import AnyCase
@@ -33,6 +34,9 @@ from gauntlet.run.results import CaseResult, Plan, Results, Shard, SuiteInfo, Ta
 from gauntlet.run.scoring import judge_case, suite_info
 from gauntlet.run.tally import shard_of, summarize
 from gauntlet.targets.contract import Message, Target, TargetResponse, check_response
+
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
+"""What `signal.getsignal` returns."""
 
 GRACE_SECONDS = 5.0
 """After an interruption, how long cases already sent may take to finish."""
@@ -440,7 +444,7 @@ class _Session:
 
     async def run(self) -> list[list[Observation]]:
         stop = asyncio.Event()
-        handled = self._catch_signals(stop)
+        before = self._catch_signals(stop)
         try:
             probe = getattr(self.target, "probe", None)
             if self.preflight and probe is not None and inspect.iscoroutinefunction(probe):
@@ -456,8 +460,11 @@ class _Session:
             )
         finally:
             loop = asyncio.get_running_loop()
-            for number in handled:
+            for number, handler in before.items():
                 loop.remove_signal_handler(number)
+                # asyncio leaves the default behind; the caller's handler (the command
+                # line's, which ends in exit 2) must hold again while the results are written.
+                signal.signal(number, handler)
             close = getattr(self.target, "aclose", None)
             if close is not None and inspect.iscoroutinefunction(close):
                 await close()
@@ -488,14 +495,16 @@ class _Session:
         except TargetError as exc:
             raise type(exc)(f"pre-flight check failed: {exc}") from exc
 
-    def _catch_signals(self, stop: asyncio.Event) -> list[signal.Signals]:
+    def _catch_signals(self, stop: asyncio.Event) -> dict[signal.Signals, _Handler]:
+        """Catch SIGINT and SIGTERM for the run; return the handlers they had before."""
         if threading.current_thread() is not threading.main_thread():
-            return []  # pragma: no cover - signal handlers live in the main thread only
+            return {}  # pragma: no cover - signal handlers live in the main thread only
         loop = asyncio.get_running_loop()
-        handled = [signal.SIGINT, signal.SIGTERM]
-        for number in handled:
+        before: dict[signal.Signals, _Handler] = {}
+        for number in (signal.SIGINT, signal.SIGTERM):
+            before[number] = signal.getsignal(number)
             loop.add_signal_handler(number, self._interrupt, number, stop)
-        return handled
+        return before
 
     def _interrupt(self, number: signal.Signals, stop: asyncio.Event) -> None:
         self.interrupted_by = number.name

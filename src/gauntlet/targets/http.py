@@ -187,12 +187,12 @@ class HttpTarget:
             if header.from_environment or is_credential_name(header.name)
         }
         # Credentials in the URL are sent once, as Basic auth, and never left in the URL
-        # (aiohttp refuses a URL with credentials beside an Authorization header).
-        self._url_credentials = [
-            Secret(form, f"the URL's {what}")
-            for what, raw in (("user", parts.username), ("password", parts.password))
-            if raw
-            for form in dict.fromkeys((raw, unquote(raw)))
+        # (aiohttp refuses a URL with credentials beside an Authorization header). The user
+        # name is an identifier, not a secret: masking `assistant` would rewrite the answers.
+        self._url_password = [
+            Secret(form, "the URL's password")
+            for form in dict.fromkeys((parts.password, unquote(parts.password or "")))
+            if form
         ]
         if parts.username is not None:
             if any(name.lower() == "authorization" for name in self._headers):
@@ -219,8 +219,8 @@ class HttpTarget:
 
         The values of headers named like credentials (`Authorization`, `Cookie`, `X-Api-Key`,
         ...) or written with `${VAR}`, with the token after a scheme such as `Bearer` and the
-        pair inside `Basic`; every value read from the environment; the URL's user and
-        password, as written and decoded; query values named like credentials; and the
+        pair inside `Basic`; every value read from the environment; the URL's password, as
+        written and decoded (not its user name); query values named like credentials; and the
         credentials of a proxy named by the environment. Other headers (`X-Api-Version: 1`)
         are not secrets, and masking them would rewrite the answers.
         """
@@ -235,7 +235,7 @@ class HttpTarget:
         if isinstance(self._exchange, _AiohttpExchange):
             for value in self._exchange.secrets:
                 found += _header_secrets(value, "the proxy's credentials")
-        found += self._url_credentials
+        found += self._url_password
         found += [
             Secret(form, f"the URL's {name} parameter")
             for name, forms in _credential_query_values(urlsplit(self.url).query)
