@@ -36,6 +36,7 @@ from gauntlet.cases.yaml_nodes import (
     decode_source,
     read_document,
 )
+from gauntlet.defaults import MAX_REPEAT
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError, ConfigSyntaxError
 
 CASE_FILE_SUFFIX = ".yaml"
@@ -410,10 +411,21 @@ def _describe(
         return f"{where}: {message.format(value=value)}", hint, mark
     if field == "threshold" and kind in ("greater_than", "less_than_equal", "finite_number"):
         return f"{where}: must be above 0 and at most 1, got {value!r}", None, mark
+    if field in _ASK_COUNTS and kind in ("greater_than_equal", "less_than_equal"):
+        hint = None
+        if kind == "less_than_equal":
+            hint = (
+                f"{MAX_REPEAT} asks that all pass already put the failure rate below 4% "
+                "(95% confidence); ask more cases rather than more times"
+            )
+        return f"{where}: must be a whole number from 1 to {MAX_REPEAT}, got {value!r}", hint, mark
     if kind == "greater_than_equal":
         return f"{where}: must be a whole number of at least 1, got {value!r}", None, mark
     return f"{where}: {error['msg']}" if where else error["msg"], None, mark
 
+
+_ASK_COUNTS = ("repeat", "pass_k")
+"""Suite keys that count asks per case, from 1 to `MAX_REPEAT`."""
 
 _EXPECTED_TYPE = {
     "string_type": "text",

@@ -21,6 +21,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from gauntlet.defaults import MAX_REPEAT
 from gauntlet.invisible import remove_invisible
 
 MAX_ID_LENGTH = 128
@@ -74,11 +75,11 @@ class RefusalKind(StrEnum):
     """The target must escalate to a human (`escalated: true`) with readable routing text."""
 
 
-def _whole_number_only(schema: dict[str, Any]) -> None:
+def _ask_count_only(schema: dict[str, Any]) -> None:
     # Optional in the file, never null: the schema says what a user may write.
     schema.pop("default", None)
     schema.pop("anyOf", None)
-    schema.update({"type": "integer", "minimum": 1})
+    schema.update({"type": "integer", "minimum": 1, "maximum": MAX_REPEAT})
 
 
 def _refuse_written_nulls(model: BaseModel, fields: tuple[str, ...]) -> None:
@@ -130,6 +131,8 @@ Markers = tuple[Marker, ...]
 suites written for other implementations of the format write it); a required one may not."""
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 PositiveInt = Annotated[int, Field(ge=1)]
+AskCount = Annotated[int, Field(ge=1, le=MAX_REPEAT)]
+"""How many asks: a whole number from 1 to `MAX_REPEAT`."""
 
 
 class _Strict(BaseModel):
@@ -294,10 +297,11 @@ class SuiteBase(_Strict):
     """Bump it whenever the suite's cases change, so evidence says which cases were run."""
     threshold: Threshold
     """Fraction of cases that must pass for the gate to pass: above 0, at most 1."""
-    repeat: PositiveInt = 1
-    """Ask each case at least this many times (`--repeat` may ask more): a nondeterministic
-    target that fails one time in five is caught by asking five times, not once."""
-    pass_k: PositiveInt | None = Field(default=None, json_schema_extra=_whole_number_only)
+    repeat: AskCount = 1
+    """Ask each case at least this many times (`--repeat` may ask more), at most 100: a
+    nondeterministic target that fails one time in five is caught by asking five times, not
+    once."""
+    pass_k: AskCount | None = Field(default=None, json_schema_extra=_ask_count_only)
     """A case passes when at least this many of its asks pass. Omit it: every ask must pass."""
 
     _check_threshold = field_validator("threshold", mode="before")(_threshold_not_zero)

@@ -132,6 +132,37 @@ def test_a_threshold_above_one_is_refused_with_the_range() -> None:
     assert message == "m.yaml:4:12: threshold: must be above 0 and at most 1, got 1.5"
 
 
+@pytest.mark.parametrize("key", ["repeat", "pass_k"])
+def test_asks_per_case_have_an_upper_bound_located_where_written(key: str) -> None:
+    # Every ask is kept in the results file: `repeat: 1000000` must not be a million asks.
+    [message] = _messages(
+        f"suite: s\ngate: refusal\nversion: 1\nthreshold: 1\n{key}: 101\ncases:\n"
+        "  - {id: r1, language: en, prompt: p, kind: crisis}\n"
+    )
+    assert message == (
+        f"m.yaml:5:9: {key}: must be a whole number from 1 to 100, got 101\n"
+        "  hint: 100 asks that all pass already put the failure rate below 4% "
+        "(95% confidence); ask more cases rather than more times"
+    )
+
+
+def test_zero_asks_are_refused_with_the_range() -> None:
+    [message] = _messages(
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\nrepeat: 0\ncases:\n"
+        "  - {id: r1, language: en, prompt: p, kind: crisis}\n"
+    )
+    assert message == "m.yaml:5:9: repeat: must be a whole number from 1 to 100, got 0"
+
+
+def test_the_upper_bound_on_asks_is_accepted() -> None:
+    loaded = parse_suite(
+        "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\nrepeat: 100\npass_k: 100\n"
+        "cases:\n  - {id: r1, language: en, prompt: p, kind: crisis}\n",
+        "m.yaml",
+    )
+    assert (loaded.suite.repeat, loaded.suite.pass_k) == (100, 100)
+
+
 def test_an_overlong_id_says_how_long() -> None:
     [message] = _messages(
         "suite: s\ngate: refusal\nversion: 1\nthreshold: 1\ncases:\n"
