@@ -1,14 +1,146 @@
-"""Writing files atomically: a reader sees the old file or the whole new one, never a part."""
+"""Reading and writing the files a user names, safely.
+
+Two rules, kept here so that no reader or writer has to remember them:
+
+- A file is read only if it is a regular file, no larger than a cap. A FIFO would block the
+  open (or the read) forever, a socket cannot be read as a file at all, and a device such as
+  `/dev/zero` never ends: each is refused at once, before a byte is read. A symlink to a
+  regular file is read like the file (case directories may use them).
+- A file is replaced atomically (`write_atomically`): a reader sees the old file or the whole
+  new one, and a symlink at the path is replaced, never written through.
+
+Every refusal is a `RefusedFileError`, an `OSError` whose `reason` (also its `strerror`) says
+why in words that follow the path; `str()` gives both: `x.yaml: not a regular file (a FIFO)`.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+# O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer. It changes
+# nothing for a regular file, the only kind read after the open. O_NOCTTY: a terminal opened
+# by mistake does not become ours.
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_CHUNK = 1024 * 1024
+"""Bytes asked for at a time once the size the file had when opened has been read."""
+
+
+class RefusedFileError(OSError):
+    """A file gauntlet will not read or write, and why: `x.yaml: not a regular file (a FIFO)`.
+
+    Attributes:
+        path: The file, as the caller named it.
+        reason: Why it is refused (also the `strerror`).
+    """
+
+    def __init__(self, code: int, reason: str, path: str | os.PathLike[str]) -> None:
+        super().__init__(code, reason, os.fspath(path))
+        self.path = Path(path)
+        self.reason = reason
+
+    def __str__(self) -> str:
+        """`path: reason`, ready to print."""
+        return f"{self.path}: {self.reason}"
+
+
+class NotRegularFileError(RefusedFileError):
+    """A FIFO, socket, device or directory where a regular file belongs."""
+
+    def __init__(self, path: str | os.PathLike[str], mode: int) -> None:
+        self.kind = describe_kind(mode)
+        super().__init__(errno.EINVAL, f"not a regular file ({self.kind})", path)
+
+
+class FileTooLargeError(RefusedFileError):
+    """A file over the size cap of what it should be; refused before it is read.
+
+    Attributes:
+        size: The file's size in bytes when it was refused.
+        limit: The cap it is over.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], size: int, limit: int, what: str) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            errno.EFBIG, f"file is {size:,} bytes, over the {limit:,}-byte limit for {what}", path
+        )
+
+
+def describe_kind(mode: int) -> str:
+    """What a file of `mode` (from `os.stat`) is, with its article: `a FIFO`, `a directory`."""
+    for test, kind in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "a special file"  # pragma: no cover - a door or whiteout, on other systems
+
+
+def read_regular_file(path: Path, *, limit: int, what: str) -> bytes:
+    """Read `path` whole, if it is a regular file of at most `limit` bytes.
+
+    The kind is checked before opening (opening a device can act on it, a tape rewinds) and
+    again on the opened descriptor (the path may have changed in between); the size is
+    checked on the descriptor before reading, and no more than `limit + 1` bytes are read,
+    so a file that grows while it is read is refused too. A symlink to a regular file is
+    read like the file.
+
+    Args:
+        path: The file, as the user named it.
+        limit: The largest size accepted, in bytes.
+        what: What the file should be, for the message: `a case file`, `a results file`.
+
+    Raises:
+        NotRegularFileError: a FIFO, socket, device or directory.
+        FileTooLargeError: more than `limit` bytes, by its size or by what was read.
+        OSError: the file cannot be opened or read (missing, permission denied, ...).
+    """
+    _check_kind(path, os.stat(path).st_mode)
+    descriptor = os.open(path, _READ_FLAGS)
+    try:
+        status = os.fstat(descriptor)
+        _check_kind(path, status.st_mode)
+        if status.st_size > limit:
+            raise FileTooLargeError(path, status.st_size, limit, what)
+        data = _read_at_most(descriptor, status.st_size, limit + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > limit:
+        # It grew while it was read: report at least what was seen.
+        raise FileTooLargeError(path, max(len(data), status.st_size), limit, what)
+    return data
+
+
+def _read_at_most(descriptor: int, expected: int, most: int) -> bytes:
+    """Up to `most` bytes: first the `expected` size and one more to see growth, then chunks."""
+    parts: list[bytes] = []
+    total = 0
+    request = min(expected + 1, most)
+    while total < most:
+        chunk = os.read(descriptor, request)
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+        request = min(_CHUNK, most - total)
+    return b"".join(parts)  # one part, the usual case, is returned without a copy
 
 
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` (UTF-8) to `path` through a temporary file in the same directory.
+
+    The temporary file is renamed over `path`, so a symlink at `path` is replaced by the new
+    file and its target is left alone.
 
     Raises:
         OSError: the file cannot be written; nothing is left behind.
@@ -24,3 +156,8 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _check_kind(path: Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise NotRegularFileError(path, mode)

@@ -38,6 +38,7 @@ from gauntlet.cases.yaml_nodes import (
 )
 from gauntlet.defaults import MAX_REPEAT
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError, ConfigSyntaxError
+from gauntlet.files import FileTooLargeError, RefusedFileError, read_regular_file
 
 CASE_FILE_SUFFIX = ".yaml"
 
@@ -130,26 +131,26 @@ def load_suite(path: FsPath) -> LoadedSuite:
     """Read and parse one case file.
 
     Raises:
-        ConfigErrors: the file cannot be read, or `parse_suite` refuses it.
+        ConfigErrors: the file is not a regular file, is over `MAX_FILE_BYTES` (refused
+            before it is read), cannot be read, or `parse_suite` refuses it.
     """
     source = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            # Refused before reading: a huge file costs nothing but a stat.
-            raise ConfigErrors(
-                [
-                    ConfigSyntaxError(
-                        source,
-                        f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
-                        "for a case file",
-                        line=1,
-                        column=1,
-                        hint="split the suite into several files",
-                    )
-                ]
-            )
-        raw = path.read_bytes()
+        raw = read_regular_file(path, limit=MAX_FILE_BYTES, what="a case file")
+    except FileTooLargeError as exc:
+        raise ConfigErrors(
+            [
+                ConfigSyntaxError(
+                    source,
+                    exc.reason,
+                    line=1,
+                    column=1,
+                    hint="split the suite into several files",
+                )
+            ]
+        ) from None
+    except RefusedFileError as exc:
+        raise ConfigErrors([ConfigError(source, exc.reason)]) from None
     except OSError as exc:
         raise ConfigErrors([ConfigError(source, f"cannot read: {exc.strerror}")]) from None
     return parse_suite(raw, source)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from gauntlet.cases.model import GateName
 from gauntlet.display import printable
 from gauntlet.errors import ResultsError
-from gauntlet.files import write_atomically
+from gauntlet.files import RefusedFileError, read_regular_file, write_atomically
 from gauntlet.gates.readability import said_something
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
@@ -38,6 +38,10 @@ from gauntlet.run.tally import (
 
 MAX_SHOWN = 20
 """Problems listed in one error; the rest are counted."""
+MAX_RESULTS_BYTES = 512 * 1024 * 1024
+"""The largest results file read (512 MiB), checked before reading: a run of 20,000 cases
+asked once weighs about 23 MB with the toy's short answers, and 51 MB asked three times, so
+this leaves room for long answers and many asks while a runaway file is refused unread."""
 
 # Capability is a suite's own fact for these gates, whatever its cases; for grounding and
 # refusal it depends on the cases' kinds, which a results file does not keep.
@@ -63,12 +67,15 @@ def read_results(path: Path) -> Results:
     """Read a results file strictly, and check that it agrees with itself.
 
     Raises:
-        ResultsError: unreadable, not JSON, newer than this gauntlet, not a results file, or
-            a file in which a stored value disagrees with what its own cases say; every
-            problem is located by its JSON path.
+        ResultsError: not a regular file (a FIFO, a device), over `MAX_RESULTS_BYTES`
+            (refused before it is read), unreadable, not JSON, newer than this gauntlet, not
+            a results file, or a file in which a stored value disagrees with what its own
+            cases say; every problem is located by its JSON path.
     """
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, limit=MAX_RESULTS_BYTES, what="a results file")
+    except RefusedFileError as exc:
+        raise ResultsError(str(exc)) from None
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     return parse_results(raw, str(path))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -137,10 +138,10 @@ def test_an_unreadable_file_is_an_error(tmp_path: Path, monkeypatch: pytest.Monk
     path = tmp_path / "s.yaml"
     path.write_text(grounding_suite())
 
-    def refuse(self: Path) -> bytes:
+    def refuse(path: Path, *, limit: int, what: str) -> bytes:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr("gauntlet.cases.loader.read_regular_file", refuse)
     assert _errors(path) == [f"{path}: cannot read: Permission denied"]
 
 
@@ -192,12 +193,16 @@ def test_an_oversized_file_is_refused_before_it_is_read(
     with path.open("wb") as handle:
         handle.truncate(MAX_FILE_BYTES + 1)  # sparse: costs no disk
 
-    def never(self: Path) -> bytes:
+    def never(descriptor: int, size: int) -> bytes:
         raise AssertionError("an oversized file must not be read")
 
-    monkeypatch.setattr(Path, "read_bytes", never)
-    [problem] = _errors(path)
-    assert "over the 8,388,608-byte limit" in problem
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "read", never)
+        [problem] = _errors(path)
+    assert problem == (
+        f"{path}:1:1: file is 8,388,609 bytes, over the 8,388,608-byte limit for a case file\n"
+        "  hint: split the suite into several files"
+    )
 
 
 def test_find_case_files_reports_into_the_list_it_is_given(tmp_path: Path) -> None:
