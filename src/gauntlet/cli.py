@@ -647,6 +647,7 @@ def report(
 
 
 def _github(pack: EvidencePack, output: Path | None, summary: Path | None, annotate: bool) -> None:
+    from gauntlet.files import RefusedFileError, open_for_writing
     from gauntlet.render.github import annotation_commands, github_outputs, job_summary
     from gauntlet.render.markdown import render_markdown
 
@@ -657,8 +658,10 @@ def _github(pack: EvidencePack, output: Path | None, summary: Path | None, annot
         if path is None:
             continue
         try:
-            with path.open("a", encoding="utf-8") as handle:
+            with open_for_writing(path, append=True) as handle:
                 handle.write(text)
+        except RefusedFileError as exc:
+            raise UsageError(str(exc)) from None
         except OSError as exc:
             raise UsageError(f"{path}: cannot append: {exc.strerror or exc}") from exc
     if annotate:

@@ -1,6 +1,6 @@
 """Reading and writing the files a user names, safely.
 
-Two rules, kept here so that no reader or writer has to remember them:
+Three rules, kept here so that no reader or writer has to remember them:
 
 - A file is read only if it is a regular file, no larger than a cap. A FIFO would block the
   open (or the read) forever, a socket cannot be read as a file at all, and a device such as
@@ -8,6 +8,8 @@ Two rules, kept here so that no reader or writer has to remember them:
   regular file is read like the file (case directories may use them).
 - A file is replaced atomically (`write_atomically`): a reader sees the old file or the whole
   new one, and a symlink at the path is replaced, never written through.
+- A file that must be appended to or written in place (`open_for_writing`) is opened without
+  following a symlink at its final path, and only if it is a regular file.
 
 Every refusal is a `RefusedFileError`, an `OSError` whose `reason` (also its `strerror`) says
 why in words that follow the path; `str()` gives both: `x.yaml: not a regular file (a FIFO)`.
@@ -20,11 +22,13 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import TextIO
 
-# O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer. It changes
-# nothing for a regular file, the only kind read after the open. O_NOCTTY: a terminal opened
-# by mistake does not become ours.
+# O_NONBLOCK: opening a FIFO returns at once instead of waiting for the other end (to write,
+# a FIFO with no reader fails the open). It changes nothing for a regular file, the only kind
+# used after the open. O_NOCTTY: a terminal opened by mistake does not become ours.
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _CHUNK = 1024 * 1024
 """Bytes asked for at a time once the size the file had when opened has been read."""
 
@@ -69,6 +73,13 @@ class FileTooLargeError(RefusedFileError):
         super().__init__(
             errno.EFBIG, f"file is {size:,} bytes, over the {limit:,}-byte limit for {what}", path
         )
+
+
+class SymlinkRefusedError(RefusedFileError):
+    """A symlink at a path gauntlet writes to in place: following it could write anywhere."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(errno.ELOOP, "refusing to write through a symlink", path)
 
 
 def describe_kind(mode: int) -> str:
@@ -136,11 +147,18 @@ def _read_at_most(descriptor: int, expected: int, most: int) -> bytes:
     return b"".join(parts)  # one part, the usual case, is returned without a copy
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
     """Write `text` (UTF-8) to `path` through a temporary file in the same directory.
 
     The temporary file is renamed over `path`, so a symlink at `path` is replaced by the new
-    file and its target is left alone.
+    file and its target is left alone. Line ends are written as `text` has them, on any system.
+
+    Args:
+        path: The file to write.
+        text: Its whole content.
+        mode: The permissions to create it with, less the umask, as `open` would (`0o666` for
+            a file others may read, such as a web page). Without it the file is private to
+            its owner (`0o600`).
 
     Raises:
         OSError: the file cannot be written; nothing is left behind.
@@ -148,7 +166,9 @@ def write_atomically(path: Path, text: str) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        if mode is not None:
+            os.fchmod(handle, mode & ~_umask())
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
@@ -158,6 +178,53 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def open_for_writing(path: Path, *, append: bool) -> TextIO:
+    """Open `path` to write UTF-8 text in place: appended to, or emptied first.
+
+    For a file that cannot be replaced whole: one GitHub hands over to append to, or a journal
+    written line by line. A missing file is created. A symlink at `path` is refused, never
+    followed (the open itself uses `O_NOFOLLOW`, so a link put there after the check fails it
+    too), and so is anything that is not a regular file; directories above `path` may be
+    symlinks.
+
+    Args:
+        path: The file, as the user named it.
+        append: Write after what the file holds; otherwise empty it first.
+
+    Raises:
+        SymlinkRefusedError: `path` is a symlink.
+        NotRegularFileError: `path` is a FIFO, socket, device or directory.
+        OSError: the file cannot be opened.
+    """
+    try:
+        before = os.lstat(path)
+    except FileNotFoundError:
+        pass  # created by the open below
+    else:
+        # Checked before opening: opening a device or a FIFO to write can act on it or block.
+        _check_kind(path, before.st_mode)
+    flags = _WRITE_FLAGS | (os.O_APPEND if append else os.O_TRUNC)
+    descriptor = os.open(path, flags, 0o666)
+    try:
+        # Checked again on what was opened: the path may have changed since.
+        _check_kind(path, os.fstat(descriptor).st_mode)
+        os.set_blocking(descriptor, True)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return os.fdopen(descriptor, "w", encoding="utf-8", newline="\n")
+
+
+def _umask() -> int:
+    # The umask can only be read by setting it: it is put back at once, and a file
+    # created by another thread in between is made more private, not less.
+    current = os.umask(0o077)
+    os.umask(current)
+    return current
+
+
 def _check_kind(path: Path, mode: int) -> None:
+    if stat.S_ISLNK(mode):
+        raise SymlinkRefusedError(path)
     if not stat.S_ISREG(mode):
         raise NotRegularFileError(path, mode)

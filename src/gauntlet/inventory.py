@@ -12,9 +12,17 @@ from typing import Any
 
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.errors import UsageError
+from gauntlet.files import (
+    RefusedFileError,
+    SymlinkRefusedError,
+    read_regular_file,
+    write_atomically,
+)
 
 START = "<!-- gauntlet:inventory:start -->"
 END = "<!-- gauntlet:inventory:end -->"
+MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+"""The largest file `--update` rewrites: a README, not a data file."""
 
 
 def inventory_rows(suites: SuiteSet) -> list[dict[str, Any]]:
@@ -99,16 +107,32 @@ def replace_block(document: str, block: str, *, source: str) -> str:
 def update_file(path: Path, block: str) -> bool:
     """Rewrite the inventory block of `path`; True if the file changed.
 
+    The file is rewritten whole and atomically. A symlink at `path` is refused rather than
+    replaced by a copy of what it points to, and so is anything but a regular file of at most
+    `MAX_DOCUMENT_BYTES`.
+
     Raises:
-        UsageError: the file cannot be read or has no markers.
+        UsageError: the file is a symlink or not a regular file, is too large, cannot be read
+            or written, is not UTF-8, or has no markers.
     """
     try:
-        before = path.read_text(encoding="utf-8")
+        if path.is_symlink():
+            raise SymlinkRefusedError(path)
+        raw = read_regular_file(path, limit=MAX_DOCUMENT_BYTES, what="a document to update")
+    except RefusedFileError as exc:
+        raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        before = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 (byte {exc.start})") from None
     after = replace_block(before, block, source=str(path))
     if after != before:
-        path.write_text(after, encoding="utf-8")
+        try:
+            write_atomically(path, after, mode=0o666)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     return after != before
 
 

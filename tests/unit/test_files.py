@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,9 @@ import pytest
 from gauntlet.files import (
     FileTooLargeError,
     NotRegularFileError,
+    RefusedFileError,
+    SymlinkRefusedError,
+    open_for_writing,
     read_regular_file,
     write_atomically,
 )
@@ -116,3 +120,78 @@ def test_write_atomically_replaces_a_symlink_and_leaves_its_target_alone(tmp_pat
     assert victim.read_text(encoding="utf-8") == VICTIM
     assert not link.is_symlink()
     assert link.read_text(encoding="utf-8") == "new\n"
+
+
+def test_write_atomically_is_private_unless_a_mode_is_given(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    try:
+        write_atomically(tmp_path / "private", "x")
+        write_atomically(tmp_path / "page", "x", mode=0o666)
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "private").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "page").stat().st_mode) == 0o644
+
+
+# ------------------------------------------------------------------ open_for_writing
+
+
+def test_open_for_writing_appends_or_empties_a_regular_file(tmp_path: Path) -> None:
+    path = tmp_path / "out"
+    for text in ("one\n", "two\n"):
+        with open_for_writing(path, append=True) as handle:
+            handle.write(text)
+    assert path.read_text(encoding="utf-8") == "one\ntwo\n"
+    with open_for_writing(path, append=False) as handle:
+        handle.write("three\n")
+    assert path.read_text(encoding="utf-8") == "three\n"
+
+
+@pytest.mark.parametrize("append", [True, False], ids=["append", "truncate"])
+def test_open_for_writing_refuses_a_symlink_even_a_dangling_one(
+    tmp_path: Path, append: bool
+) -> None:
+    victim = _victim(tmp_path)
+    link = tmp_path / "link"
+    link.symlink_to(victim)
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "would-be-created")
+    for path in (link, dangling):
+        with pytest.raises(SymlinkRefusedError) as caught:
+            open_for_writing(path, append=append)
+        assert str(caught.value) == f"{path}: refusing to write through a symlink"
+    assert victim.read_text(encoding="utf-8") == VICTIM
+    assert not (tmp_path / "would-be-created").exists()
+
+
+def test_open_for_writing_refuses_a_fifo_and_a_directory_without_blocking(
+    tmp_path: Path,
+) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(NotRegularFileError, match=r"\(a FIFO\)"):
+        open_for_writing(tmp_path / "fifo", append=True)
+    with pytest.raises(NotRegularFileError, match=r"\(a directory\)"):
+        open_for_writing(tmp_path, append=True)
+
+
+def test_open_for_writing_checks_what_it_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(path: Path) -> os.stat_result:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    # The path looked free, but a device was there when opened.
+    monkeypatch.setattr(os, "lstat", missing)
+    with pytest.raises(NotRegularFileError, match=r"\(a character device\)"):
+        open_for_writing(Path("/dev/null"), append=True)
+
+
+def test_open_for_writing_refuses_a_symlink_put_there_after_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    link = tmp_path / "link"
+    link.symlink_to(_victim(tmp_path))
+    regular = os.stat(tmp_path / "victim.txt")
+    monkeypatch.setattr(os, "lstat", lambda path: regular)
+    with pytest.raises(OSError) as caught:  # O_NOFOLLOW refuses it in the open itself
+        open_for_writing(link, append=True)
+    assert not isinstance(caught.value, RefusedFileError)
+    assert (tmp_path / "victim.txt").read_text(encoding="utf-8") == VICTIM

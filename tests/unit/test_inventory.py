@@ -69,3 +69,24 @@ def test_update_file_reports_whether_it_changed(tmp_path: Path) -> None:
     assert update_file(path, "new\n") is False
     with pytest.raises(UsageError, match="cannot read"):
         update_file(tmp_path / "missing.md", "x\n")
+
+
+def test_update_file_refuses_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "R.md"
+    path.write_bytes(f"{START}\n\xff\n{END}\n".encode("latin-1"))
+    with pytest.raises(UsageError, match=r"R\.md: not UTF-8 \(byte 34\)"):
+        update_file(path, "new\n")
+
+
+def test_update_file_says_when_it_cannot_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "R.md"
+    path.write_text(f"{START}\nold\n{END}\n")
+
+    def refuse(path: Path, text: str, *, mode: int | None = None) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("gauntlet.inventory.write_atomically", refuse)
+    with pytest.raises(UsageError, match=r"R\.md: cannot write: Permission denied"):
+        update_file(path, "new\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from gauntlet.files import write_atomically
 from gauntlet.site.content import SiteContent, gather_content
 from gauntlet.site.markup import inline_code
 
@@ -69,7 +70,9 @@ def build_site(
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name, text in pages.items():
-        (out / name).write_text(text, encoding="utf-8", newline="\n")
+        # Replaced, not rewritten, so a symlink planted at `index.html` is not written
+        # through; created as `open` would (umask applied), so a web server can read it.
+        write_atomically(out / name, text, mode=0o666)
         written.append(out / name)
     return written
 
