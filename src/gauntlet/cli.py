@@ -18,7 +18,12 @@ from rich.console import Console
 from rich.text import Text
 
 from gauntlet import __version__
-from gauntlet.defaults import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from gauntlet.defaults import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    MAX_REPEAT,
+)
 from gauntlet.display import guard_lines, printable
 from gauntlet.errors import ConfigErrors, ExitCode, GauntletError, UsageError
 from gauntlet.redact import MIN_SECRET_LENGTH, Redactor
@@ -235,8 +240,10 @@ def run_command(
         typer.Option(
             "--repeat",
             min=1,
-            help="Ask every case this many times (a suite's `repeat:` may ask more); a case "
-            "passes when every ask does, or its suite's `pass_k:` of them.",
+            max=MAX_REPEAT,
+            help=f"Ask every case this many times, at most {MAX_REPEAT} (a suite's `repeat:` "
+            "may ask more); a case passes when every ask does, or its suite's `pass_k:` of "
+            "them.",
         ),
     ] = 1,
     shard: Annotated[

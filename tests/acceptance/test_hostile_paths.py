@@ -234,7 +234,6 @@ def test_inventory_update_never_follows_a_symlink_or_waits_on_a_fifo(
     assert piped.stderr == f"error: {fifo}: not a regular file (a FIFO)\n"
 
 
-@pytest.mark.xfail(reason="the journal is wired to gauntlet.files separately", strict=True)
 def test_the_journal_is_never_written_through_a_symlink(tmp_path: Path, run_cli: RunCli) -> None:
     victim = _victim(tmp_path)
     out = tmp_path / "results.json"
@@ -242,4 +241,21 @@ def test_the_journal_is_never_written_through_a_symlink(tmp_path: Path, run_cli:
     done = run_cli("run", "--quiet", "--out", out)
     assert victim.read_text(encoding="utf-8") == VICTIM
     assert done.code == 2, done.show()
-    assert f"{out}.journal: refusing to write through a symlink" in done.stderr
+    assert f"{out}.journal: refusing to write the journal there" in done.stderr
+
+
+def test_a_journal_that_is_not_a_regular_file_is_refused_on_resume(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    out = tmp_path / "results.json"
+    os.mkfifo(tmp_path / "results.json.journal")
+    with deadline():
+        done = run_cli("run", "--quiet", "--resume", "--out", out)
+    assert done.code == 2, done.show()
+    assert "results.json.journal: not a regular file (a FIFO)" in done.stderr
+
+
+def test_repeat_has_an_upper_bound_on_the_command_line_too(tmp_path: Path, run_cli: RunCli) -> None:
+    done = run_cli("run", "--repeat", "101", "--out", tmp_path / "r.json")
+    assert done.code == 2, done.show()
+    assert "less than or equal to 100" in " ".join(done.stderr.split())

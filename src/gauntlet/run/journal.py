@@ -7,16 +7,16 @@ last one and is ignored: that case is simply asked again.
 
 from __future__ import annotations
 
-import errno
 import os
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gauntlet.errors import UsageError
+from gauntlet.files import RefusedFileError, open_for_writing, read_regular_file
 from gauntlet.run.results import CaseResult, Plan, Shard
-from gauntlet.run.results_file import case_problems
+from gauntlet.run.results_file import MAX_RESULTS_BYTES, case_problems
 
 JOURNAL_SUFFIX = ".journal"
 
@@ -49,7 +49,7 @@ class Journal:
     def __init__(self, path: Path, *, resume: bool) -> None:
         self.path = path
         self.resume = resume
-        self._handle: IO[str] | None = None
+        self._handle: TextIO | None = None
         self._header: JournalHeader | None = None
 
     def start(
@@ -63,6 +63,12 @@ class Journal:
         """
         self._header = JournalHeader(plan=plan, shard=shard, target=target, run_id=run_id)
         if not self.resume:
+            # Checked now, before anything is asked; opening checks again, without a race.
+            if self.path.is_symlink() or (self.path.exists() and not self.path.is_file()):
+                raise UsageError(
+                    f"{self.path}: refusing to write the journal there: it is a symbolic "
+                    "link or not a regular file"
+                )
             return {}
         done = self._read(self._header)
         self._handle = self._open(append=True)
@@ -96,16 +102,15 @@ class Journal:
         if remove:
             self.path.unlink(missing_ok=True)
 
-    def _open(self, *, append: bool) -> IO[str]:
-        flags = (
-            os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        )
-        flags |= os.O_APPEND if append else os.O_TRUNC
+    def _open(self, *, append: bool) -> TextIO:
         try:
-            descriptor = os.open(self.path, flags, 0o644)
+            return open_for_writing(self.path, append=append)
+        except RefusedFileError as exc:
+            raise UsageError(str(exc)) from None
         except OSError as exc:
-            raise UsageError(f"{self.path}: cannot write the journal: {_why(exc)}") from None
-        return os.fdopen(descriptor, "a" if append else "w", encoding="utf-8")
+            raise UsageError(
+                f"{self.path}: cannot write the journal: {exc.strerror or exc}"
+            ) from None
 
     def _write(self, line: str) -> None:
         assert self._handle is not None  # noqa: S101 - keep() opens it
@@ -114,11 +119,17 @@ class Journal:
 
     def _read(self, expected: JournalHeader) -> dict[int, CaseResult]:
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            raw = read_regular_file(self.path, limit=MAX_RESULTS_BYTES, what="a journal")
         except FileNotFoundError:
             raise UsageError(f"--resume: no journal at {self.path} to resume from") from None
+        except RefusedFileError as exc:
+            raise UsageError(f"--resume: {exc}") from None
         except OSError as exc:
             raise UsageError(f"--resume: cannot read {self.path}: {exc.strerror}") from exc
+        try:
+            lines = raw.decode("utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise UsageError(f"--resume: {self.path} is not a gauntlet journal") from None
         try:
             header = JournalHeader.model_validate_json(lines[0] if lines else "")
         except ValidationError:
@@ -150,9 +161,3 @@ class Journal:
                 )
             done[case.index] = case
         return done
-
-
-def _why(error: OSError) -> str:
-    if error.errno == errno.ELOOP:
-        return "it is a symbolic link, and gauntlet never writes through one"
-    return error.strerror or str(error)
