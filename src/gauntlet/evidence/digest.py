@@ -1,11 +1,11 @@
 """The results digest: sha256 over what the target did and how each answer was judged.
 
 The run's verdict, and per case: suite, case id, language, the outcome, and for every ask the
-full response and its outcome (with each turn's answer and whether it passed), in canonical
-JSON (sorted keys, fixed separators, UTF-8), cases sorted by suite and id. The clock,
-latencies, attempts, the target's label and machine facts are left out, so two runs that
-behaved identically share a digest, a one-character change in one answer changes it, and so
-does a verdict or an outcome changed by hand.
+full response, its outcome and whether it said something (with each turn's answer and
+whether it passed), in canonical JSON (sorted keys, fixed separators, UTF-8), cases sorted by
+suite and id. The clock, latencies, attempts, the target's label and machine facts are left
+out, so two runs that behaved identically share a digest, a one-character change in one
+answer changes it, and so does a verdict or an outcome changed by hand.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def digest_record(case: CaseResult) -> dict[str, Any]:
                 if trial.response is None
                 else trial.response.model_dump(mode="json"),
                 "outcome": trial.outcome.value,
+                "said_something": trial.said_something,
                 "turns": [
                     {"response": turn.response.model_dump(mode="json"), "passed": turn.passed}
                     for turn in trial.turns

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from gauntlet import __version__
 from gauntlet.cases.model import GateName
 from gauntlet.display import printable
 from gauntlet.errors import ResultsError
@@ -135,8 +136,14 @@ def results_problems(results: Results) -> list[str]:
 
 
 def rederive(results: Results) -> Results:
-    """`results` with every derivable value derived again from its cases' asks."""
-    cases = [rederive_case(case) for case in results.cases]
+    """`results` with every derivable value derived again from its cases' asks.
+
+    Whether an answer said something is judged again only for a file this version of gauntlet
+    wrote: the readability rule may grow stricter between versions, and a baseline judged by
+    an earlier one must stay readable (the digest covers the judgement either way).
+    """
+    rejudge = results.gauntlet_version == __version__
+    cases = [rederive_case(case, rejudge=rejudge) for case in results.cases]
     infos = [suite.info for suite in results.suites]
     again = summarize(
         cases,
@@ -157,9 +164,12 @@ def rederive(results: Results) -> Results:
     )
 
 
-def rederive_case(case: CaseResult) -> CaseResult:
-    """`case` with its outcome, reason, passes and flakiness derived again from its asks."""
-    trials = tuple(_rederive_trial(trial) for trial in case.trials)
+def rederive_case(case: CaseResult, *, rejudge: bool = True) -> CaseResult:
+    """`case` with its outcome, reason, passes and flakiness derived again from its asks.
+
+    With `rejudge`, also whether each answer said something (see `rederive`).
+    """
+    trials = tuple(_rederive_trial(trial, rejudge=rejudge) for trial in case.trials)
     outcome, reason = decide_case(trials, case.repeats, case.pass_k)
     return case.model_copy(
         update={
@@ -180,10 +190,10 @@ def case_problems(case: CaseResult, where: str) -> list[str]:
     return problems
 
 
-def _rederive_trial(trial: Trial) -> Trial:
-    update: dict[str, Any] = {
-        "said_something": trial.response is not None and said_something(trial.response)
-    }
+def _rederive_trial(trial: Trial, *, rejudge: bool) -> Trial:
+    update: dict[str, Any] = {}
+    if rejudge:
+        update["said_something"] = trial.response is not None and said_something(trial.response)
     if trial.response is not None and trial.turns:
         update["outcome"], update["reason"] = conversation_outcome(trial.turns)
     return trial.model_copy(update=update)

@@ -270,3 +270,22 @@ def test_a_hostile_file_is_refused_not_crashed_on(
     path.write_text(content)
     with pytest.raises(ResultsError, match=message):
         read_results(path)
+
+
+def test_an_earlier_versions_readability_judgement_is_kept_not_redone(tmp_path: Path) -> None:
+    """A stricter readability rule must not make last month's baseline unreadable."""
+    written = clean()
+    data = written.model_dump(mode="json")
+    trial = data["cases"][0]["trials"][0]
+    assert trial["said_something"] is True
+    trial["said_something"] = False  # as a rule that judged this answer silent would have
+    data["unreadable_answers"] += 1
+    path = tmp_path / "judged.json"
+    for version, accepted in (("0.0.9", True), (written.gauntlet_version, False)):
+        data["gauntlet_version"] = version
+        path.write_text(json.dumps(data))
+        if accepted:
+            read_results(path)  # its own judgement stands; its counts must still agree with it
+        else:
+            with pytest.raises(ResultsError, match="said_something"):
+                read_results(path)
