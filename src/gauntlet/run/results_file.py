@@ -142,7 +142,9 @@ def rederive(results: Results) -> Results:
     wrote: the readability rule may grow stricter between versions, and a baseline judged by
     an earlier one must stay readable (the digest covers the judgement either way).
     """
-    rejudge = results.gauntlet_version == __version__
+    rejudge = (
+        results.gauntlet_version == __version__ and results.schema_version == RESULTS_SCHEMA_VERSION
+    )
     cases = [rederive_case(case, rejudge=rejudge) for case in results.cases]
     infos = [suite.info for suite in results.suites]
     again = summarize(

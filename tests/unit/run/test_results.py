@@ -281,11 +281,24 @@ def test_an_earlier_versions_readability_judgement_is_kept_not_redone(tmp_path: 
     trial["said_something"] = False  # as a rule that judged this answer silent would have
     data["unreadable_answers"] += 1
     path = tmp_path / "judged.json"
-    for version, accepted in (("0.0.9", True), (written.gauntlet_version, False)):
-        data["gauntlet_version"] = version
-        path.write_text(json.dumps(data))
+    earlier = {"gauntlet_version": "0.0.9"}
+    older_format = {"schema_version": 1}
+    for change, accepted in ((earlier, True), (older_format, True), ({}, False)):
+        written_by = {**data, **change}
+        if written_by["schema_version"] == 1:
+            del written_by["run_id"]
+        path.write_text(json.dumps(written_by))
         if accepted:
             read_results(path)  # its own judgement stands; its counts must still agree with it
         else:
             with pytest.raises(ResultsError, match="said_something"):
                 read_results(path)
+
+
+def test_a_results_file_the_first_format_wrote_still_reads(tmp_path: Path) -> None:
+    """Last month's baseline: written by gauntlet 0.1.0 in format 1, before `run_id`."""
+    path = Path(__file__).parents[2] / "corpus" / "results" / "v1-golden-answer-drift.json"
+    results = read_results(path)
+    assert (results.schema_version, results.run_id) == (1, None)
+    assert results.verdict is Verdict.FAIL
+    assert {case.outcome.value for case in results.cases} == {"failed"}
