@@ -60,6 +60,7 @@ PATHS = (
     "/redirect-secret",
     "/429-cases",
     "/esc-reason",
+    "/surrogate",
 )
 """Every path with a behaviour; any other path gets 404."""
 
@@ -321,6 +322,13 @@ class _Handler(BaseHTTPRequestHandler):
                     "https://login:pa55w0rd-9f2c@sso.example.test/cb?token=t0k-84c1e6d2aa&x=1"
                 )
                 self._send(302, b"", headers={"Location": location})
+            case "/surrogate":
+                # For a prompt saying "boom": JSON's escape for a lone surrogate, which
+                # Python's json reads as a `str` that no UTF-8 file can hold.
+                if "boom" in prompt.lower():
+                    self._send(200, _json(answer("Open \ud800 9 to 5.")))
+                else:
+                    self._send(200, good)
             case "/set-cookie":
                 text = f"You sent Cookie: {self.headers.get('Cookie', '(none)')}"
                 self._send(200, _json(answer(text)), headers={"Set-Cookie": "session=s1; Path=/"})

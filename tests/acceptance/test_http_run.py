@@ -339,3 +339,22 @@ def test_a_pre_flight_refusal_shows_the_start_of_its_body(
     assert 'HTTP 404 Not Found: {"error": "no behaviour at /nowhere"}' in result.stderr, (
         result.show()
     )
+
+
+def test_an_answer_utf8_cannot_encode_errors_its_case_and_the_run_goes_on(
+    server: HostileServer, cases: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    # The trap: JSON's "\ud800" reads as a Python `str`, so it passed every check and then
+    # made the results file unwritable: no results at all, and "internal error".
+    out = tmp_path / "results.json"
+    result = _run(run_cli, server.url("/surrogate"), cases, out)
+    assert result.code == 2, result.show()
+    assert "internal error" not in result.stderr
+    document = _results(out)
+    assert document["verdict"] == "withheld"
+    errored = {c["case_id"]: c["reason"] for c in document["cases"] if c["outcome"] == "errored"}
+    assert set(errored) == {"boom-1", "boom-2"}, result.show()
+    for reason in errored.values():
+        assert reason.startswith("target contract broken: text: holds U+D800 at character 6"), (
+            reason
+        )

@@ -76,3 +76,35 @@ def test_json_is_parsed_strictly() -> None:
 def test_bad_json_bodies_are_contract_errors(body: bytes, message: str) -> None:
     with pytest.raises(TargetContractError, match=message):
         parse_contract_body(body)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"text": "Open \ud800 9 to 5."}, "text"),
+        ({"text": "\udfff"}, "text"),
+        ({"citations": ["RB-001", "RB-\udc80"]}, "citations.1"),
+        ({"context_ids": ["\ud83d"]}, "context_ids.0"),
+    ],
+    ids=ascii,
+)
+def test_text_that_utf8_cannot_encode_is_a_contract_error_naming_the_field(
+    change: dict[str, object], field: str
+) -> None:
+    # The trap: a lone surrogate is a `str` to Python, but no results file can hold it.
+    with pytest.raises(TargetContractError) as caught:
+        check_response({**GOOD, **change})
+    assert str(caught.value).startswith(f"target contract broken: {field}: holds U+")
+    assert "lone surrogate" in str(caught.value)
+    str(caught.value).encode()  # the message itself is written to the results file
+
+
+def test_a_lone_surrogate_cannot_make_a_response_at_all() -> None:
+    with pytest.raises(ValueError, match="lone surrogate"):
+        TargetResponse(text="\ud800", citations=(), context_ids=(), refused=False, escalated=False)
+
+
+def test_a_json_escape_for_a_lone_surrogate_is_a_contract_error() -> None:
+    body = b'{"text": "\\ud800", "citations": [], "context_ids": [], "refused": false, '
+    with pytest.raises(TargetContractError, match=r"^target contract broken: text: holds U\+D800"):
+        parse_contract_body(body + b'"escalated": false}')
