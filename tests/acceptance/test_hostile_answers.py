@@ -38,6 +38,10 @@ class Hostile:
                 return {**GOOD, "text": "Open \\ud800 9 to 5."}
             case "surrogate-response":
                 return TargetResponse(**{**GOOD, "text": "Open \\ud800 9 to 5."})
+            case "unvalidated":
+                return TargetResponse.model_construct(text=None)
+            case "copied":
+                return TargetResponse(**GOOD).model_copy(update={"citations": "RB-1"})
 
 
 def make(how):
@@ -46,6 +50,8 @@ def make(how):
 
 surrogate_mapping = make("surrogate-mapping")
 surrogate_response = make("surrogate-response")
+unvalidated = make("unvalidated")
+copied = make("copied")
 """
 
 
@@ -99,3 +105,27 @@ def test_an_answer_utf8_cannot_encode_errors_its_case_and_the_run_goes_on(
         assert reason.startswith(said), reason
         assert "text" in reason
         assert "holds U+D800 at character 6, a lone surrogate, which UTF-8 cannot encode" in reason
+
+
+@pytest.mark.parametrize(
+    ("factory", "said"),
+    [
+        (
+            "unvalidated",
+            "target contract broken: text: input should be a valid string, got None; "
+            "citations: missing; context_ids: missing; refused: missing; escalated: missing",
+        ),
+        (
+            "copied",
+            "target contract broken: citations: input should be a valid tuple, got 'RB-1'",
+        ),
+    ],
+)
+def test_a_response_built_without_validation_errors_its_case_and_the_run_goes_on(
+    project: Path, run_cli: RunCli, factory: str, said: str
+) -> None:
+    # The trap: `model_construct` and `model_copy(update=...)` skip validation, and a
+    # TargetResponse was taken as it came, so a gate met `text=None` and crashed the run.
+    code, shown, document = _run(run_cli, factory)
+    assert code == 2, shown
+    assert _errored(document) == {"boom-1": said, "boom-2": said}, shown

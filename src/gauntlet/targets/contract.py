@@ -93,13 +93,17 @@ def check_response(value: object) -> TargetResponse:
     """Accept a `TargetResponse`, or a mapping with exactly its fields and types.
 
     Nothing is inferred: a missing field, an extra field or a wrong type is a contract error
-    that names the field.
+    that names the field. A `TargetResponse` is checked as its fields, like a mapping, and
+    what is returned is always a validated `TargetResponse` (never a subclass).
 
     Raises:
         TargetContractError: `value` is neither.
     """
     if isinstance(value, TargetResponse):
-        return value
+        # Being an instance proves nothing: `model_construct` and `model_copy(update=...)`
+        # skip validation, and a subclass may add fields. Validating the fields again costs
+        # about 2 us an answer, against the 0.06 us of taking the instance as it came.
+        value = {**value.__dict__, **(value.__pydantic_extra__ or {})}
     if not isinstance(value, dict):
         raise TargetContractError(
             f"expected a TargetResponse (or a mapping of its fields), got {type(value).__name__}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ConfigDict
 
 from gauntlet.errors import TargetContractError
 from gauntlet.targets.contract import TargetResponse, check_response
@@ -17,9 +18,9 @@ GOOD = {
 }
 
 
-def test_a_response_passes_through() -> None:
+def test_a_response_passes_as_an_equal_response() -> None:
     response = TargetResponse.model_validate(GOOD)
-    assert check_response(response) is response
+    assert check_response(response) == response
 
 
 def test_a_mapping_with_exactly_the_fields_is_accepted() -> None:
@@ -108,3 +109,42 @@ def test_a_json_escape_for_a_lone_surrogate_is_a_contract_error() -> None:
     body = b'{"text": "\\ud800", "citations": [], "context_ids": [], "refused": false, '
     with pytest.raises(TargetContractError, match=r"^target contract broken: text: holds U\+D800"):
         parse_contract_body(body + b'"escalated": false}')
+
+
+class _Extended(TargetResponse):
+    model_config = ConfigDict(extra="allow")
+
+
+@pytest.mark.parametrize(
+    ("unchecked", "message"),
+    [
+        (
+            TargetResponse.model_construct(text=None),  # type: ignore[call-arg,arg-type]
+            "text: input should be a valid string, got None; citations: missing; "
+            "context_ids: missing; refused: missing; escalated: missing",
+        ),
+        (
+            TargetResponse.model_validate(GOOD).model_copy(update={"refused": "no"}),
+            "refused: input should be a valid boolean, got 'no'",
+        ),
+        (
+            _Extended.model_validate({**GOOD, "sources": ["x"]}),
+            "sources: not a field of the contract",
+        ),
+    ],
+    ids=["model_construct", "model_copy", "subclass"],
+)
+def test_a_response_built_without_validation_is_validated_again(
+    unchecked: TargetResponse, message: str
+) -> None:
+    # The trap: `isinstance` holds for a response no validator has seen, so a field may be
+    # missing or of any type, and the gates would crash on it.
+    with pytest.raises(TargetContractError) as caught:
+        check_response(unchecked)
+    assert str(caught.value) == f"target contract broken: {message}"
+
+
+def test_a_checked_response_is_exactly_a_target_response() -> None:
+    checked = check_response(_Extended.model_validate(GOOD))
+    assert type(checked) is TargetResponse
+    assert checked == TargetResponse.model_validate(GOOD)
