@@ -61,6 +61,7 @@ PATHS = (
     "/429-cases",
     "/esc-reason",
     "/surrogate",
+    "/deep",
 )
 """Every path with a behaviour; any other path gets 404."""
 
@@ -329,6 +330,9 @@ class _Handler(BaseHTTPRequestHandler):
                     self._send(200, _json(answer("Open \ud800 9 to 5.")))
                 else:
                     self._send(200, good)
+            case "/deep":
+                # JSON nested deeper than any parser recurses: a hundred thousand arrays.
+                self._send(200, b"[" * 100_000)
             case "/set-cookie":
                 text = f"You sent Cookie: {self.headers.get('Cookie', '(none)')}"
                 self._send(200, _json(answer(text)), headers={"Set-Cookie": "session=s1; Path=/"})

@@ -358,3 +358,16 @@ def test_an_answer_utf8_cannot_encode_errors_its_case_and_the_run_goes_on(
         assert reason.startswith("target contract broken: text: holds U+D800 at character 6"), (
             reason
         )
+
+
+def test_an_answer_nested_too_deeply_fails_the_pre_flight_with_a_located_error(
+    server: HostileServer, cases: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    # The trap: the json module raises RecursionError, which no contract check caught.
+    out = tmp_path / "results.json"
+    result = _run(run_cli, server.url("/deep"), cases, out)
+    assert result.code == 2, result.show()
+    assert result.stderr == "error: pre-flight check failed: response is nested too deeply\n", (
+        result.show()
+    )
+    assert not out.exists()

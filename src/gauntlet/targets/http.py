@@ -684,8 +684,9 @@ def parse_contract_body(body: bytes) -> TargetResponse:
     """Read a response body as the contract's JSON object, strictly.
 
     Raises:
-        TargetContractError: not UTF-8 JSON, NaN or infinity, a duplicate key, not an object,
-            or a field that breaks the contract (named).
+        TargetContractError: not UTF-8 JSON, NaN or infinity, a duplicate key, nesting or a
+            number too deep or too long to read, not an object, or a field that breaks the
+            contract (named).
     """
     try:
         data = json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
@@ -696,6 +697,12 @@ def parse_contract_body(body: bytes) -> TargetResponse:
         ) from None
     except UnicodeDecodeError as exc:
         raise TargetContractError(f"response is not UTF-8 JSON: {exc.reason}") from None
+    except RecursionError:  # the json module recurses once per array or object it opens
+        raise TargetContractError("response is nested too deeply") from None
+    except ValueError:  # int() refuses more than 4,300 digits; the json module raises no other
+        raise TargetContractError(
+            "response holds a number too long to read (more than 4,300 digits)"
+        ) from None
     if not isinstance(data, dict):
         raise TargetContractError(
             f"response is a JSON {_json_kind(data)}, not an object with the contract's fields"

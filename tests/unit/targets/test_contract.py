@@ -148,3 +148,17 @@ def test_a_checked_response_is_exactly_a_target_response() -> None:
     checked = check_response(_Extended.model_validate(GOOD))
     assert type(checked) is TargetResponse
     assert checked == TargetResponse.model_validate(GOOD)
+
+
+def test_json_nested_too_deeply_is_a_contract_error() -> None:
+    # The trap: the json module raises RecursionError, which is no contract error.
+    for body in (b"[" * 100_000, b'{"text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"):
+        with pytest.raises(TargetContractError, match=r"^response is nested too deeply"):
+            parse_contract_body(body)
+
+
+def test_a_number_too_long_to_read_is_a_contract_error() -> None:
+    # The trap: int() refuses more than 4,300 digits with a ValueError, no JSONDecodeError.
+    body = b'{"text": ' + b"9" * 5_000 + b"}"
+    with pytest.raises(TargetContractError, match=r"^response holds a number too long to read"):
+        parse_contract_body(body)
