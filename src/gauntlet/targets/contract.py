@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Awaitable
 from typing import Annotated, Literal, NamedTuple, Protocol, TypedDict, runtime_checkable
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
 
+from gauntlet.display import printable
 from gauntlet.errors import TargetContractError
+
+_SHOWN = 60
+"""The most characters of a wrong value that a contract error quotes."""
 
 
 def _encodable(text: str) -> str:
@@ -118,7 +123,7 @@ def describe_contract_errors(exc: ValidationError) -> str:
     """One sentence per contract problem, each naming its field."""
     problems = []
     for error in exc.errors(include_url=False):
-        field = ".".join(str(part) for part in error["loc"]) or "response"
+        field = printable(".".join(str(part) for part in error["loc"])) or "response"
         match error["type"]:
             case "missing":
                 problems.append(f"{field}: missing")
@@ -126,6 +131,35 @@ def describe_contract_errors(exc: ValidationError) -> str:
                 problems.append(f"{field}: not a field of the contract")
             case "not_utf8":
                 problems.append(f"{field}: {error['msg']}")
+            case "string_unicode":  # pydantic's own check, which only a mapping's keys meet
+                problems.append(
+                    f"{field}: the key {_shown(error['input'])} holds a lone surrogate, "
+                    "which UTF-8 cannot encode"
+                )
             case _:
-                problems.append(f"{field}: {error['msg'].lower()}, got {error['input']!r:.60}")
+                problems.append(f"{field}: {error['msg'].lower()}, got {_shown(error['input'])}")
     return "target contract broken: " + "; ".join(problems)
+
+
+class _ShortRepr(reprlib.Repr):
+    """`reprlib`'s bounded repr, which also survives an integer too long for `repr`."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        try:
+            return super().repr_int(x, level)
+        except ValueError:  # `repr` refuses an integer of more than 4,300 digits
+            return f"<an integer of {x.bit_length():,} bits>"
+
+
+_SHORT = _ShortRepr()
+_SHORT.maxstring = _SHORT.maxother = _SHOWN
+
+
+def _shown(value: object) -> str:
+    """`value` as a contract error quotes it: at most `_SHOWN` characters, on one line.
+
+    What a callable puts in a field may be any object: one too big to print whole, nested
+    too deeply for `repr`, or with a `__repr__` that raises. `reprlib` bounds the first two
+    and stands in for the third.
+    """
+    return printable(f"{_SHORT.repr(value):.{_SHOWN}}")

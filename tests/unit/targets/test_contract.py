@@ -100,6 +100,15 @@ def test_text_that_utf8_cannot_encode_is_a_contract_error_naming_the_field(
     str(caught.value).encode()  # the message itself is written to the results file
 
 
+def test_a_key_that_utf8_cannot_encode_is_a_contract_error() -> None:
+    with pytest.raises(TargetContractError) as caught:
+        check_response({**GOOD, "sources\ud800": []})
+    assert str(caught.value) == (
+        "target contract broken: response: the key 'sources\\ud800' holds a lone surrogate, "
+        "which UTF-8 cannot encode"
+    )
+
+
 def test_a_lone_surrogate_cannot_make_a_response_at_all() -> None:
     with pytest.raises(ValueError, match="lone surrogate"):
         TargetResponse(text="\ud800", citations=(), context_ids=(), refused=False, escalated=False)
@@ -162,3 +171,38 @@ def test_a_number_too_long_to_read_is_a_contract_error() -> None:
     body = b'{"text": ' + b"9" * 5_000 + b"}"
     with pytest.raises(TargetContractError, match=r"^response holds a number too long to read"):
         parse_contract_body(body)
+
+
+class _Unshowable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def _nested(depth: int) -> list[object]:
+    value: list[object] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "got"),
+    [
+        (10**5_000, "<an integer of 16,610 bits>"),
+        (_nested(100_000), "[[[[[[[...]]]]]]]"),
+        ("\x1b[31m" + "a" * 100, r"'\x1b[31m" + "a" * 19 + "..." + "a" * 28 + "'"),
+    ],
+    ids=["too-long-to-print", "too-deep-to-print", "long-with-an-escape"],
+)
+def test_a_wrong_value_is_quoted_short_whatever_it_is(value: object, got: str) -> None:
+    # The trap: repr() raises for an integer of more than 4,300 digits, and recurses.
+    with pytest.raises(TargetContractError) as caught:
+        check_response({**GOOD, "refused": value})
+    assert str(caught.value) == (
+        f"target contract broken: refused: input should be a valid boolean, got {got}"
+    )
+
+
+def test_a_value_whose_repr_raises_is_quoted_by_its_type() -> None:
+    with pytest.raises(TargetContractError, match=r"text: .*, got <_Unshowable instance at 0x"):
+        check_response({**GOOD, "text": _Unshowable()})
