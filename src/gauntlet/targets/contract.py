@@ -16,22 +16,30 @@ _SHOWN = 60
 """The most characters of a wrong value that a contract error quotes."""
 
 
-def _encodable(text: str) -> str:
-    r"""`text`, if UTF-8 can encode it: a lone surrogate is a `str` to Python, but not text.
+def unencodable(text: str) -> str | None:
+    r"""Why UTF-8 cannot encode `text`, or `None` when it can.
 
-    JSON's `"\ud800"` escape reads as one, and so can a callable's careless decoding. No
-    results file, report or terminal can hold it, so it is refused where it enters.
+    Only a lone surrogate stops it: a `str` to Python, but not text. JSON's `"\ud800"`
+    escape reads as one, and so can a callable's careless decoding. No results file, report
+    or terminal can hold it, so it is refused where it enters.
     """
     try:
         # Encoding is the check itself, and it is quick: 0.8 ms for a megabyte of accented
         # text, where searching for surrogates with a regex took 3 ms.
         text.encode()
     except UnicodeEncodeError as exc:
-        raise PydanticCustomError(
-            "not_utf8",
-            "holds U+{code} at character {at}, a lone surrogate, which UTF-8 cannot encode",
-            {"code": f"{ord(text[exc.start]):04X}", "at": exc.start + 1},
-        ) from None
+        return (
+            f"holds U+{ord(text[exc.start]):04X} at character {exc.start + 1}, a lone "
+            "surrogate, which UTF-8 cannot encode"
+        )
+    return None
+
+
+def _encodable(text: str) -> str:
+    """`text`, if UTF-8 can encode it; see `unencodable`."""
+    why = unencodable(text)
+    if why is not None:
+        raise PydanticCustomError("not_utf8", why)
     return text
 
 

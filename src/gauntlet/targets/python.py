@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import cast
 
 from gauntlet.errors import TargetImportError
-from gauntlet.targets.contract import Target
+from gauntlet.targets.contract import Target, unencodable
 
 EXPECTED = "an object with `name: str` and `ask(prompt, language)` returning a TargetResponse"
 
@@ -69,6 +69,9 @@ def check_target(target: object, label: str) -> Target:
     what = type(target).__name__
     if not isinstance(name, str) or not name.strip():
         raise TargetImportError(f"{label} gave a {what} without a `name` text; expected {EXPECTED}")
+    garbled = unencodable(name)
+    if garbled is not None:  # the name is written to the results file
+        raise TargetImportError(f"{label} gave a {what} whose `name` {garbled}")
     if not callable(ask):
         raise TargetImportError(
             f"{label} gave a {what} without an `ask` method; expected {EXPECTED}"

@@ -29,6 +29,9 @@ class Nameless:
 class Mute:
     name = "mute"
 
+class Garbled(Good):
+    name = "good \\udcff"
+
 class OneArgument:
     name = "one"
     def ask(self, prompt):
@@ -42,6 +45,9 @@ def make_nameless():
 
 def make_mute():
     return Mute()
+
+def make_garbled():
+    return Garbled()
 
 def make_one():
     return OneArgument()
@@ -73,6 +79,11 @@ def test_a_factory_from_the_working_directory_gives_a_target(project: Path) -> N
     [
         ("make_nameless", "gave a Nameless without a `name` text"),
         ("make_mute", "gave a Mute without an `ask` method"),
+        (
+            "make_garbled",
+            "gave a Garbled whose `name` holds U+DCFF at character 6, a lone surrogate, which "
+            "UTF-8 cannot encode",
+        ),
         ("make_one", "OneArgument.ask cannot be called as ask(prompt, language)"),
         ("explode", "calling explode() failed: RuntimeError: no config"),
         ("NOT_CALLABLE", "NOT_CALLABLE is not a factory (type int)"),
