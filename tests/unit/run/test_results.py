@@ -302,3 +302,21 @@ def test_a_results_file_the_first_format_wrote_still_reads(tmp_path: Path) -> No
     assert (results.schema_version, results.run_id) == (1, None)
     assert results.verdict is Verdict.FAIL
     assert {case.outcome.value for case in results.cases} == {"failed"}
+
+
+def test_a_suite_with_no_case_is_refused_not_crashed_on(tmp_path: Path) -> None:
+    # The trap: a gate of zero cases has no pass rate (0 / 0), and the report divided by it.
+    data = clean().model_dump(mode="json")
+    first = data["suites"][0]["suite"]
+    kept = [case for case in data["cases"] if case["suite"] != first]
+    # Otherwise whole: the plan counts the cases that are left, indexed from 0.
+    data["cases"] = [{**case, "index": index} for index, case in enumerate(kept)]
+    data["plan"]["cases"] = len(kept)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError) as caught:
+        read_results(path)
+    assert str(caught.value) == (
+        f"{path}: results that disagree with themselves:\n"
+        f"  {path}: suites[0]: {first} has no case in the file"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import AsyncIterator
 
 import httpx
@@ -16,6 +17,7 @@ from gauntlet.errors import (
     TargetUnreachableError,
     UsageError,
 )
+from gauntlet.targets.contract import Traced
 from gauntlet.targets.http import MAX_REASON, HttpTarget, _said, environment_proxy
 
 BODY = {"text": "a", "citations": [], "context_ids": [], "refused": False, "escalated": False}
@@ -195,3 +197,36 @@ def test_a_body_that_breaks_off_mid_stream_is_an_error() -> None:
 
     with pytest.raises(TargetUnreachableError, match="connection reset"):
         _ask(_target(httpx.MockTransport(handler)))
+
+
+@pytest.mark.parametrize("retry_after", ["²", "١٢", "1²", "12 seconds"], ids=ascii)
+def test_a_retry_after_that_is_not_ascii_digits_or_a_date_is_ignored(retry_after: str) -> None:
+    # The trap: "²".isdigit() is true and float("²") raises, which crashed the run; and
+    # float("١٢") is 12.0, so Arabic-Indic digits were waited for as if they were ASCII.
+    throttled = httpx.Response(429, headers=[(b"Retry-After", retry_after.encode())])
+    answers = iter([throttled])
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    target = HttpTarget(
+        "http://example.test/",
+        client=httpx.AsyncClient(
+            transport=httpx.MockTransport(lambda r: next(answers, httpx.Response(200, json=BODY)))
+        ),
+        sleep=sleep,
+        rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+    )
+
+    async def go() -> Traced:
+        try:
+            return await target.ask_traced("hello", "en")
+        finally:
+            await target.aclose()
+
+    traced = asyncio.run(go())
+    # The backoff is used instead: its first step, 0.5 s, with up to 50% jitter.
+    assert traced.attempts == 2
+    assert len(waits) == 1
+    assert 0.5 <= waits[0] <= 0.75
