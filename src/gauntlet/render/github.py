@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gauntlet.display import printable
 from gauntlet.evidence.pack import BaselineStatus, EvidencePack, VerdictStatus
 from gauntlet.run.results import Outcome
 
@@ -68,7 +69,9 @@ def annotation_commands(pack: EvidencePack, *, relative_to: Path | None = None) 
         if case.outcome not in (Outcome.FAILED, Outcome.ERRORED):
             continue
         title = f"gauntlet {case.gate.value}: {case.case_id} [{case.language}] {case.outcome.value}"
-        source = _workspace_path(case.source, relative_to)
+        # The source is the one free text here (a results file may be edited by hand):
+        # shown escaped, like every text that could act on a reader.
+        source = printable(_workspace_path(case.source, relative_to))
         properties = ",".join(
             f"{key}={_property(value)}"
             for key, value in (("file", source), ("line", str(case.line)), ("title", title))
@@ -80,12 +83,11 @@ def annotation_commands(pack: EvidencePack, *, relative_to: Path | None = None) 
 def _workspace_path(source: str, root: Path | None) -> str:
     if root is None:
         return source
-    path = Path(source).resolve()
-    return (
-        path.relative_to(root.resolve()).as_posix()
-        if path.is_relative_to(root.resolve())
-        else source
-    )
+    try:
+        path, workspace = Path(source).resolve(), root.resolve()
+    except (OSError, RuntimeError, ValueError):  # no path here: a NUL byte, a link loop
+        return source
+    return path.relative_to(workspace).as_posix() if path.is_relative_to(workspace) else source
 
 
 def _bool(value: bool) -> str:

@@ -83,3 +83,26 @@ def test_annotation_paths_are_relative_to_the_workspace(tmp_path: Path) -> None:
     assert command.startswith("::error file=sub/suites/grounding.yaml,line=")
     elsewhere = annotation_commands(pack, relative_to=tmp_path / "other")
     assert elsewhere.startswith(f"::error file={source},")
+
+
+def test_a_source_that_is_no_path_here_is_annotated_as_written(tmp_path: Path) -> None:
+    # The trap: a NUL byte makes Path.resolve raise ValueError, and `report` crashed.
+    results = fx.clean()
+    case = results.cases[0].model_copy(
+        update={"outcome": Outcome.FAILED, "reason": "r", "source": "suites/a\x00b.yaml"}
+    )
+    pack = build_pack(results.model_copy(update={"cases": (case, *results.cases[1:])}))
+    command = annotation_commands(pack, relative_to=tmp_path)
+    assert command.startswith(r"::error file=suites/a\x00b.yaml,line=")
+
+
+def test_a_source_cannot_break_an_annotation_or_act_on_a_reader() -> None:
+    # The trap: NEL and U+2028 end a line for some readers, and an escape recolours the log;
+    # a source path is the one free text in an annotation's properties.
+    results = fx.clean()
+    case = results.cases[0].model_copy(
+        update={"outcome": Outcome.FAILED, "reason": "r", "source": "a\x85::b\u2028\x1b[2Jc"}
+    )
+    pack = build_pack(results.model_copy(update={"cases": (case, *results.cases[1:])}))
+    [command] = annotation_commands(pack).splitlines()
+    assert command.startswith(r"::error file=a\x85%3A%3Ab\u2028\x1b[2Jc,line=")
