@@ -115,3 +115,24 @@ def test_github_outputs_summary_and_annotations(tmp_path: Path, run_cli: RunCli)
     assert output.read_text().startswith("earlier=1\npassed=false\nverdict=fail\n")
     assert summary.read_text().startswith("# gauntlet evidence pack\n")
     assert len([line for line in done.stdout.splitlines() if line.startswith("::error ")]) == 12
+
+
+def test_a_json_report_on_stdout_is_the_one_written_with_out(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # The trap: JSON writes DEL and the C1 controls as they are, and the guard on every
+    # printed line wrote them as `\x7f`, which is no JSON escape: stdout was not JSON.
+    results = tmp_path / "r.json"
+    _run(run_cli, results)
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["gauntlet_version"] = "0.1.0\x7f"
+    data["target"]["name"] = "toy \x85\u2028\u202e\u00e9"
+    results.write_text(json.dumps(data), encoding="utf-8")
+    printed = run_cli("report", results, "--format", "json")
+    assert printed.code == 0, printed.show()
+    written = run_cli("report", results, "--format", "json", "--out", tmp_path / "e.json")
+    assert written.code == 0, written.show()
+    assert printed.stdout == (tmp_path / "e.json").read_text(encoding="utf-8")
+    pack = json.loads(printed.stdout)
+    assert pack["run"]["run_gauntlet_version"] == "0.1.0\x7f"
+    assert pack["run"]["target"]["name"] == "toy \x85\u2028\u202e\u00e9"
