@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET  # noqa: S405 - building XML, never parsing it
 
+from gauntlet.display import printable
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack
 from gauntlet.run.results import Outcome
 
@@ -33,7 +34,7 @@ def render_junit(pack: EvidencePack) -> str:
                 "testcase",
                 name=f"{case.case_id} [{case.language}]",
                 classname=f"gauntlet.{case.gate.value}.{case.suite}",
-                file=case.source,
+                file=_clean(case.source),
                 line=str(case.line),
             )
             child = _CHILD.get(case.outcome)
@@ -54,9 +55,9 @@ def _count(element: ET.Element, cases: list[CaseEvidence]) -> None:
 
 
 def _clean(text: str) -> str:
-    """Drop characters XML 1.0 cannot carry (a target may answer with any of them)."""
-    return "".join(
-        ch
-        for ch in text
-        if ch in "\t\n\r" or "\x20" <= ch <= "\ud7ff" or "\ue000" <= ch <= "\ufffd" or ch > "\uffff"
-    )
+    """`text` made inert and fit for XML 1.0: a target may answer with anything.
+
+    `printable` escapes what would act on a reader, which covers every control character
+    and lone surrogate XML cannot carry; the two noncharacters it forbids are dropped.
+    """
+    return printable(text).replace("\ufffe", "").replace("\uffff", "")

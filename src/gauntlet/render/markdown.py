@@ -23,8 +23,9 @@ _IDENTIFIER = re.compile(ID_PATTERN)
 def escape(text: str) -> str:
     """Make `text` inert in Markdown and HTML: one line, no markup, no mentions.
 
-    Whitespace runs (line breaks included) become one space; any other control character
-    (a terminal escape, a bidi override) is shown as its escape, never passed on.
+    Whitespace runs (line breaks included) become one space; anything else that would act on
+    a reader rather than be read (a terminal escape, DEL, a bidi control) is shown as an
+    escape, as `printable` writes it, and its backslash is then escaped too.
     """
     text = printable(" ".join(text.split()))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -12,6 +12,7 @@ import pytest
 from junitparser import JUnitXml
 
 from gauntlet.cases.model import GateName
+from gauntlet.display import printable
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import Direction, compare
 from gauntlet.evidence.pack import (
@@ -214,6 +215,25 @@ def test_an_identifier_outside_the_pattern_is_escaped_not_put_in_code() -> None:
     assert code("gnd-en-hours") == "`gnd-en-hours`"
     # One line, so `#` starts no heading; no tag, no mention, no code span.
     assert code("x\n# Heading <img src=x> @team `") == "x # Heading &lt;img src=x&gt; &#64;team \\`"
+
+
+def test_no_rendering_holds_a_character_that_acts_on_its_reader() -> None:
+    # The trap: Markdown escaping collapsed line breaks but kept escapes, DEL and bidi
+    # controls, so a target's name could clear a terminal or reorder what a reviewer reads.
+    hostile = "x\x1b[2J\x7f\x9b\u202eevil\u2066"
+    results = fx.with_defect(ToyDefect.DROP_CITATIONS)
+    failing = next(case for case in results.cases if case.outcome is Outcome.FAILED)
+    cases = tuple(
+        case.model_copy(update={"source": hostile}) if case is failing else case
+        for case in results.cases
+    )
+    target = results.target.model_copy(update={"name": hostile, "defects": (hostile,)})
+    pack = build_pack(
+        results.model_copy(update={"target": target, "gauntlet_version": hostile, "cases": cases})
+    )
+    for render in RENDERERS.values():
+        text = render(pack)
+        assert [line for line in text.split("\n") if printable(line) != line] == []
 
 
 def test_junit_parses_and_its_counts_match_the_pack() -> None:
