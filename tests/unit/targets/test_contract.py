@@ -140,8 +140,13 @@ class _Extended(TargetResponse):
             _Extended.model_validate({**GOOD, "sources": ["x"]}),
             "sources: not a field of the contract",
         ),
+        (
+            object.__new__(TargetResponse),
+            "text: missing; citations: missing; context_ids: missing; refused: missing; "
+            "escalated: missing",
+        ),
     ],
-    ids=["model_construct", "model_copy", "subclass"],
+    ids=["model_construct", "model_copy", "subclass", "never-initialised"],
 )
 def test_a_response_built_without_validation_is_validated_again(
     unchecked: TargetResponse, message: str
