@@ -315,6 +315,16 @@ class _Handler(BaseHTTPRequestHandler):
                     self._send(200, good)
                 else:
                     self._send(429, b"", headers={"Retry-After": query.get("after", "60")})
+            case "/echo-cut":
+                # Echoes the credentials where an error message cuts its quote short: at
+                # character 52 of a body that is not JSON, or where a quote of a long value of
+                # the wrong type is cut (reprlib keeps its start and its end).
+                authorization = self.headers.get("Authorization", "(none)")
+                padded = "x" * 45 + authorization + "y" * 20
+                if query.get("as") == "field":
+                    self._send(200, _json(answer("fine", refused=padded)))
+                else:
+                    self._send(200, padded.encode(), content_type="text/plain")
             case "/esc-reason":
                 # A reason phrase that would clear a terminal and recolour what follows.
                 self._send(500, b"", reason="Internal \x1b[2J\x1b[31mError")

@@ -24,7 +24,7 @@ from gauntlet.defaults import (
     DEFAULT_TIMEOUT,
     MAX_REPEAT,
 )
-from gauntlet.display import guard_lines, printable
+from gauntlet.display import guard_lines, printable, unencodable
 from gauntlet.errors import ConfigErrors, ExitCode, GauntletError, UsageError
 from gauntlet.redact import MIN_SECRET_LENGTH, Redactor
 from gauntlet.targets.toy.defects import ToyDefect
@@ -780,9 +780,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     _Options.redactor = Redactor()
     err = _stderr()
     previous = _terminate_like_interrupt()
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
+        _check_arguments(args)
         # standalone mode: typer prints usage errors itself and exits 2, as click always has.
-        app(args=list(argv) if argv is not None else None, prog_name="gauntlet")
+        app(args=args, prog_name="gauntlet")
     except SystemExit as done:
         status = _exit_status(done.code)
         if status == _INTERRUPTED:
@@ -810,6 +812,16 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 _INTERRUPTED = 130
+
+
+def _check_arguments(args: Sequence[str]) -> None:
+    """Refuse an argument that is not UTF-8 text before it reaches a path, a URL or a file.
+
+    Python hands such bytes over as lone surrogates, which no results file can hold.
+    """
+    for number, arg in enumerate(args, start=1):
+        if unencodable(arg) is not None:
+            raise UsageError(f"argument {number} ('{printable(arg)}') is not valid UTF-8")
 
 
 def _terminate_like_interrupt() -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -87,8 +88,8 @@ def _errored(document: dict[str, Any]) -> dict[str, str]:
     [
         # A mapping is checked by the harness, which names the field...
         ("surrogate_mapping", "target contract broken: text: holds U+D800 at character 6"),
-        # ...and a `TargetResponse` refuses to be built: the target's own call raises.
-        ("surrogate_response", "the target raised ValidationError: 1 validation error for "),
+        # ...and a `TargetResponse` refuses to be built in the target's own code: the same.
+        ("surrogate_response", "target contract broken: text: holds U+D800 at character 6"),
     ],
 )
 def test_an_answer_utf8_cannot_encode_errors_its_case_and_the_run_goes_on(
@@ -129,3 +130,24 @@ def test_a_response_built_without_validation_errors_its_case_and_the_run_goes_on
     code, shown, document = _run(run_cli, factory)
     assert code == 2, shown
     assert _errored(document) == {"boom-1": said, "boom-2": said}, shown
+
+
+def test_an_argument_that_is_not_utf8_is_a_usage_error(tmp_path: Path, run_cli: RunCli) -> None:
+    # The trap: Python hands undecodable argv bytes over as lone surrogates, and a URL or a
+    # path holding one made the results file unwritable ("internal error").
+    url = os.fsdecode(b"http://127.0.0.1:9/\xff")
+    done = run_cli("run", "--http-url", url, "--out", tmp_path / "r.json")
+    assert done.code == 2, done.show()
+    assert "argument 3 ('http://127.0.0.1:9/\\udcff') is not valid UTF-8" in done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_a_case_file_whose_name_is_not_utf8_is_refused(tmp_path: Path, run_cli: RunCli) -> None:
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    name = os.fsdecode(b"s\xff.yaml")
+    (cases / name).write_text(grounding_suite("s", "c1"))
+    done = run_cli("validate", "--cases", cases)
+    assert done.code == 2, done.show()
+    assert "the file's name is not valid UTF-8; rename it" in done.stderr
+    assert "internal error" not in done.stderr

@@ -167,7 +167,7 @@ def test_a_target_of_another_shape_fails_at_pre_flight(
     assert result.stderr.startswith("error: pre-flight check failed: response is not JSON"), (
         result.show()
     )
-    assert "body starts b'<!doctype html>" in result.stderr
+    assert "body starts '<!doctype html>" in result.stderr
     assert not out.exists()
     assert server.hits("/html") == 1  # the probe only: no case was asked
 
@@ -371,3 +371,21 @@ def test_an_answer_nested_too_deeply_fails_the_pre_flight_with_a_located_error(
         result.show()
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("shape", ["/echo-cut", "/echo-cut?as=field"])
+def test_no_message_cuts_a_secret_in_half(
+    shape: str,
+    server: HostileServer,
+    cases: Path,
+    tmp_path: Path,
+    run_cli: RunCli,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A quote cut short is masked first: no piece of the token is left to read."""
+    out = tmp_path / "results.json"
+    result = _run_with_token(run_cli, monkeypatch, server.url(shape), cases, out)
+    assert result.code == 2, result.show()
+    assert "pre-flight check failed" in result.stderr
+    pieces = {TOKEN[start : start + 6] for start in range(len(TOKEN) - 5)}
+    assert [piece for piece in pieces if piece in result.show()] == [], result.show()

@@ -37,6 +37,7 @@ from gauntlet.cases.yaml_nodes import (
     read_document,
 )
 from gauntlet.defaults import MAX_REPEAT
+from gauntlet.display import unencodable
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError, ConfigSyntaxError
 from gauntlet.files import FileTooLargeError, RefusedFileError, read_regular_file
 
@@ -172,6 +173,11 @@ def load_suites(paths: Sequence[str | os.PathLike[str]]) -> SuiteSet:
         errors.append(ConfigError(".", "no case files or directories were given"))
     for named in paths:
         for found in find_case_files(FsPath(named), errors):
+            if unencodable(str(found)) is not None:
+                # The name reaches the results file and every report as the case's source;
+                # a name the file system gave as bytes that are not UTF-8 could not be written.
+                errors.append(ConfigError(found, "the file's name is not valid UTF-8; rename it"))
+                continue
             real = found.resolve()
             if real not in seen:  # the same file reached twice is one suite, not two
                 seen.add(real)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
 
+from gauntlet.display import masked
 from gauntlet.gates.judgement import Judgement, failed, passed
 from gauntlet.gates.matching import markers_missing
 from gauntlet.invisible import escape_invisible
@@ -14,33 +13,14 @@ SHOWN_LIMIT = 200
 """Characters of an answer a reason shows before cutting it off."""
 
 
-_MASK: ContextVar[Callable[[str], str] | None] = ContextVar("gauntlet_shown_mask", default=None)
-
-
-@contextmanager
-def masking(mask: Callable[[str], str]) -> Iterator[None]:
-    """Within the block, `shown` masks secrets in an answer before cutting it short.
-
-    Gates judge the answer as it came (a leaked secret must still fail a case); their reasons
-    quote it, and a secret cut in half by `SHOWN_LIMIT` could not be masked afterwards.
-    """
-    token = _MASK.set(mask)
-    try:
-        yield
-    finally:
-        _MASK.reset(token)
-
-
 def shown(text: str) -> str:
     """`text` as a Python literal, so invisible characters show; cut after `SHOWN_LIMIT`.
 
     `repr` escapes format characters but not the Hangul fillers, the braille blank or the
     variation selectors, so those are escaped as well (see `escape_invisible`). Secrets are
-    masked first when a `masking` block is active.
+    masked first when a `gauntlet.display.masking` block is active.
     """
-    mask = _MASK.get()
-    if mask is not None:
-        text = mask(text)
+    text = masked(text)
     if len(text) <= SHOWN_LIMIT:
         return escape_invisible(repr(text))
     return f"{escape_invisible(repr(text[:SHOWN_LIMIT]))}... ({len(text)} characters)"

@@ -23,6 +23,8 @@ from functools import partial
 from types import FrameType
 from typing import Any, NamedTuple
 
+from pydantic import ValidationError
+
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import AnyCase
 from gauntlet.defaults import DEFAULT_CONCURRENCY
@@ -33,7 +35,13 @@ from gauntlet.run.journal import Journal
 from gauntlet.run.results import CaseResult, Plan, Results, Shard, SuiteInfo, TargetInfo
 from gauntlet.run.scoring import judge_case, suite_info
 from gauntlet.run.tally import shard_of, summarize
-from gauntlet.targets.contract import Message, Target, TargetResponse, check_response
+from gauntlet.targets.contract import (
+    Message,
+    Target,
+    TargetResponse,
+    check_response,
+    describe_contract_errors,
+)
 
 _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 """What `signal.getsignal` returns."""
@@ -176,7 +184,7 @@ async def ask_one(
                 waited + exc.waited, conversation=tuple(conversation),
             )  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - a target's own bug errors the case, not the run
-            reason = f"{at}the target raised {type(exc).__name__}: {exc}"
+            reason = at + _raised(exc)
             return Observation(
                 None, reason, _since(started), attempts + 1, waited,
                 conversation=tuple(conversation),
@@ -222,6 +230,17 @@ async def _ask(
     if inspect.isawaitable(answer):
         answer = await answer
     return answer, 1, 0.0
+
+
+def _raised(error: Exception) -> str:
+    """Why a target's own exception errors its case, in the contract's words when it can.
+
+    A Python target that builds a `TargetResponse` breaking the contract meets pydantic's
+    refusal in its own code; that is a contract error, and it reads as one.
+    """
+    if isinstance(error, ValidationError) and error.title == TargetResponse.__name__:
+        return describe_contract_errors(error)
+    return f"the target raised {type(error).__name__}: {error}"
 
 
 def _takes(method: Callable[..., object], name: str) -> bool:

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING
 
 from gauntlet.cases.loader import LoadedSuite
 from gauntlet.cases.model import GateName, GroundingCase, RefusalCase, RefusalKind
-from gauntlet.display import printable
+from gauntlet.display import masking, printable
 from gauntlet.gates import judge
 from gauntlet.gates.readability import said_something
-from gauntlet.gates.reasons import masking
 from gauntlet.gates.turn import judge_turn
 from gauntlet.redact import Redactor
 from gauntlet.run.results import (

@@ -9,30 +9,11 @@ from typing import Annotated, Literal, NamedTuple, Protocol, TypedDict, runtime_
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
 
-from gauntlet.display import printable
+from gauntlet.display import masked, printable, unencodable
 from gauntlet.errors import TargetContractError
 
 _SHOWN = 60
 """The most characters of a wrong value that a contract error quotes."""
-
-
-def unencodable(text: str) -> str | None:
-    r"""Why UTF-8 cannot encode `text`, or `None` when it can.
-
-    Only a lone surrogate stops it: a `str` to Python, but not text. JSON's `"\ud800"`
-    escape reads as one, and so can a callable's careless decoding. No results file, report
-    or terminal can hold it, so it is refused where it enters.
-    """
-    try:
-        # Encoding is the check itself, and it is quick: 0.8 ms for a megabyte of accented
-        # text, where searching for surrogates with a regex took 3 ms.
-        text.encode()
-    except UnicodeEncodeError as exc:
-        return (
-            f"holds U+{ord(text[exc.start]):04X} at character {exc.start + 1}, a lone "
-            "surrogate, which UTF-8 cannot encode"
-        )
-    return None
 
 
 def _encodable(text: str) -> str:
@@ -153,6 +134,9 @@ def describe_contract_errors(exc: ValidationError) -> str:
 
 class _ShortRepr(reprlib.Repr):
     """`reprlib`'s bounded repr, which also survives an integer too long for `repr`."""
+
+    def repr_str(self, x: str, level: int) -> str:
+        return super().repr_str(masked(x), level)  # masked before reprlib cuts it
 
     def repr_int(self, x: int, level: int) -> str:
         try:

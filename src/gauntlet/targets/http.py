@@ -31,7 +31,7 @@ import aiohttp
 
 from gauntlet import __version__
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from gauntlet.display import printable
+from gauntlet.display import clipped, masking, printable
 from gauntlet.errors import (
     Interrupted,
     TargetContractError,
@@ -270,6 +270,17 @@ class HttpTarget:
             TargetError: the last attempt's failure, with `attempts` and `waited` set on it.
             Interrupted: `stop` was set while waiting to retry.
         """
+        # Messages quote reason phrases and bodies: the secrets are masked before any cut.
+        with masking(self._redactor.text):
+            return await self._ask_with_retries(prompt, language, history, stop)
+
+    async def _ask_with_retries(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None,
+        stop: asyncio.Event | None,
+    ) -> Traced:
         waited = 0.0
         attempts = 0
         while True:
@@ -363,15 +374,12 @@ class HttpTarget:
     def _refused(self, reply: _Reply) -> str:
         """`HTTP 422 Unprocessable Entity: <the body's start>`: the body often says why.
 
-        The body is masked before it is cut to `MAX_REASON` characters, so a cut never leaves
-        part of a secret.
+        The body is masked before it is cut to `MAX_REASON` characters (see `ask_traced`), so
+        a cut never leaves part of a secret.
         """
         said = f"HTTP {reply.status} {reply.reason}".rstrip()
-        body = self._redactor.text(reply.body.decode("utf-8", errors="replace")).strip()
-        if not body:
-            return said
-        cut = body if len(body) <= MAX_REASON else body[: MAX_REASON - 1] + "…"
-        return f"{said}: {cut}"
+        body = reply.body.decode("utf-8", errors="replace").strip()
+        return f"{said}: {clipped(body, MAX_REASON)}" if body else said
 
 
 class _Reply(NamedTuple):
@@ -693,7 +701,7 @@ def parse_contract_body(body: bytes) -> TargetResponse:
     except json.JSONDecodeError as exc:
         raise TargetContractError(
             f"response is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno} "
-            f"(body starts {body[:60]!r})"
+            f"(body starts {clipped(body.decode('utf-8', errors='replace'), 60)!r})"
         ) from None
     except UnicodeDecodeError as exc:
         raise TargetContractError(f"response is not UTF-8 JSON: {exc.reason}") from None
@@ -764,5 +772,4 @@ def _said(exc: BaseException) -> str:
     """
     said = [getattr(error, "message", None) for error in (exc, exc.__cause__) if error]
     text = next((m for m in said if isinstance(m, str) and m), str(exc) or type(exc).__name__)
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+    return clipped(" ".join(text.split()), MAX_REASON)

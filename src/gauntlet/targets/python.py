@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import cast
 
+from gauntlet.display import unencodable
 from gauntlet.errors import TargetImportError
-from gauntlet.targets.contract import Target, unencodable
+from gauntlet.targets.contract import Target
 
 EXPECTED = "an object with `name: str` and `ask(prompt, language)` returning a TargetResponse"
 

@@ -427,7 +427,7 @@ def test_a_redirect_is_an_error_and_never_followed(server: HostileServer, sleeps
     ("path", "reason"),
     [
         ("/not-json", r"^response is not JSON: Expecting value at line 1, column 1 "),
-        ("/html", r"^response is not JSON: .*\(body starts b'<!doctype html><html>"),
+        ("/html", r"^response is not JSON: .*\(body starts '<!doctype html><html>"),
         ("/list", r"^response is a JSON array, not an object"),
         ("/wrong-types", r"^target contract broken: refused: .*got 'no'$"),
         ("/nan", r"^response holds NaN, which JSON does not allow$"),
