@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -349,7 +350,7 @@ def _replace_out(out: Path, *, inputs: Sequence[Path] = ()) -> None:
     """
     if out.suffix.lower() in (".yaml", ".yml"):
         raise UsageError(
-            f"--out {out}: that is a case file's name; gauntlet writes JSON and Markdown, and "
+            f"--out {out}: that is a case file's name; gauntlet writes results and reports, "
             "never over a case file"
         )
     if out.is_dir():
@@ -366,8 +367,6 @@ def _replace_out(out: Path, *, inputs: Sequence[Path] = ()) -> None:
 
 
 def _check_run_id(run_id: str | None) -> None:
-    import re
-
     from gauntlet.run.results import RUN_ID_PATTERN
 
     if run_id is not None and not re.fullmatch(RUN_ID_PATTERN, run_id):
@@ -734,7 +733,6 @@ def site(
     Every page is rendered from what the other commands use: the loaded suites, real runs
     against the toy, the evidence pack's reporter, the California mapping and action.yml.
     """
-    import re
     from datetime import date
 
     from gauntlet.site import build_site

@@ -58,7 +58,7 @@ def guard_line(line: str) -> str:
     Controls are written `\uXXXX`, the form JSON also reads, so a JSON document passes
     through with the same meaning.
     """
-    line = _UNSAFE.sub(_json_escape, line)
+    line = json_escaped(line)
     stripped = line.lstrip()
     if stripped.startswith(COMMAND_PREFIX):
         cut = len(line) - len(stripped)
@@ -66,9 +66,18 @@ def guard_line(line: str) -> str:
     return line
 
 
+def json_escaped(text: str) -> str:
+    r"""`text` with what `printable` escapes written `\uXXXX` instead, tabs and line breaks kept.
+
+    The form JSON reads too: a JSON document (whose own strings already escape C0 controls)
+    keeps its meaning, and no character in it acts on a reader.
+    """
+    return _UNSAFE.sub(_json_escape, text)
+
+
 def _json_escape(match: re.Match[str]) -> str:
     char = match.group()
-    return char if char == "\t" else f"\\u{ord(char):04x}"
+    return char if char in "\t\n" else f"\\u{ord(char):04x}"
 
 
 def guard_lines(text: str) -> str:

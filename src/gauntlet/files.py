@@ -196,13 +196,7 @@ def open_for_writing(path: Path, *, append: bool) -> TextIO:
         NotRegularFileError: `path` is a FIFO, socket, device or directory.
         OSError: the file cannot be opened.
     """
-    try:
-        before = os.lstat(path)
-    except FileNotFoundError:
-        pass  # created by the open below
-    else:
-        # Checked before opening: opening a device or a FIFO to write can act on it or block.
-        _check_kind(path, before.st_mode)
+    check_writable_in_place(path)
     flags = _WRITE_FLAGS | (os.O_APPEND if append else os.O_TRUNC)
     descriptor = os.open(path, flags, 0o666)
     try:
@@ -213,6 +207,23 @@ def open_for_writing(path: Path, *, append: bool) -> TextIO:
         os.close(descriptor)
         raise
     return os.fdopen(descriptor, "w", encoding="utf-8", newline="\n")
+
+
+def check_writable_in_place(path: Path) -> None:
+    """Refuse `path` for `open_for_writing` now, before any other work: see its rules.
+
+    A missing file passes (it will be created). Opening checks again, without a race;
+    checking first also means opening a device or a FIFO never acts on it or blocks.
+
+    Raises:
+        SymlinkRefusedError: `path` is a symlink.
+        NotRegularFileError: `path` is a FIFO, socket, device or directory.
+    """
+    try:
+        before = os.lstat(path)
+    except FileNotFoundError:
+        return
+    _check_kind(path, before.st_mode)
 
 
 def _umask() -> int:

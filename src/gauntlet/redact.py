@@ -9,8 +9,8 @@ messages.
 What counts as a secret is decided by name, not by guessing at values: `Authorization`,
 `Cookie` and any header or query parameter named like a credential (`key`, `token`, `secret`,
 `sig`, `password`, `session`, ...), every value read from the environment with `${VAR}`, and
-the URL's own user and password. A value shorter than `MIN_SECRET_LENGTH` is never masked:
-masking `1` would rewrite every `1` in every answer.
+the URL's password (not its user name, which names an account). A value shorter than
+`MIN_SECRET_LENGTH` is never masked: masking `1` would rewrite every `1` in every answer.
 """
 
 from __future__ import annotations

@@ -156,8 +156,13 @@ def test_a_signal_stops_the_pre_flight_check_at_once(
 
 
 @pytest.mark.network
-def test_a_signal_stops_a_retry_wait_at_once(tmp_path: Path) -> None:
-    """Cases told to retry in a minute are not asked again: they are recorded as not run."""
+def test_a_signal_during_retry_waits_records_the_cases_as_not_run(tmp_path: Path) -> None:
+    """Cases told to retry in a minute are not asked again: they are recorded as not run.
+
+    End to end, within a bound the old grace period also met; that the wait ends at once,
+    not after the grace, is shown by
+    `tests/unit/run/test_engine.py::test_a_case_whose_retry_wait_a_stop_ends_is_not_run_at_once`.
+    """
     from ..hostile_server import hostile_server
 
     (tmp_path / "cases").mkdir()

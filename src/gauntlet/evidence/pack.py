@@ -7,7 +7,6 @@ Field order is part of the format: reordering or renaming a field means a versio
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -16,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet import __version__
 from gauntlet.cases.model import GateName
-from gauntlet.display import printable
+from gauntlet.display import json_escaped
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
@@ -281,20 +280,11 @@ def pack_json(pack: EvidencePack) -> str:
     r"""The pack as the JSON document it is, with a final newline.
 
     Text is written as UTF-8, except what `printable` would escape (DEL, the C1 controls,
-    line separators, bidi controls), which is written as a JSON `\u` escape: the document
-    then passes the guard on printed output unchanged, where the guard's `\x7f` is no JSON.
+    line separators, bidi controls), which is written as a JSON `\u` escape (see
+    `json_escaped`): the document then passes the guard on printed output unchanged.
     """
     text = json.dumps(pack.model_dump(mode="json"), indent=2, ensure_ascii=False)
-    return _NOT_ASCII.sub(_json_escape, text) + "\n"
-
-
-_NOT_ASCII = re.compile("[^\x20-\x7e\n]")
-"""Where JSON text may hold what `printable` escapes: json.dumps escapes C0 controls itself."""
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    char = match.group()
-    return char if printable(char) == char else f"\\u{ord(char):04x}"
+    return json_escaped(text) + "\n"
 
 
 def read_pack_json(text: str) -> EvidencePack:

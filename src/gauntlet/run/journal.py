@@ -14,7 +14,12 @@ from typing import Literal, TextIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gauntlet.errors import UsageError
-from gauntlet.files import RefusedFileError, open_for_writing, read_regular_file
+from gauntlet.files import (
+    RefusedFileError,
+    check_writable_in_place,
+    open_for_writing,
+    read_regular_file,
+)
 from gauntlet.run.results import CaseResult, Plan, Shard
 from gauntlet.run.results_file import MAX_RESULTS_BYTES, case_problems
 
@@ -63,12 +68,10 @@ class Journal:
         """
         self._header = JournalHeader(plan=plan, shard=shard, target=target, run_id=run_id)
         if not self.resume:
-            # Checked now, before anything is asked; opening checks again, without a race.
-            if self.path.is_symlink() or (self.path.exists() and not self.path.is_file()):
-                raise UsageError(
-                    f"{self.path}: refusing to write the journal there: it is a symbolic "
-                    "link or not a regular file"
-                )
+            try:  # now, before anything is asked: the journal is opened only later
+                check_writable_in_place(self.path)
+            except RefusedFileError as exc:
+                raise UsageError(str(exc)) from None
             return {}
         done = self._read(self._header)
         self._handle = self._open(append=True)
