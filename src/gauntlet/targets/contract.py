@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import reprlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
 from typing import Annotated, Literal, NamedTuple, Protocol, TypedDict, runtime_checkable
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
@@ -11,6 +15,8 @@ from pydantic_core import PydanticCustomError
 
 from gauntlet.display import masked, printable, unencodable
 from gauntlet.errors import TargetContractError
+from gauntlet.redact import Secret
+from gauntlet.targets.spec import FieldName
 
 _SHOWN = 60
 """The most characters of a wrong value that a contract error quotes."""
@@ -55,12 +61,132 @@ class Message(TypedDict):
     content: str
 
 
+class Origin(StrEnum):
+    """Where a field of a response came from."""
+
+    DECLARED = "declared"
+    """The target reported it."""
+    DERIVED = "derived"
+    """A rule in the target file derived it from what the target reported."""
+    ABSENT = "absent"
+    """Nobody supplied it: the value in the response is a stand-in no gate may pass on."""
+
+
+class FieldSource(BaseModel):
+    """How one field of one response was obtained."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    origin: Origin
+    rule: str | None = None
+    """How, in a few words: `JMESPath data.answer`, `regex \\[(RB-\\d+)\\] over the text`."""
+
+
+Provenance = Mapping[FieldName, FieldSource]
+"""Each contract field's source, for one response (or, statically, for a target)."""
+
+DECLARED: Provenance = MappingProxyType(
+    {
+        name: FieldSource(origin=Origin.DECLARED)
+        for name in FieldName
+        if name is not FieldName.TOOL_CALLS
+    }
+)
+"""What the native contract gives: every field reported by the target itself."""
+
+
+class ToolCall(BaseModel):
+    """One tool call the target made, kept in the results as it came."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: ContractText
+    arguments: ContractText
+    """The arguments as the target wrote them: a JSON text, not parsed."""
+    id: ContractText | None = None
+
+
+class Usage(BaseModel):
+    """Tokens the target reports having used for one answer."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+
+
 class Traced(NamedTuple):
     """A response with how it was obtained: attempts made and seconds waited between them."""
 
     response: TargetResponse
-    attempts: int
-    waited: float
+    attempts: int = 1
+    waited: float = 0.0
+    provenance: Provenance = DECLARED
+    """Each field's source in this response."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage | None = None
+    first_token_ms: float | None = None
+    """For a streamed answer: milliseconds from sending to the first piece of text."""
+    answered_text: str | None = None
+    """The text as the target sent it, where the gates read another (markers cut out)."""
+
+
+@dataclass
+class Conversation:
+    """What a target keeps for one conversation: one ask of one case, all its turns.
+
+    Made fresh by the engine for every ask, so no session id or cookie crosses cases.
+    """
+
+    case_id: str
+    session_id: str | None = None
+    """The server's session id, once it has given one."""
+    cookies: dict[str, str] = field(default_factory=dict)
+
+
+class AsyncTarget(Protocol):
+    """The one interface the engine asks through: every kind of target is adapted to it."""
+
+    @property
+    def name(self) -> str:
+        """What the results call the target: never a credential."""
+        ...
+
+    @property
+    def secrets(self) -> tuple[Secret, ...]:
+        """Every value that must never appear in any output."""
+        ...
+
+    @property
+    def provides(self) -> Provenance:
+        """Where each contract field will come from, known before the first ask."""
+        ...
+
+    @property
+    def holds_conversations(self) -> bool:
+        """Whether multi-turn cases can be asked (history is passed)."""
+        ...
+
+    async def ask_traced(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None = None,
+        *,
+        stop: asyncio.Event | None = None,
+        conversation: Conversation | None = None,
+    ) -> Traced:
+        """Answer one turn; raise `TargetError` (with attempts set) when no answer came."""
+        ...
+
+    async def probe(self) -> Traced | None:
+        """One pre-flight ask, or None for a target that needs none."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and threads."""
+        ...
 
 
 @runtime_checkable

@@ -1,0 +1,335 @@
+"""The target file's models: how to reach a deployed feature and read what it answered.
+
+A target file (`gauntlet run --target target.yaml`) is one YAML mapping whose `kind` is
+`gauntlet` (the native contract), `openai-chat` (any OpenAI-compatible chat completions
+server) or `http` (any JSON API, through a body template and a JMESPath response mapping).
+Nothing is guessed: every field of the contract is either read from the answer (declared by
+the target), derived by a rule the file writes out, or declared absent; a gate that needs a
+field nobody supplies is refused before the first ask.
+
+These models only describe the file; `gauntlet.targets.target_file` loads one with located
+errors, and `gauntlet.targets.configured` builds the target it describes.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+import jmespath
+import jmespath.exceptions
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StringConstraints,
+    TypeAdapter,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+
+TARGET_FILE_VERSION = 1
+"""The target file format's version; a file says which it is written for."""
+
+DEFAULT_MAX_BYTES = 1024 * 1024
+"""Largest decoded response body accepted (1 MiB): an answer, not a download."""
+
+
+class FieldName(StrEnum):
+    """A field of the target contract, as gates read it."""
+
+    TEXT = "text"
+    CITATIONS = "citations"
+    CONTEXT_IDS = "context_ids"
+    REFUSED = "refused"
+    ESCALATED = "escalated"
+    TOOL_CALLS = "tool_calls"
+
+
+class Placeholder(StrEnum):
+    """What a request body's string leaf may name as `{{ name }}`."""
+
+    PROMPT = "prompt"
+    LANGUAGE = "language"
+    HISTORY = "history"
+    """The earlier messages of a conversation, as `[{"role", "content"}, ...]`."""
+    SESSION_ID = "session_id"
+    """The server's session id (see `session`), or null before it has given one."""
+    CASE_ID = "case_id"
+
+
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+"""A placeholder in a body's string leaf: `{{ prompt }}`, spaces inside optional."""
+
+
+def _jmespath(expression: str) -> str:
+    try:
+        jmespath.compile(expression)
+    except jmespath.exceptions.JMESPathError as exc:
+        raise PydanticCustomError(
+            "jmespath", "not a JMESPath expression: {why}", {"why": str(exc).splitlines()[0]}
+        ) from None
+    return expression
+
+
+def _regex(pattern: str) -> str:
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise PydanticCustomError(
+            "regex", "not a regular expression: {why}", {"why": str(exc)}
+        ) from None
+    if compiled.groups > 1:
+        raise PydanticCustomError(
+            "regex_groups",
+            "has {groups} capturing groups; use one, around the id (or none: the whole match)",
+            {"groups": compiled.groups},
+        )
+    if compiled.match(""):
+        raise PydanticCustomError(
+            "regex_empty", "matches the empty string, so it would find an id everywhere"
+        )
+    return pattern
+
+
+NonEmptyText = Annotated[str, StringConstraints(min_length=1)]
+JMESPath = Annotated[NonEmptyText, AfterValidator(_jmespath)]
+"""A JMESPath expression, checked when the file is loaded."""
+Pattern = Annotated[NonEmptyText, AfterValidator(_regex)]
+EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+"""The name of an environment variable that holds a secret."""
+HeaderName = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")]
+HttpUrl = Annotated[str, StringConstraints(pattern=r"^https?://[^\s]+$")]
+LanguageTag = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")]
+Phrase = Annotated[str, StringConstraints(min_length=1, max_length=500)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class Http(_Strict):
+    """How patiently and how much gauntlet reads from the target."""
+
+    timeout: Annotated[float, Field(gt=0, le=3600)] = DEFAULT_TIMEOUT
+    """Seconds for one attempt's whole exchange, a stream's last byte included."""
+    retries: Annotated[int, Field(ge=0, le=10)] = DEFAULT_RETRIES
+    """Retries after connect errors, timeouts, 429 and 502/503/504."""
+    max_bytes: Annotated[int, Field(gt=0, le=64 * 1024 * 1024)] = DEFAULT_MAX_BYTES
+    """Largest decoded body (or whole stream) accepted."""
+
+
+class BearerAuth(_Strict):
+    """`Authorization: Bearer <token>`, the token read from the environment."""
+
+    kind: Literal["bearer"]
+    token_env: EnvName
+
+
+class OAuth2ClientCredentials(_Strict):
+    """An OAuth 2.0 client-credentials token, fetched before the first ask and refreshed."""
+
+    kind: Literal["oauth2-client-credentials"]
+    token_url: HttpUrl
+    client_id_env: EnvName
+    client_secret_env: EnvName
+    scope: NonEmptyText | None = None
+    refresh_before: Annotated[float, Field(ge=0, le=3600)] = 30.0
+    """Seconds before the token's `expires_in` runs out that a new one is fetched."""
+
+
+Auth = Annotated[BearerAuth | OAuth2ClientCredentials, Field(discriminator="kind")]
+
+
+class Absent(_Strict):
+    """The target does not report this field, and nothing derives it."""
+
+    absent: Literal[True]
+
+
+class CitationsFromText(_Strict):
+    """Citations read from markers in the answer, such as `[RB-001]`."""
+
+    from_text: Pattern
+    """A regular expression; its one group (or the whole match) is the cited id."""
+    remove_from_text: bool = False
+    """Cut each marker out of the text the gates read (the answer as sent is kept too)."""
+
+
+class DecisionFromText(_Strict):
+    """A refusal or escalation read from phrases in the answer, per language.
+
+    Matched as the gates match markers: NFKC, case-folded, whitespace collapsed.
+    """
+
+    from_text: dict[LanguageTag, Annotated[list[Phrase], Field(min_length=1)]]
+
+    @field_validator("from_text")
+    @classmethod
+    def _some_language(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        if not value:
+            raise PydanticCustomError("no_language", "name at least one language's phrases")
+        return value
+
+
+# A field is read with a JMESPath expression (a string), derived, or absent.
+TextSource = JMESPath
+CitationsSource = JMESPath | CitationsFromText | Absent
+IdsSource = JMESPath | Absent
+DecisionSource = JMESPath | DecisionFromText | Absent
+ToolCallsSource = JMESPath | Absent
+
+
+class StreamFormat(StrEnum):
+    """How a streamed body is framed."""
+
+    SSE = "sse"
+    """Server-Sent Events: each event's `data` is one JSON chunk; `data: [DONE]` ends it."""
+    NDJSON = "ndjson"
+    """One JSON chunk per line."""
+
+
+class HttpResponse(_Strict):
+    """Where each contract field is in an `http` target's JSON answer."""
+
+    text: TextSource
+    """JMESPath to the answer's text. In a stream: to each chunk's piece of it."""
+    citations: CitationsSource
+    context_ids: IdsSource
+    refused: DecisionSource
+    escalated: DecisionSource
+    tool_calls: ToolCallsSource = Absent(absent=True)
+    stream: StreamFormat | None = None
+    """Read the body as a stream of JSON chunks; fields but `text` come from the last one."""
+    done: JMESPath | None = None
+    """In a stream: true on the last chunk (besides SSE's `[DONE]`)."""
+
+    @model_validator(mode="after")
+    def _done_needs_stream(self) -> HttpResponse:
+        if self.done is not None and self.stream is None:
+            raise PydanticCustomError("done_without_stream", "`done` applies only with `stream`")
+        if self.stream is StreamFormat.NDJSON and self.done is None:
+            raise PydanticCustomError(
+                "ndjson_without_done",
+                "an ndjson stream has no terminator of its own: say which chunk is the last "
+                "with `done: <JMESPath>`",
+            )
+        return self
+
+
+class OpenAIResponse(_Strict):
+    """The fields an OpenAI-compatible answer has no place for, and how to get them.
+
+    `text`, `tool_calls` and `refused` are read from the answer (`message.content`,
+    `message.tool_calls`, `message.refusal` and `finish_reason: content_filter`); phrases given
+    for `refused` add to the declared refusal, never replace it.
+    """
+
+    citations: CitationsSource
+    context_ids: IdsSource
+    refused: DecisionFromText | None = None
+    escalated: DecisionSource
+
+
+class SessionFromResponse(_Strict):
+    """The server's session id, read from its first answer with JMESPath."""
+
+    from_response: JMESPath
+    header: HeaderName | None = None
+    """Send it back in this header, besides `{{ session_id }}` in the body."""
+
+
+class SessionFromHeader(_Strict):
+    """The server's session id, read from a header of its first answer."""
+
+    from_header: HeaderName
+    header: HeaderName | None = None
+    """Send it back in this header, besides `{{ session_id }}` in the body."""
+
+
+Session = SessionFromResponse | SessionFromHeader
+
+
+class _Common(_Strict):
+    version: Literal[1]
+    """The target file format: 1."""
+    name: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = None
+    """What the results and the evidence pack call this target (default: from the URL)."""
+    headers: dict[HeaderName, str] = {}
+    """Sent with every request; `${VAR}` in a value is read from the environment."""
+    auth: Auth | None = None
+    http: Http = Http()
+
+
+class GauntletSpec(_Common):
+    """A feature that already speaks gauntlet's own contract."""
+
+    kind: Literal["gauntlet"]
+    url: HttpUrl
+
+
+class OpenAIChatSpec(_Common):
+    """Any OpenAI-compatible `/v1/chat/completions` server."""
+
+    kind: Literal["openai-chat"]
+    base_url: HttpUrl
+    """Up to `/v1`: requests go to `<base_url>/chat/completions`."""
+    model: NonEmptyText
+    system: str | None = None
+    """The system prompt, inline."""
+    system_file: NonEmptyText | None = None
+    """The system prompt, from a file beside the target file."""
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    max_tokens: Annotated[int, Field(gt=0)] | None = None
+    stream: bool = False
+    api_key_env: EnvName | None = None
+    """Send `Authorization: Bearer $NAME`."""
+    extra_body: dict[str, JsonValue] = {}
+    """More request fields (`tools`, `tool_choice`, `seed`, ...), sent as written."""
+    response: OpenAIResponse
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> OpenAIChatSpec:
+        if self.system is not None and self.system_file is not None:
+            raise PydanticCustomError("two_systems", "give `system` or `system_file`, not both")
+        if self.api_key_env is not None and self.auth is not None:
+            raise PydanticCustomError("two_auths", "give `api_key_env` or `auth`, not both")
+        owned = {"model", "messages", "stream"} & set(self.extra_body)
+        if owned:
+            raise PydanticCustomError(
+                "extra_body_owned",
+                "extra_body cannot set {keys}: the target file's own keys set them",
+                {"keys": ", ".join(sorted(owned))},
+            )
+        return self
+
+
+class HttpSpec(_Common):
+    """Any JSON API: a body template out, a JMESPath mapping back."""
+
+    kind: Literal["http"]
+    url: HttpUrl
+    method: Literal["POST", "PUT"] = "POST"
+    body: dict[str, JsonValue]
+    """The request body. A string leaf may hold placeholders; one that is exactly one
+    placeholder takes the value with its JSON type."""
+    response: HttpResponse
+    session: Session | None = None
+
+
+TargetFile = Annotated[GauntletSpec | OpenAIChatSpec | HttpSpec, Field(discriminator="kind")]
+TARGET_FILE_ADAPTER: TypeAdapter[GauntletSpec | OpenAIChatSpec | HttpSpec] = TypeAdapter(TargetFile)
+
+
+def target_file_schema() -> dict[str, Any]:
+    """The JSON Schema of a target file, as `gauntlet schema target` prints it."""
+    schema = TARGET_FILE_ADAPTER.json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "gauntlet target file"
+    return schema
