@@ -573,10 +573,14 @@ def test_a_path_cannot_forge_an_output(tmp_path: Path) -> None:
     ("inputs", "message"),
     [
         ({"cases": " \n "}, "cases: name at least one case file or directory"),
-        ({"target-callable": ""}, "set target-url or target-callable"),
+        ({"target-callable": ""}, "set target-file, target-url or target-callable"),
         (
             {"target-url": "http://127.0.0.1:9/"},
-            "target-url and target-callable: set one, not both",
+            "target-file, target-url and target-callable: set one, not several",
+        ),
+        (
+            {"target-file": "target.yaml"},
+            "target-file, target-url and target-callable: set one, not several",
         ),
         ({"headers": "Authorization: Bearer abc123"}, "headers line 1: expected Header-Name="),
         ({"headers": "X-Ok=GOOD\nX-Key=${{ secrets.KEY }}"}, "headers line 2: expected"),

@@ -79,13 +79,15 @@ def test_every_per_gate_case_key_is_documented_and_no_other() -> None:
     assert documented == actual
 
 
-def test_the_suite_model_keys_are_the_base_keys_plus_golden_key_version() -> None:
+def test_the_suite_model_keys_are_the_base_keys_plus_golden_and_grounding_extras() -> None:
     extra = {
         gate: set(model.model_fields) - set(SuiteBase.model_fields)
         for gate, model in SUITE_MODELS.items()
     }
     assert extra == {
-        gate: ({"cases", "key_version"} if gate is GateName.GOLDEN else {"cases"})
+        gate: {"cases"}
+        | ({"key_version"} if gate is GateName.GOLDEN else set())
+        | ({"accepts_absent"} if gate is GateName.GROUNDING else set())
         for gate in GateName
     }
 

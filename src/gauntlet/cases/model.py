@@ -331,6 +331,10 @@ class GroundingSuite(SuiteBase):
     """A suite of grounding cases."""
 
     gate: Literal[GateName.GROUNDING]
+    accepts_absent: tuple[Literal["context_ids"], ...] = ()
+    """`[context_ids]`: run against a target that does not report what it retrieved. Cases
+    are then checked for citing and abstaining, not for citing only what was retrieved, and
+    the evidence pack says so. Omit it: a target without `context_ids` is refused."""
     cases: Annotated[tuple[GroundingCase, ...], Field(min_length=1)]
     """The cases, at least one."""
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from gauntlet.cases.model import CASE_MODELS, AnyCase, Case, GateName
+from gauntlet.cases.model import CASE_MODELS, AnyCase, Case, GateName, GroundingCase
 from gauntlet.gates import adversarial, false_positive, golden, grounding, refusal
 from gauntlet.gates.judgement import Gate, Judgement
 from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.spec import FieldName
 
 __all__ = ["GATES", "Gate", "Judgement", "judge"]
 
@@ -32,6 +33,14 @@ _GATE_OF_MODEL: Mapping[type[Case], GateName] = MappingProxyType(
 )
 
 
-def judge(case: AnyCase, response: TargetResponse) -> Judgement:
-    """Judge `response` with the gate that `case` belongs to."""
+def judge(
+    case: AnyCase, response: TargetResponse, *, without: frozenset[FieldName] = frozenset()
+) -> Judgement:
+    """Judge `response` with the gate that `case` belongs to.
+
+    `without` names the fields the target did not supply and the case's suite does without
+    (only grounding's `context_ids`): the checks that read them are not made.
+    """
+    if isinstance(case, GroundingCase):
+        return grounding.judge(case, response, retrieved=FieldName.CONTEXT_IDS not in without)
     return GATES[_GATE_OF_MODEL[type(case)]](case, response)

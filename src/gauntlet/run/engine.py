@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import hashlib
-import inspect
 import signal
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from functools import partial
 from types import FrameType
 from typing import Any, NamedTuple
 
@@ -28,18 +24,22 @@ from pydantic import ValidationError
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import AnyCase
 from gauntlet.defaults import DEFAULT_CONCURRENCY
-from gauntlet.errors import Interrupted, TargetContractError, TargetError, UsageError
+from gauntlet.errors import Interrupted, TargetError, UsageError
 from gauntlet.evidence.digest import canonical_json
 from gauntlet.redact import Redactor
+from gauntlet.run.fields import Needs, check_probe, check_supplied
 from gauntlet.run.journal import Journal
 from gauntlet.run.results import CaseResult, Plan, Results, Shard, SuiteInfo, TargetInfo
 from gauntlet.run.scoring import judge_case, suite_info
 from gauntlet.run.tally import shard_of, summarize
+from gauntlet.targets.adapters import as_async_target
 from gauntlet.targets.contract import (
+    AsyncTarget,
+    Conversation,
     Message,
     Target,
     TargetResponse,
-    check_response,
+    Traced,
     describe_contract_errors,
 )
 
@@ -79,6 +79,11 @@ class Observation(NamedTuple):
     """False when an interruption stopped the run before this ask was answered."""
     conversation: tuple[TargetResponse, ...] = ()
     """For a multi-turn case, every turn's answer so far, in order."""
+    traced: Traced | None = None
+    """The last answer with what the target reported beside it: provenance, tool calls,
+    usage, time to first token."""
+    traced_turns: tuple[Traced, ...] = ()
+    """For a multi-turn case, every turn's traced answer, in order."""
 
 
 NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
@@ -143,93 +148,84 @@ def plan(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> Ru
 
 
 async def ask_one(
-    target: Target,
+    target: Target | AsyncTarget,
     case: AnyCase,
-    pool: Executor | None = None,
     stop: asyncio.Event | None = None,
 ) -> Observation:
     """Ask one case once; any failure becomes the observation's error, never an exception.
 
     A multi-turn case is a conversation: each turn is asked with the earlier turns (the
-    user's messages and the target's own answers) as `history`, one after another. A
-    coroutine `ask` is awaited; a plain one runs in `pool` (or asyncio's default pool). A
-    target whose `ask_traced` takes `stop` stops waiting to retry when it is set, and the
-    case is then observed as not asked.
+    user's messages and the target's own answers) as `history`, one after another, within one
+    `Conversation` (a session id or cookie never crosses to another case or ask). When `stop`
+    is set while the target waits to retry, the case is observed as not asked.
     """
+    asking = as_async_target(target)
+    try:
+        return await _converse(asking, case, stop)
+    finally:
+        if asking is not target:  # adapted here, so closed here
+            await asking.aclose()
+
+
+async def _converse(asking: AsyncTarget, case: AnyCase, stop: asyncio.Event | None) -> Observation:
     started = time.perf_counter()
     messages = case.messages
-    conversation: list[TargetResponse] = []
+    conversation: list[Traced] = []
     history: list[Message] = []
+    state = Conversation(case_id=case.id)
     attempts, waited = 0, 0.0
     for number, message in enumerate(messages, start=1):
         at = f"turn {number} of {len(messages)}: " if len(messages) > 1 else ""
         try:
-            answer, tries, wait = await _ask(
-                target,
+            traced = await asking.ask_traced(
                 message,
                 case.language,
                 tuple(history) if len(messages) > 1 else None,
-                pool,
-                stop,
+                stop=stop,
+                conversation=state,
             )
-            response = check_response(answer)
         except Interrupted:
-            return Observation(
-                None, None, _since(started), attempts, waited, asked=False,
-                conversation=tuple(conversation),
-            )  # fmt: skip
+            return _observed(None, None, started, attempts, waited, conversation, asked=False)
         except TargetError as exc:
-            return Observation(
-                None, at + str(exc), _since(started), attempts + exc.attempts,
-                waited + exc.waited, conversation=tuple(conversation),
+            return _observed(
+                None, at + str(exc), started, attempts + exc.attempts, waited + exc.waited,
+                conversation,
             )  # fmt: skip
         except Exception as exc:  # noqa: BLE001 - a target's own bug errors the case, not the run
-            reason = at + _raised(exc)
-            return Observation(
-                None, reason, _since(started), attempts + 1, waited,
-                conversation=tuple(conversation),
-            )  # fmt: skip
-        attempts, waited = attempts + tries, waited + wait
-        conversation.append(response)
+            return _observed(None, at + _raised(exc), started, attempts + 1, waited, conversation)
+        attempts, waited = attempts + traced.attempts, waited + traced.waited
+        conversation.append(traced)
         history += [
             Message(role="user", content=message),
-            Message(role="assistant", content=response.text),
+            Message(role="assistant", content=traced.response.text),
         ]
-    return Observation(
-        conversation[-1], None, _since(started), attempts, waited,
-        conversation=tuple(conversation) if len(messages) > 1 else (),
+    return _observed(
+        conversation[-1], None, started, attempts, waited,
+        conversation if len(messages) > 1 else [],
     )  # fmt: skip
 
 
-async def _ask(
-    target: Target,
-    prompt: str,
-    language: str,
-    history: tuple[Message, ...] | None,
-    pool: Executor | None,
-    stop: asyncio.Event | None,
-) -> tuple[object, int, float]:
-    extra: dict[str, object] = {}
-    if history is not None:
-        if not _takes_history(target):
-            raise TargetContractError(
-                f"{target.name} holds no conversations: its ask() takes no `history`, and "
-                "multi-turn cases need ask(prompt, language, history=...)"
-            )
-        extra["history"] = history
-    traced = getattr(target, "ask_traced", None)
-    if traced is not None and inspect.iscoroutinefunction(traced):
-        if stop is not None and _takes(traced, "stop"):
-            extra["stop"] = stop
-        answer, attempts, waited = await traced(prompt, language, **extra)
-        return answer, attempts, waited
-    if inspect.iscoroutinefunction(target.ask):
-        return await target.ask(prompt, language, **extra), 1, 0.0
-    loop = asyncio.get_running_loop()
-    answer = await loop.run_in_executor(pool, partial(target.ask, prompt, language, **extra))
-    if inspect.isawaitable(answer):
-        answer = await answer
-    return answer, 1, 0.0
+def _observed(
+    last: Traced | None,
+    error: str | None,
+    started: float,
+    attempts: int,
+    waited: float,
+    conversation: Sequence[Traced],
+    *,
+    asked: bool = True,
+) -> Observation:
+    return Observation(
+        None if last is None else last.response,
+        error,
+        _since(started),
+        attempts,
+        round(waited, 3),
+        asked=asked,
+        conversation=tuple(turn.response for turn in conversation),
+        traced=last,
+        traced_turns=tuple(conversation),
+    )
 
 
 def _raised(error: Exception) -> str:
@@ -243,36 +239,13 @@ def _raised(error: Exception) -> str:
     return f"the target raised {type(error).__name__}: {error}"
 
 
-def _takes(method: Callable[..., object], name: str) -> bool:
-    # Asked for every ask: looked up once per function, not once per call (a signature costs
-    # more than the rest of the engine's own work for one request).
-    return _accepts(getattr(method, "__func__", method), name)
-
-
-@functools.cache
-def _accepts(function: Callable[..., object], name: str) -> bool:
-    try:
-        return name in inspect.signature(function).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
-        return False
-
-
-def _takes_history(target: Target) -> bool:
-    method = getattr(target, "ask_traced", None) or target.ask
-    try:
-        parameters = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
-        return False
-    return any(p.name == "history" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
-
-
 CaseDone = Callable[[Planned, list[Observation]], None]
 """Called with a case and its observations as soon as every ask of it is answered."""
 
 
 async def ask_all(
     planned: Sequence[Planned],
-    target: Target,
+    target: Target | AsyncTarget,
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: Progress | None = None,
@@ -290,9 +263,8 @@ async def ask_all(
     halt = stop or asyncio.Event()
     total = sum(item.info.repeat for item in planned)
     done = 0
-    # Sync targets get a pool as wide as the bound: asyncio's default pool has only a few
-    # threads on a small machine, which would cap --concurrency without saying so.
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="gauntlet-ask")
+    # A plain Python target gets a pool as wide as the bound (see `CallableTarget`).
+    asking = as_async_target(target, concurrency=concurrency)
     answered: dict[int, list[Observation]] = {}
 
     async def one_case(item: Planned) -> None:
@@ -302,7 +274,7 @@ async def ask_all(
             async with bound:
                 if halt.is_set():
                     return
-                observation = await ask_one(target, item.case, pool, halt)
+                observation = await _converse(asking, item.case, halt)
             observations.append(observation)
             done += 1
             if progress is not None:
@@ -323,7 +295,8 @@ async def ask_all(
                 await everything
     finally:
         stopped.cancel()
-        pool.shutdown(wait=False, cancel_futures=True)
+        if asking is not target:  # adapted here, so closed here
+            await asking.aclose()
     return [_padded(answered.get(item.plan_index, []), item.info.repeat) for item in planned]
 
 
@@ -373,7 +346,7 @@ def score(
 
 def run_gauntlet(
     suites: SuiteSet,
-    target: Target,
+    target: Target | AsyncTarget,
     *,
     target_info: TargetInfo,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -416,7 +389,9 @@ def run_gauntlet(
         if journal is not None:
             journal.append(case)
 
-    session = _Session(todo, target, concurrency, progress, preflight, grace, finished)
+    asking = as_async_target(target, concurrency=concurrency)
+    needs = check_supplied(suites, asking)
+    session = _Session(todo, asking, concurrency, progress, preflight, grace, finished, needs)
     observations = asyncio.run(session.run())
     if journal is not None and session.interrupted_by is not None:
         journal.keep()  # even with nothing finished yet: --resume continues this run
@@ -445,13 +420,15 @@ class _Session:
     def __init__(
         self,
         planned: Sequence[Planned],
-        target: Target,
+        target: AsyncTarget,
         concurrency: int,
         progress: Progress | None,
         preflight: bool,
         grace: float,
         on_case: CaseDone,
+        needs: Needs,
     ) -> None:
+        self.needs = needs
         self.planned = planned
         self.target = target
         self.concurrency = concurrency
@@ -465,9 +442,8 @@ class _Session:
         stop = asyncio.Event()
         before = self._catch_signals(stop)
         try:
-            probe = getattr(self.target, "probe", None)
-            if self.preflight and probe is not None and inspect.iscoroutinefunction(probe):
-                await self._probe(probe, stop)
+            if self.preflight:
+                await self._probe(stop)
             return await ask_all(
                 self.planned,
                 self.target,
@@ -484,18 +460,16 @@ class _Session:
                 # asyncio leaves the default behind; the caller's handler (the command
                 # line's, which ends in exit 2) must hold again while the results are written.
                 signal.signal(number, handler)
-            close = getattr(self.target, "aclose", None)
-            if close is not None and inspect.iscoroutinefunction(close):
-                await close()
+            await self.target.aclose()
 
-    async def _probe(self, probe: Callable[[], Awaitable[object]], stop: asyncio.Event) -> None:
+    async def _probe(self, stop: asyncio.Event) -> None:
         """The pre-flight check, stopped at once by a signal (its waits can last a minute).
 
         Raises:
             TargetError: the probe failed, with "pre-flight check failed" in front.
             Interrupted: a signal came first; nothing was asked.
         """
-        probing = asyncio.ensure_future(probe())
+        probing = asyncio.ensure_future(self.target.probe())
         stopping = asyncio.ensure_future(stop.wait())
         try:
             await asyncio.wait({probing, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -510,9 +484,11 @@ class _Session:
                 "pre-flight check; no case was asked"
             )
         try:
-            probing.result()
+            traced = probing.result()
         except TargetError as exc:
             raise type(exc)(f"pre-flight check failed: {exc}") from exc
+        if traced is not None:
+            check_probe(traced, self.needs)
 
     def _catch_signals(self, stop: asyncio.Event) -> dict[signal.Signals, _Handler]:
         """Catch SIGINT and SIGTERM for the run; return the handlers they had before."""

@@ -16,12 +16,15 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from gauntlet.cases.model import GateName, Identifier, LanguageTag
 from gauntlet.display import printable
 from gauntlet.errors import ExitCode
-from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.contract import FieldSource, TargetResponse, ToolCall, Usage
+from gauntlet.targets.spec import FieldName
 
-RESULTS_SCHEMA_VERSION = 2
+RESULTS_SCHEMA_VERSION = 3
 """The version of the results format this gauntlet writes and the newest it reads.
 
-2 added `run_id`; a version 1 file is read as one without it.
+2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
+tool calls, token usage and time to first token, the target kinds of target files, and a
+grounding suite's `accepts_absent`; a version 2 file is read as one without them.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -69,12 +72,16 @@ class _Record(BaseModel):
 class TargetInfo(_Record):
     """What was asked."""
 
-    kind: Literal["toy", "callable", "http"]
-    """How gauntlet reached the target."""
+    kind: Literal["toy", "callable", "http", "openai-chat", "http-template"]
+    """How gauntlet reached the target: `http` speaks the native contract (`--http-url`, or a
+    target file of kind `gauntlet`); `openai-chat` and `http-template` are target files of
+    kinds `openai-chat` and `http`."""
     name: str
     """The target's own name (for HTTP: scheme, host, port and path only)."""
     defects: tuple[str, ...] = ()
     """The toy's injected defects, if any."""
+    target_file: str | None = None
+    """The target file, as named on the command line, when one was used."""
 
 
 class TurnResult(_Record):
@@ -105,6 +112,19 @@ class Trial(_Record):
     """Seconds spent waiting between attempts (not part of the results digest)."""
     turns: tuple[TurnResult, ...] = ()
     """For a multi-turn case, every turn answered, in order (the last is `response`)."""
+    provenance: dict[FieldName, FieldSource] | None = None
+    """Where each field of `response` came from: declared by the target, derived by a rule
+    of the target file, or absent. None when there is no response (and in files before 3,
+    whose every field was declared)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tool calls the target made with its (last) answer, in order."""
+    usage: Usage | None = None
+    """Tokens the target reported using, over every turn."""
+    first_token_ms: float | None = None
+    """For a streamed answer, milliseconds to its first piece (not part of the digest)."""
+    answered_text: str | None = None
+    """The text as the target sent it, where the gates read another (citation markers
+    removed); None when they are the same."""
 
 
 class CaseResult(_Record):
@@ -160,6 +180,8 @@ class SuiteInfo(_Record):
     """How many asks of a case had to pass."""
     capability: bool
     """A silent target would fail this suite (see the UNSCOREABLE rule)."""
+    accepts_absent: tuple[FieldName, ...] = ()
+    """Fields this suite does without, when the target does not supply them."""
 
 
 class SuiteResult(SuiteInfo):

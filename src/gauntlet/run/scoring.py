@@ -16,6 +16,7 @@ from gauntlet.gates import judge
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.turn import judge_turn
 from gauntlet.redact import Redactor
+from gauntlet.run.fields import absent_fields, describe_unsupplied, suite_needs, unsupplied
 from gauntlet.run.results import (
     CaseResult,
     Outcome,
@@ -24,7 +25,8 @@ from gauntlet.run.results import (
     TurnResult,
 )
 from gauntlet.run.tally import conversation_outcome, decide_case, is_flaky
-from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.contract import TargetResponse, Traced, Usage
+from gauntlet.targets.spec import FieldName
 
 if TYPE_CHECKING:
     from gauntlet.run.engine import Observation, Planned
@@ -61,6 +63,7 @@ def suite_info(loaded: LoadedSuite, repeat: int) -> SuiteInfo:
         repeat=repeats,
         pass_k=suite.pass_k if suite.pass_k is not None else repeats,
         capability=scores_capability(loaded),
+        accepts_absent=tuple(FieldName(name) for name in getattr(suite, "accepts_absent", ())),
     )
 
 
@@ -105,18 +108,27 @@ def judge_case(
 def _trial(item: Planned, observation: Observation, interrupted_by: str | None) -> Trial:
     response = observation.response
     conversation = observation.conversation
+    traced = observation.traced
     turns: tuple[TurnResult, ...] = ()
+    waived = frozenset(item.info.accepts_absent)
+    missing = _unsupplied(item, observation, waived)
+    without = absent_fields(traced.provenance) & waived if traced is not None else frozenset()
     if not observation.asked:
         outcome = Outcome.NOT_RUN
         reason = f"not asked: the run was interrupted by {interrupted_by or 'a stop request'}"
     elif response is None:
         outcome, reason = Outcome.ERRORED, observation.error or "no answer"
         turns = _turns(item, conversation, final=False)
+    elif missing:
+        # Judged as if the stand-in were an answer, a false_positive case would pass on a
+        # refusal nobody reported: the case errors instead, which withholds the verdict.
+        outcome, reason = Outcome.ERRORED, describe_unsupplied(missing)
+        turns = _turns(item, conversation, final=False)
     elif conversation:
-        turns = _turns(item, conversation, final=True)
+        turns = _turns(item, conversation, final=True, without=without)
         outcome, reason = conversation_outcome(turns)
     else:
-        judgement = judge(item.case, response)
+        judgement = judge(item.case, response, without=without)
         outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
         reason = judgement.reason
     return Trial(
@@ -128,11 +140,49 @@ def _trial(item: Planned, observation: Observation, interrupted_by: str | None) 
         attempts=observation.attempts,
         waited_s=observation.waited_s,
         turns=turns,
+        provenance=dict(traced.provenance) if traced is not None else None,
+        tool_calls=traced.tool_calls if traced is not None else (),
+        usage=_usage(observation.traced_turns or ((traced,) if traced else ())),
+        first_token_ms=traced.first_token_ms if traced is not None else None,
+        answered_text=traced.answered_text if traced is not None else None,
+    )
+
+
+def _unsupplied(item: Planned, observation: Observation, waived: frozenset[FieldName]) -> list[str]:
+    """The fields the case's gate reads that some turn's answer did not supply."""
+    fields = suite_needs(item.loaded).fields
+    answers = observation.traced_turns or (
+        (observation.traced,) if observation.traced is not None else ()
+    )
+    missing: dict[str, None] = {}
+    for answer in answers:
+        missing |= dict.fromkeys(unsupplied(answer.provenance, sorted(fields), waived))
+    return list(missing)
+
+
+def _usage(answers: tuple[Traced, ...]) -> Usage | None:
+    """The tokens every turn reported, added up; None when no turn reported any."""
+    reported = [answer.usage for answer in answers if answer.usage is not None]
+    if not reported:
+        return None
+
+    def total(name: str) -> int | None:
+        counts = [getattr(usage, name) for usage in reported]
+        return None if any(count is None for count in counts) else sum(counts)
+
+    return Usage(
+        prompt_tokens=total("prompt_tokens"),
+        completion_tokens=total("completion_tokens"),
+        total_tokens=total("total_tokens"),
     )
 
 
 def _turns(
-    item: Planned, conversation: tuple[TargetResponse, ...], *, final: bool
+    item: Planned,
+    conversation: tuple[TargetResponse, ...],
+    *,
+    final: bool,
+    without: frozenset[FieldName] = frozenset(),
 ) -> tuple[TurnResult, ...]:
     """Judge each answered turn by its own checks; the last one by the gate's too."""
     script = item.case.turns or ()
@@ -140,7 +190,7 @@ def _turns(
     for number, (turn, response) in enumerate(zip(script, conversation, strict=False), 1):
         reasons = list(judge_turn(turn, response).reasons)
         if final and number == len(script):
-            reasons += judge(item.case, response).reasons
+            reasons += judge(item.case, response, without=without).reasons
         judged.append(
             TurnResult(
                 user=turn.user,

@@ -158,9 +158,11 @@ class AsyncTarget(Protocol):
         """Every value that must never appear in any output."""
         ...
 
-    @property
-    def provides(self) -> Provenance:
-        """Where each contract field will come from, known before the first ask."""
+    def provides(self, language: str) -> Provenance:
+        """Where each contract field will come from in `language`, known before any ask.
+
+        A field derived from phrases is absent in a language the target file gives none for.
+        """
         ...
 
     @property

@@ -41,7 +41,15 @@ from gauntlet.errors import (
     UsageError,
 )
 from gauntlet.redact import MASK, Redactor, Secret, is_credential_name
-from gauntlet.targets.contract import Message, TargetResponse, Traced, check_response
+from gauntlet.targets.contract import (
+    DECLARED,
+    Conversation,
+    Message,
+    Provenance,
+    TargetResponse,
+    Traced,
+    check_response,
+)
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 """Largest decoded response body accepted (1 MiB): an answer, not a download."""
@@ -256,6 +264,7 @@ class HttpTarget:
         history: Sequence[Message] | None = None,
         *,
         stop: asyncio.Event | None = None,
+        conversation: Conversation | None = None,  # noqa: ARG002 - the native contract is stateless
     ) -> Traced:
         """Ask, retrying as configured, and say how many attempts and how long the waits were.
 
@@ -265,6 +274,7 @@ class HttpTarget:
             history: The earlier messages of a conversation, for a multi-turn case.
             stop: Set when the run is interrupted: a wait before a retry ends at once (a
                 `Retry-After` may ask for a minute).
+            conversation: Unused: the native contract carries its history in the body.
 
         Raises:
             TargetError: the last attempt's failure, with `attempts` and `waited` set on it.
@@ -326,7 +336,7 @@ class HttpTarget:
         error.waited = round(waited, 3)
         return error
 
-    async def probe(self) -> TargetResponse:
+    async def probe(self) -> Traced:
         """Ask one probe before the suite, so a broken target fails fast.
 
         A target that is down or speaks another shape fails the run at once instead of
@@ -335,7 +345,14 @@ class HttpTarget:
         Raises:
             TargetError: what came back instead of a contract answer.
         """
-        return await self.ask(PROBE_PROMPT, "en")
+        return await self.ask_traced(PROBE_PROMPT, "en")
+
+    def provides(self, language: str) -> Provenance:  # noqa: ARG002 - the same in every language
+        """Every field declared: the native contract has them all."""
+        return DECLARED
+
+    holds_conversations = True
+    """History is sent in the body for multi-turn cases."""
 
     async def aclose(self) -> None:
         """Close the connections (and an `httpx.AsyncClient` passed in)."""

@@ -1,0 +1,187 @@
+"""Which contract fields each gate reads, and the fail-closed rule that no gate passes without them.
+
+A target file may declare a field absent, or derive it from phrases in only some languages. A
+gate that reads a field nobody supplies would judge a stand-in value (no citations, not
+refused): `false_positive` would pass every case of a target that never reports refusals. So a
+run is refused before the first ask when a loaded suite needs a field the target cannot supply
+in that suite's languages, and any single answer still missing one is an error, never a pass.
+
+The one field a suite may do without is grounding's `context_ids`, by writing
+`accepts_absent: [context_ids]`: its cases are then checked for citing and abstaining, not for
+citing only what was retrieved, and the evidence pack says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from gauntlet.cases.loader import LoadedSuite, SuiteSet
+from gauntlet.cases.model import GateName, GroundingSuite
+from gauntlet.errors import TargetContractError, UsageError
+from gauntlet.targets.contract import AsyncTarget, Origin, Provenance, Traced
+from gauntlet.targets.spec import FieldName
+
+GATE_FIELDS: Mapping[GateName, frozenset[FieldName]] = MappingProxyType(
+    {
+        GateName.GROUNDING: frozenset(
+            {FieldName.TEXT, FieldName.CITATIONS, FieldName.CONTEXT_IDS, FieldName.REFUSED}
+        ),
+        GateName.ADVERSARIAL: frozenset({FieldName.TEXT}),
+        GateName.REFUSAL: frozenset({FieldName.TEXT, FieldName.REFUSED, FieldName.ESCALATED}),
+        GateName.FALSE_POSITIVE: frozenset(
+            {FieldName.TEXT, FieldName.REFUSED, FieldName.ESCALATED}
+        ),
+        GateName.GOLDEN: frozenset({FieldName.TEXT, FieldName.REFUSED}),
+    }
+)
+"""The fields each gate reads to decide a case."""
+
+_HOW = {
+    FieldName.TEXT: "map it with `response.text: <JMESPath>`",
+    FieldName.CITATIONS: (
+        "map it with a JMESPath expression, or derive it: "
+        "`citations: {from_text: '\\[(RB-\\d+)\\]'}`"
+    ),
+    FieldName.CONTEXT_IDS: (
+        "map it with a JMESPath expression, or let the suite do without it: "
+        "`accepts_absent: [context_ids]`"
+    ),
+    FieldName.REFUSED: (
+        "map it with a JMESPath expression, or derive it: "
+        "`refused: {from_text: {en: [...], es: [...]}}`"
+    ),
+    FieldName.ESCALATED: (
+        "map it with a JMESPath expression, or derive it: "
+        "`escalated: {from_text: {en: [...], es: [...]}}`"
+    ),
+    FieldName.TOOL_CALLS: "map it with a JMESPath expression",
+}
+
+
+@dataclass(frozen=True)
+class SuiteNeeds:
+    """What one loaded suite reads, and what it may do without."""
+
+    suite: str
+    source: str
+    gate: GateName
+    fields: frozenset[FieldName]
+    waived: frozenset[FieldName]
+    languages: tuple[str, ...]
+
+
+Needs = tuple[SuiteNeeds, ...]
+
+
+def suite_needs(loaded: LoadedSuite) -> SuiteNeeds:
+    """The fields `loaded`'s gate reads (its turns' refusal checks included)."""
+    suite = loaded.suite
+    fields = set(GATE_FIELDS[suite.gate])
+    if any(turn.expect_refused is not None for case in suite.cases for turn in case.turns or ()):
+        fields.add(FieldName.REFUSED)
+    waived = (
+        frozenset(FieldName(name) for name in suite.accepts_absent)
+        if isinstance(suite, GroundingSuite)
+        else frozenset()
+    )
+    languages = tuple(dict.fromkeys(case.language for case in suite.cases))
+    return SuiteNeeds(suite.suite, loaded.source, suite.gate, frozenset(fields), waived, languages)
+
+
+def check_supplied(suites: SuiteSet, target: AsyncTarget) -> Needs:
+    """Refuse the run if a loaded suite needs a field the target cannot supply.
+
+    Returns:
+        What every suite needs, for checking the pre-flight answer and each answer.
+
+    Raises:
+        UsageError: every suite, gate, field and language that nothing supplies, each with how
+            to map or derive it.
+    """
+    needs = tuple(suite_needs(loaded) for loaded in suites.suites)
+    problems = []
+    for need in needs:
+        for language in need.languages:
+            provided = target.provides(language)
+            for field in sorted(need.fields - need.waived):
+                source = provided.get(field)
+                if source is None or source.origin is Origin.ABSENT:
+                    why = f" ({source.rule})" if source is not None and source.rule else ""
+                    problems.append(
+                        f"{need.source}: suite {need.suite} ({need.gate} gate) needs "
+                        f"`{field}` in {language}, which {target.name} does not supply{why}: "
+                        f"{_HOW[field]}"
+                    )
+    if problems:
+        raise UsageError(
+            "the target cannot supply what the gates read, so no case was asked:\n  "
+            + "\n  ".join(dict.fromkeys(problems))
+        )
+    return needs
+
+
+def check_probe(traced: Traced, needs: Needs) -> None:
+    """Refuse the run if the pre-flight answer lacks a field some suite needs in English.
+
+    A field the file maps may still be missing from what the server sends (an OpenAI server
+    that never writes `refusal`): better said once, before the first case, than on every case.
+
+    Raises:
+        TargetContractError: naming the fields and the suites that need them.
+    """
+    wanting: dict[FieldName, list[str]] = {}
+    for need in needs:
+        for field in sorted(need.fields - need.waived):
+            source = traced.provenance.get(field)
+            if source is not None and source.origin is Origin.ABSENT:
+                wanting.setdefault(field, []).append(need.suite)
+    if wanting:
+        said = "; ".join(
+            f"`{field}` ({traced.provenance[field].rule or 'not in the answer'}), "
+            f"which suites {', '.join(suites)} need: {_HOW[field]}"
+            for field, suites in wanting.items()
+        )
+        raise TargetContractError(f"the pre-flight answer does not supply {said}")
+
+
+def unsupplied(
+    provenance: Provenance, fields: Iterable[FieldName], waived: Iterable[FieldName] = ()
+) -> list[str]:
+    """The fields a gate reads that one answer did not supply, each with why."""
+    skip = set(waived)
+    missing = []
+    for field in fields:
+        source = provenance.get(field)
+        if field not in skip and source is not None and source.origin is Origin.ABSENT:
+            missing.append(f"`{field}` ({source.rule})" if source.rule else f"`{field}`")
+    return missing
+
+
+def absent_fields(provenance: Provenance) -> frozenset[FieldName]:
+    """The fields of one answer that nobody supplied."""
+    return frozenset(
+        field for field, source in provenance.items() if source.origin is Origin.ABSENT
+    )
+
+
+def describe_unsupplied(missing: Sequence[str]) -> str:
+    """The reason an answer with unsupplied fields errors its case."""
+    return (
+        f"the answer does not supply {', '.join(missing)}, which this gate reads: "
+        "a gate never passes on a field nobody supplied"
+    )
+
+
+__all__ = [
+    "GATE_FIELDS",
+    "Needs",
+    "SuiteNeeds",
+    "absent_fields",
+    "check_probe",
+    "check_supplied",
+    "describe_unsupplied",
+    "suite_needs",
+    "unsupplied",
+]
