@@ -1,0 +1,705 @@
+"""From a target file's rules to a `TargetResponse`: bodies out, fields back, with provenance.
+
+Pure functions, no I/O. `render_body` fills a request body's placeholders; `read_path` reads one
+field of a JSON answer with JMESPath and checks its type; `cite_from_text` and
+`decide_from_text` derive citations and decisions from the answer's text; `map_http` and
+`map_openai` turn a whole answer into a `Mapped` response that says, for every field, whether
+the target declared it, a rule derived it, or nobody supplied it. `provides` says the same of a
+target file before any ask, so a gate that needs a field nobody supplies is refused up front.
+
+Nothing is guessed. A value of the wrong type is a `TargetContractError` naming the field, the
+expression and what it found; a field nobody supplied gets a stand-in value recorded as
+`Origin.ABSENT`, which no gate may pass on (the engine enforces that).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any, Literal, NamedTuple, assert_never, overload
+
+import jmespath
+import jmespath.exceptions
+from jmespath.parser import ParsedResult
+from pydantic import JsonValue
+
+from gauntlet.display import clipped, masked, printable, unencodable
+from gauntlet.errors import TargetContractError
+from gauntlet.gates.matching import markers_found
+from gauntlet.targets.contract import (
+    FieldSource,
+    Origin,
+    Provenance,
+    TargetResponse,
+    ToolCall,
+    check_response,
+)
+from gauntlet.targets.spec import (
+    PLACEHOLDER,
+    Absent,
+    CitationsFromText,
+    DecisionFromText,
+    FieldName,
+    HttpResponse,
+    OpenAIResponse,
+    Placeholder,
+)
+
+SHOWN = 60
+"""The most characters of a found value that a contract error quotes."""
+
+MAX_WHY = 160
+"""The most characters of JMESPath's own message, when an expression fails on an answer."""
+
+DECLARED_ABSENT = "the target file declares it absent"
+"""The rule of a field the target file says `absent: true` for."""
+
+REFUSAL_FIELD = "the `refusal` field"
+CONTENT_FILTER = "finish_reason content_filter"
+OPENAI_REFUSAL = f"{REFUSAL_FIELD} and {CONTENT_FILTER}"
+"""How an openai-chat answer declares a refusal, as `provides` states it."""
+
+_CONTENT = "choices[0].message.content"
+_TOOL_CALLS = "choices[0].message.tool_calls"
+_REFUSAL = "choices[0].message.refusal"
+_FINISH_REASON = "choices[0].finish_reason"
+
+_CLOSING = frozenset(".,;:!?)]}»”’…、。，．！？；：")
+"""Characters that close on the word before them: a cut marker's space before one goes too."""
+
+
+class Mapped(NamedTuple):
+    """One answer read through a target file: the response and how each field was obtained."""
+
+    response: TargetResponse
+    provenance: Provenance
+    """Every field of `FieldName`, tool calls included."""
+    tool_calls: tuple[ToolCall, ...]
+    answered_text: str | None
+    """The text as the target sent it, when markers were cut out of `response.text`."""
+
+
+# ---------------------------------------------------------------- request bodies
+
+
+def render_body(template: JsonValue, values: Mapping[Placeholder, JsonValue]) -> JsonValue:
+    """`template` with its placeholders filled, as a new structure; `template` is untouched.
+
+    A string leaf that is exactly one placeholder (`"{{ prompt }}"`, spaces inside optional)
+    becomes the value with its JSON type: history a list, a missing session id null. In a
+    string with other text around them, each placeholder becomes the value as text (null as
+    nothing). Keys are never templated, and an inserted value is never scanned again, so no
+    prompt can add a key or fill another placeholder.
+
+    Raises:
+        ValueError: a placeholder with no value, or a list or object placed inside other text.
+            The loader refuses both before any ask.
+    """
+    if isinstance(template, dict):
+        return {key: render_body(value, values) for key, value in template.items()}
+    if isinstance(template, list):
+        return [render_body(item, values) for item in template]
+    if not isinstance(template, str):
+        return template
+    whole = PLACEHOLDER.fullmatch(template)
+    if whole is not None:
+        return copy.deepcopy(_value_of(whole, values))
+    return PLACEHOLDER.sub(lambda match: _as_text(match, values), template)
+
+
+def _value_of(match: re.Match[str], values: Mapping[Placeholder, JsonValue]) -> JsonValue:
+    name = match.group(1)
+    if name not in values:
+        raise ValueError(f"the body names {match.group()}, which has no value")
+    return values[Placeholder(name)]
+
+
+def _as_text(match: re.Match[str], values: Mapping[Placeholder, JsonValue]) -> str:
+    value = _value_of(match, values)
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | dict):
+        raise ValueError(
+            f"{match.group()} holds {'a list' if isinstance(value, list) else 'an object'}, "
+            "which cannot go inside other text: make it the whole string"
+        )
+    return json.dumps(value)
+
+
+# ---------------------------------------------------------------- quoting what was found
+
+
+def described(value: object) -> str:
+    """`value` as a contract error quotes it: its JSON kind and, briefly, itself.
+
+    At most `SHOWN` characters of the value, masked (see `gauntlet.display.masking`) before
+    they are cut, on one line.
+    """
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean {'true' if value else 'false'}"
+    if isinstance(value, str):
+        return f"a string {_quoted(repr(masked(value)))}" if value else "an empty string"
+    if isinstance(value, int | float):
+        return f"a number {_number(value)}"
+    if isinstance(value, list):
+        return f"a list {_quoted(_json(value))}" if value else "an empty list"
+    if isinstance(value, dict):
+        return f"an object {_quoted(_json(value))}" if value else "an empty object"
+    return f"a value of type {printable(type(value).__name__)}"  # not JSON: a caller's own
+
+
+def _quoted(text: str) -> str:
+    return printable(text if len(text) <= SHOWN else text[: SHOWN - 1] + "…")
+
+
+def _number(value: float) -> str:
+    try:
+        return _quoted(json.dumps(value))
+    except ValueError:  # more than 4,300 digits: Python refuses to write it
+        return f"of {int(value).bit_length():,} bits"
+
+
+def _json(value: object) -> str:
+    try:
+        return masked(json.dumps(value, ensure_ascii=False))
+    except (ValueError, TypeError, RecursionError):
+        size = len(value) if isinstance(value, list | dict) else 0
+        return f"of {size:,} items"
+
+
+# ---------------------------------------------------------------- reading with JMESPath
+
+
+@lru_cache(maxsize=1024)
+def _compiled(expression: str) -> ParsedResult:
+    return jmespath.compile(expression)
+
+
+@lru_cache(maxsize=256)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _search(expression: str, document: Any, field: FieldName) -> Any:
+    try:
+        return _compiled(expression).search(document)
+    except jmespath.exceptions.JMESPathError as exc:
+        # jmespath's message may quote the value it choked on: masked and cut like any quote.
+        why = printable(clipped(" ".join(str(exc).split()) or type(exc).__name__, MAX_WHY))
+        raise TargetContractError(
+            f"{field}: JMESPath `{printable(expression)}` could not be applied: {why}"
+        ) from None
+
+
+@overload
+def read_path(expression: str, document: Any, field: Literal[FieldName.TEXT]) -> str: ...
+@overload
+def read_path(
+    expression: str,
+    document: Any,
+    field: Literal[FieldName.CITATIONS, FieldName.CONTEXT_IDS],
+) -> tuple[str, ...]: ...
+@overload
+def read_path(
+    expression: str, document: Any, field: Literal[FieldName.REFUSED, FieldName.ESCALATED]
+) -> bool: ...
+@overload
+def read_path(
+    expression: str, document: Any, field: Literal[FieldName.TOOL_CALLS]
+) -> tuple[ToolCall, ...]: ...
+@overload
+def read_path(
+    expression: str, document: Any, field: FieldName
+) -> str | tuple[str, ...] | bool | tuple[ToolCall, ...]: ...
+
+
+def read_path(
+    expression: str, document: Any, field: FieldName
+) -> str | tuple[str, ...] | bool | tuple[ToolCall, ...]:
+    """The value of `field` that `expression` finds in `document`, checked for the field's type.
+
+    `text` is a string; `citations` and `context_ids` a list of ids (non-empty strings),
+    returned as a tuple; `refused` and `escalated` strictly true or false (not 0, 1 or
+    "true"); `tool_calls` a list of calls, each `{"name", "arguments"}` or OpenAI's
+    `{"id", "type": "function", "function": {"name", "arguments"}}`, whose arguments are a
+    JSON text (an object is kept as canonical JSON text).
+
+    Raises:
+        TargetContractError: the value found has another type, or the expression failed on
+            this document; the message names the field, the expression and what it found.
+    """
+    found = _search(expression, document, field)
+    where = _Where(field, f"JMESPath `{printable(expression)}`")
+    match field:
+        case FieldName.TEXT:
+            return where.text(found, "")
+        case FieldName.CITATIONS | FieldName.CONTEXT_IDS:
+            return where.ids(found)
+        case FieldName.REFUSED | FieldName.ESCALATED:
+            return where.decision(found)
+        case FieldName.TOOL_CALLS:
+            return where.tool_calls(found, "")
+        case _:
+            assert_never(field)
+
+
+class _Where(NamedTuple):
+    """Checks what a source found for a field, and says so, naming where, when it is wrong.
+
+    With a JMESPath `source`, a place is relative to what the expression found
+    (`[0].function.name`); without one, it is the answer's own path
+    (`choices[0].message.tool_calls[0].function.name`).
+    """
+
+    field: FieldName
+    source: str | None
+    """`JMESPath \\`answer\\``, or None for a fixed path in an openai-chat answer."""
+
+    def wrong(self, found: object, at: str, expected: str) -> TargetContractError:
+        if self.source is None:
+            return TargetContractError(
+                f"{self.field}: `{at}` is {described(found)}, not {expected}"
+            )
+        if found is None and not at:
+            return TargetContractError(f"{self.field}: {self.source} found nothing (null)")
+        place = f" at {at}" if at else ""
+        return TargetContractError(
+            f"{self.field}: {self.source} found {described(found)}{place}, not {expected}"
+        )
+
+    def text(self, found: object, at: str, expected: str = "a string") -> str:
+        if not isinstance(found, str):
+            raise self.wrong(found, at, expected)
+        why = unencodable(found)
+        if why is not None:
+            if self.source is None:
+                raise TargetContractError(f"{self.field}: `{at}` {why}")
+            place = f" at {at}" if at else ""
+            raise TargetContractError(
+                f"{self.field}: {self.source} found a string{place} that {why}"
+            )
+        return found
+
+    def ids(self, found: object) -> tuple[str, ...]:
+        if not isinstance(found, list):
+            raise self.wrong(found, "", "a list of ids")
+        for index, item in enumerate(found):
+            if item == "":
+                raise self.wrong(item, f"[{index}]", "an id (a non-empty string)")
+            self.text(item, f"[{index}]", "an id (a non-empty string)")
+        return tuple(found)
+
+    def decision(self, found: object) -> bool:
+        if not isinstance(found, bool):
+            raise self.wrong(found, "", "true or false")
+        return found
+
+    def tool_calls(self, found: object, at: str) -> tuple[ToolCall, ...]:
+        if not isinstance(found, list):
+            raise self.wrong(found, at, "a list of tool calls")
+        return tuple(self.tool_call(item, f"{at}[{index}]") for index, item in enumerate(found))
+
+    def tool_call(self, found: object, at: str) -> ToolCall:
+        if not isinstance(found, dict):
+            raise self.wrong(found, at, "a tool call (an object)")
+        call_id = found.get("id")
+        if call_id is not None:
+            call_id = self.text(call_id, f"{at}.id", "a string or null")
+        function = found
+        if "function" in found:
+            kind = found.get("type", "function")
+            if kind != "function":
+                raise self.wrong(kind, f"{at}.type", '"function"')
+            function = found["function"]
+            at = f"{at}.function"
+            if not isinstance(function, dict):
+                raise self.wrong(function, at, "an object")
+        name = self.text(self.key(function, "name", at), f"{at}.name")
+        arguments = self.key(function, "arguments", at)
+        if isinstance(arguments, dict):
+            arguments = _canonical(arguments)
+        arguments = self.text(arguments, f"{at}.arguments", "a JSON text or an object")
+        return ToolCall(name=name, arguments=arguments, id=call_id)
+
+    def key(self, found: dict[str, Any], key: str, at: str) -> Any:
+        if key in found:
+            return found[key]
+        if self.source is None:
+            raise TargetContractError(f"{self.field}: `{at}` has no `{key}`")
+        raise TargetContractError(f"{self.field}: {self.source} found no `{key}` at {at}")
+
+
+def _canonical(arguments: dict[str, Any]) -> str:
+    """An arguments object as one canonical JSON text: keys sorted, no spaces, non-ASCII as is."""
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+# ---------------------------------------------------------------- derivations
+
+
+def cite_from_text(rule: CitationsFromText, text: str) -> tuple[tuple[str, ...], str]:
+    """The ids `rule` finds in `text`, and the text the gates read.
+
+    Ids come in order of first appearance, each once: the pattern's one group, or its whole
+    match when it has none; a match whose group is empty or did not take part gives no id.
+    With `remove_from_text`, every match is cut out of the text and the spaces the cut
+    leaves collapse (`word [RB-001].` becomes `word.`); otherwise the text is returned as is.
+    """
+    pattern = _pattern(rule.from_text)
+    matches = list(pattern.finditer(text))
+    ids = (match.group(1) if pattern.groups else match.group() for match in matches)
+    cited = tuple(dict.fromkeys(found for found in ids if found))
+    if not rule.remove_from_text or not matches:
+        return cited, text
+    kept = text[: matches[0].start()]
+    for match, following in zip(matches, [*matches[1:], None], strict=True):
+        end = following.start() if following is not None else len(text)
+        kept = _joined(kept, text[match.end() : end])
+    return cited, kept
+
+
+def _is_space(char: str) -> bool:
+    """A space within a line: a tab or a Unicode space separator, never a line break."""
+    return char == "\t" or unicodedata.category(char) == "Zs"
+
+
+def _joined(left: str, right: str) -> str:
+    """`left` and `right`, the two sides of a cut marker, without the spaces the cut left.
+
+    Before a space, a line break, closing punctuation or the end of the text, the spaces
+    before the cut go; then, at the start of the text or of a line, the spaces after it.
+    """
+    if left and _is_space(left[-1]) and (not right or right[0] in _CLOSING or right[0].isspace()):
+        end = len(left)
+        while end and _is_space(left[end - 1]):
+            end -= 1
+        left = left[:end]
+    if not left or left[-1] == "\n":
+        start = 0
+        while start < len(right) and _is_space(right[start]):
+            start += 1
+        right = right[start:]
+    return left + right
+
+
+def phrases_for(rule: DecisionFromText, language: str) -> tuple[str, list[str]] | None:
+    """The language tag of `rule` that serves `language`, and its phrases; None when none does.
+
+    The tag itself first, then shorter prefixes of it (`es-MX` -> `es`), compared without
+    regard to case, as BCP 47 tags are.
+    """
+    by_tag = {tag.lower(): tag for tag in rule.from_text}
+    subtags = language.lower().split("-")
+    for length in range(len(subtags), 0, -1):
+        tag = by_tag.get("-".join(subtags[:length]))
+        if tag is not None:
+            return tag, rule.from_text[tag]
+    return None
+
+
+def decide_from_text(rule: DecisionFromText, text: str, language: str) -> bool | None:
+    """Whether `text` holds one of the phrases `rule` gives for `language`.
+
+    Matched as the gates match markers (see `gauntlet.gates.matching.normalise`). None when
+    the rule has no phrases for the language: the caller records the field as absent for that
+    case, never as "no".
+    """
+    found = phrases_for(rule, language)
+    if found is None:
+        return None
+    return bool(markers_found(text, found[1]))
+
+
+def _phrases_rule(rule: DecisionFromText, language: str) -> FieldSource:
+    found = phrases_for(rule, language)
+    if found is None:
+        return FieldSource(origin=Origin.ABSENT, rule=f"no phrases for language {language}")
+    tag, phrases = found
+    return FieldSource(origin=Origin.DERIVED, rule=f"phrases for {tag} ({len(phrases)})")
+
+
+def _regex_rule(rule: CitationsFromText) -> str:
+    removed = ", markers removed from the text" if rule.remove_from_text else ""
+    return f"regex `{printable(rule.from_text)}` over the answer{removed}"
+
+
+def _jmespath_rule(expression: str) -> str:
+    return f"JMESPath `{printable(expression)}`"
+
+
+# ---------------------------------------------------------------- whole responses
+
+_ABSENT = FieldSource(origin=Origin.ABSENT, rule=DECLARED_ABSENT)
+
+
+class _Fields:
+    """The fields of one answer as they are read, each with its source."""
+
+    def __init__(self, text: str, text_source: FieldSource) -> None:
+        self.text = text
+        self.answered = text
+        self.values: dict[FieldName, Any] = {FieldName.TEXT: text}
+        self.sources: dict[FieldName, FieldSource] = {FieldName.TEXT: text_source}
+
+    def put(self, field: FieldName, value: Any, origin: Origin, rule: str) -> None:
+        self.values[field] = value
+        self.sources[field] = FieldSource(origin=origin, rule=rule)
+
+    def absent(self, field: FieldName, rule: str = DECLARED_ABSENT) -> None:
+        stand_in = False if field in (FieldName.REFUSED, FieldName.ESCALATED) else ()
+        self.put(field, stand_in, Origin.ABSENT, rule)
+
+    def citations(self, source: str | CitationsFromText | Absent, document: Any) -> None:
+        field = FieldName.CITATIONS
+        if isinstance(source, str):
+            self.put(
+                field, read_path(source, document, field), Origin.DECLARED, _jmespath_rule(source)
+            )
+        elif isinstance(source, CitationsFromText):
+            ids, self.text = cite_from_text(source, self.answered)
+            self.values[FieldName.TEXT] = self.text
+            self.put(field, ids, Origin.DERIVED, _regex_rule(source))
+        else:
+            self.absent(field)
+
+    def context_ids(self, source: str | Absent, document: Any) -> None:
+        if isinstance(source, str):
+            ids = read_path(source, document, FieldName.CONTEXT_IDS)
+            self.put(FieldName.CONTEXT_IDS, ids, Origin.DECLARED, _jmespath_rule(source))
+        else:
+            self.absent(FieldName.CONTEXT_IDS)
+
+    def decision(
+        self,
+        field: Literal[FieldName.REFUSED, FieldName.ESCALATED],
+        source: str | DecisionFromText | Absent,
+        document: Any,
+        language: str,
+    ) -> None:
+        if isinstance(source, str):
+            self.put(
+                field, read_path(source, document, field), Origin.DECLARED, _jmespath_rule(source)
+            )
+        elif isinstance(source, DecisionFromText):
+            self.phrases(field, source, language)
+        else:
+            self.absent(field)
+
+    def phrases(self, field: FieldName, rule: DecisionFromText, language: str) -> None:
+        decided = decide_from_text(rule, self.answered, language)
+        source = _phrases_rule(rule, language)
+        if decided is None:
+            self.absent(field, source.rule or "")
+        else:
+            self.values[field] = decided
+            self.sources[field] = source
+
+    def mapped(self, tool_calls: tuple[ToolCall, ...]) -> Mapped:
+        response = check_response(
+            {name: self.values[name] for name in FieldName if name is not FieldName.TOOL_CALLS}
+        )
+        provenance = {name: self.sources[name] for name in FieldName}
+        answered = self.answered if self.text != self.answered else None
+        return Mapped(response, provenance, tool_calls, answered)
+
+
+def map_http(
+    spec: HttpResponse, document: Any, language: str, *, text: str | None = None
+) -> Mapped:
+    """Read an `http` target's answer through its `response` mapping.
+
+    Args:
+        spec: The target file's `response` mapping.
+        document: The parsed JSON answer; for a stream, its last chunk.
+        language: The case's language, which chooses the phrases of a derived decision.
+        text: For a stream, the text assembled from every chunk's piece; read from
+            `document` with `spec.text` when not given.
+
+    Raises:
+        TargetContractError: a field's expression found a value of the wrong type.
+    """
+    if text is None:
+        source = FieldSource(origin=Origin.DECLARED, rule=_jmespath_rule(spec.text))
+        fields = _Fields(read_path(spec.text, document, FieldName.TEXT), source)
+    else:
+        rule = f"{_jmespath_rule(spec.text)}, joined across the stream's chunks"
+        fields = _Fields(text, FieldSource(origin=Origin.DECLARED, rule=rule))
+    fields.citations(spec.citations, document)
+    fields.context_ids(spec.context_ids, document)
+    fields.decision(FieldName.REFUSED, spec.refused, document, language)
+    fields.decision(FieldName.ESCALATED, spec.escalated, document, language)
+    if isinstance(spec.tool_calls, str):
+        calls = read_path(spec.tool_calls, document, FieldName.TOOL_CALLS)
+        fields.put(FieldName.TOOL_CALLS, calls, Origin.DECLARED, _jmespath_rule(spec.tool_calls))
+    else:
+        calls = ()
+        fields.absent(FieldName.TOOL_CALLS)
+    return fields.mapped(calls)
+
+
+_MISSING = object()
+
+
+def _shape(path: str, found: object, expected: str) -> TargetContractError:
+    if found is _MISSING:
+        return TargetContractError(f"`{path}` is missing from the answer, which needs {expected}")
+    return TargetContractError(f"`{path}` is {described(found)}, not {expected}")
+
+
+def _message(completion: object) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`choices[0]` and its `message`, checked for their shape."""
+    if not isinstance(completion, Mapping):
+        raise TargetContractError(f"the answer is {described(completion)}, not an object")
+    choices = completion.get("choices", _MISSING)
+    if not isinstance(choices, list):
+        raise _shape("choices", choices, "a list")
+    if not choices:
+        raise TargetContractError("`choices` is an empty list: the answer has no message")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise _shape("choices[0]", choice, "an object")
+    message = choice.get("message", _MISSING)
+    if not isinstance(message, dict):
+        raise _shape("choices[0].message", message, "an object")
+    for path, value in (
+        (_CONTENT, message.get("content")),
+        (_REFUSAL, message.get("refusal")),
+        (_FINISH_REASON, choice.get("finish_reason")),
+    ):
+        if value is not None and not isinstance(value, str):
+            raise _shape(path, value, "a string or null")
+    return choice, message
+
+
+def map_openai(spec: OpenAIResponse, completion: Mapping[str, Any], language: str) -> Mapped:
+    """Read an OpenAI-compatible chat completion: `choices[0].message` and the file's rules.
+
+    The text is `message.content`. Null content is an empty text beside tool calls, the
+    refusal's text beside a declared refusal (an empty text beside `content_filter`), and a
+    contract error otherwise. A refusal is declared by a non-empty `message.refusal` or by
+    `finish_reason: content_filter`; failing those, the target file's phrases decide it;
+    failing phrases, a `refusal` key that is null declares "no"; and with no `refusal` key
+    at all the field is absent. The file's JMESPath rules read the whole completion.
+
+    Raises:
+        TargetContractError: the completion is not shaped like one (the path is named), or a
+            rule found a value of the wrong type.
+    """
+    choice, message = _message(completion)
+    content: str | None = message.get("content")
+    refusal: str | None = message.get("refusal")
+    raw_calls = message.get("tool_calls")
+    at_path = _Where(FieldName.TOOL_CALLS, None)
+    calls = () if raw_calls is None else at_path.tool_calls(raw_calls, _TOOL_CALLS)
+
+    declared = None
+    if refusal:
+        declared = REFUSAL_FIELD
+    elif choice.get("finish_reason") == "content_filter":
+        declared = CONTENT_FILTER
+
+    if content is not None:
+        text, text_rule = content, f"`{_CONTENT}`"
+    elif calls:
+        text, text_rule = "", f"`{_CONTENT}` (null beside tool calls)"
+    elif refusal:
+        text, text_rule = refusal, f"`{_REFUSAL}` (the content is null)"
+    elif declared is not None:
+        text, text_rule = "", f"`{_CONTENT}` (null beside {declared})"
+    else:
+        raise TargetContractError(
+            f"text: the answer has no content: `{_CONTENT}` is null, with no tool calls "
+            "and no refusal"
+        )
+    text = _Where(FieldName.TEXT, None).text(text, _CONTENT if content is not None else _REFUSAL)
+    fields = _Fields(text, FieldSource(origin=Origin.DECLARED, rule=text_rule))
+    fields.citations(spec.citations, completion)
+    fields.context_ids(spec.context_ids, completion)
+    if declared is not None:
+        fields.put(FieldName.REFUSED, True, Origin.DECLARED, declared)
+    elif spec.refused is not None:
+        fields.phrases(FieldName.REFUSED, spec.refused, language)
+    elif "refusal" in message:
+        said = "null" if refusal is None else "empty"
+        fields.put(FieldName.REFUSED, False, Origin.DECLARED, f"{REFUSAL_FIELD} ({said})")
+    else:
+        fields.absent(FieldName.REFUSED, "the answer has no `refusal` field, the file no phrases")
+    fields.decision(FieldName.ESCALATED, spec.escalated, completion, language)
+    fields.put(FieldName.TOOL_CALLS, calls, Origin.DECLARED, f"`{_TOOL_CALLS}`")
+    return fields.mapped(calls)
+
+
+# ---------------------------------------------------------------- before any ask
+
+
+def _static(source: str | CitationsFromText | DecisionFromText | Absent) -> FieldSource:
+    if isinstance(source, str):
+        return FieldSource(origin=Origin.DECLARED, rule=_jmespath_rule(source))
+    if isinstance(source, CitationsFromText):
+        return FieldSource(origin=Origin.DERIVED, rule=_regex_rule(source))
+    if isinstance(source, DecisionFromText):
+        return FieldSource(origin=Origin.DERIVED, rule=_languages_rule(source))
+    return _ABSENT
+
+
+def _languages_rule(rule: DecisionFromText) -> str:
+    return f"phrases for {', '.join(rule.from_text)}"
+
+
+def provides(spec: HttpResponse | OpenAIResponse) -> Provenance:
+    """Where each field of a target file's answers will come from, known before any ask.
+
+    A field is absent here only when the file says `absent: true`; a derived decision may
+    still be absent for a case whose language its phrases do not cover (see
+    `languages_without_phrases`), and an openai-chat refusal for an answer with no `refusal`
+    field.
+    """
+    if isinstance(spec, HttpResponse):
+        return {
+            FieldName.TEXT: _static(spec.text),
+            FieldName.CITATIONS: _static(spec.citations),
+            FieldName.CONTEXT_IDS: _static(spec.context_ids),
+            FieldName.REFUSED: _static(spec.refused),
+            FieldName.ESCALATED: _static(spec.escalated),
+            FieldName.TOOL_CALLS: _static(spec.tool_calls),
+        }
+    if spec.refused is None:
+        refused = FieldSource(origin=Origin.DECLARED, rule=OPENAI_REFUSAL)
+    else:
+        rule = f"{_languages_rule(spec.refused)}, besides {OPENAI_REFUSAL}"
+        refused = FieldSource(origin=Origin.DERIVED, rule=rule)
+    return {
+        FieldName.TEXT: FieldSource(origin=Origin.DECLARED, rule=f"`{_CONTENT}`"),
+        FieldName.CITATIONS: _static(spec.citations),
+        FieldName.CONTEXT_IDS: _static(spec.context_ids),
+        FieldName.REFUSED: refused,
+        FieldName.ESCALATED: _static(spec.escalated),
+        FieldName.TOOL_CALLS: FieldSource(origin=Origin.DECLARED, rule=f"`{_TOOL_CALLS}`"),
+    }
+
+
+def languages_without_phrases(
+    spec: HttpResponse | OpenAIResponse, languages: Iterable[str]
+) -> dict[FieldName, list[str]]:
+    """For each field derived from phrases, the `languages` its phrases do not cover.
+
+    Only fields that miss a language are listed, each language once, in the order given; an
+    empty result means every case's language is covered.
+    """
+    wanted = list(dict.fromkeys(languages))
+    rules = {FieldName.REFUSED: spec.refused, FieldName.ESCALATED: spec.escalated}
+    missing: dict[FieldName, list[str]] = {}
+    for field, rule in rules.items():
+        if isinstance(rule, DecisionFromText):
+            uncovered = [language for language in wanted if phrases_for(rule, language) is None]
+            if uncovered:
+                missing[field] = uncovered
+    return missing
