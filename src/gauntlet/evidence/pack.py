@@ -19,6 +19,7 @@ from gauntlet.display import json_escaped
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
+from gauntlet.run.fields import GATE_FIELDS
 from gauntlet.run.results import (
     CaseResult,
     LanguageCount,
@@ -29,9 +30,14 @@ from gauntlet.run.results import (
     Verdict,
     exit_code_for,
 )
+from gauntlet.targets.contract import FieldSource, Origin, Usage, total_usage
+from gauntlet.targets.spec import FieldName
 
-EVIDENCE_SCHEMA_VERSION = 2
-"""The version of the evidence format this gauntlet writes (2 added the run's `run_id`)."""
+EVIDENCE_SCHEMA_VERSION = 3
+"""The version of the evidence format this gauntlet writes.
+
+2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
+`accepts_absent`, the target file, and the tokens the target reported (`usage`)."""
 
 
 class _Record(BaseModel):
@@ -66,6 +72,16 @@ class VerdictEvidence(_Record):
     """What `gauntlet run` exited with for this run."""
 
 
+class UsageTotals(_Record):
+    """Tokens reported across the run; a count no answer reported is null."""
+
+    answers: int
+    """Answers that reported their usage."""
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+
+
 class RunFacts(_Record):
     """What was run, when, and by which gauntlet."""
 
@@ -79,6 +95,8 @@ class RunFacts(_Record):
     run_gauntlet_version: str
     """The gauntlet that ran the cases (the pack may be built by a later one)."""
     results_schema_version: int
+    usage: UsageTotals
+    """Tokens the target reported using, over every answer that reported any."""
 
 
 class LanguageCounts(_Record):
@@ -104,11 +122,25 @@ class SuiteEvidence(_Record):
     """How many times each case was asked."""
     pass_k: int
     """How many asks of a case had to pass."""
+    accepts_absent: tuple[FieldName, ...]
+    """Fields this suite does without, when the target does not supply them."""
     total: int
     passed: int
     pass_rate: float
     met: bool
     languages: tuple[LanguageCount, ...]
+
+
+class FieldEvidence(_Record):
+    """How one field a gate reads was obtained, over that gate's answers."""
+
+    field: FieldName
+    origin: Origin
+    """Declared by the target, derived by a rule of the target file, or absent."""
+    rule: str | None
+    """The rule, for a derived field; why, for an absent one."""
+    answers: int
+    """How many of the gate's answers got the field this way."""
 
 
 class GateEvidence(_Record):
@@ -127,6 +159,9 @@ class GateEvidence(_Record):
     wilson_high: float
     languages: tuple[LanguageCount, ...]
     suites: tuple[SuiteEvidence, ...]
+    fields: tuple[FieldEvidence, ...]
+    """Where each field this gate reads came from: "refusal detected from phrases, not
+    declared by the target" is a different claim from "the target declared it"."""
     informs: tuple[MappingRow, ...]
     """The SIMM 5305-F items and other provisions this gate's outcome informs."""
 
@@ -226,6 +261,7 @@ def build_pack(
             interrupted_by=results.interrupted_by,
             run_gauntlet_version=results.gauntlet_version,
             results_schema_version=results.schema_version,
+            usage=_usage(results),
         ),
         verdict=_verdict(results),
         totals=results.totals,
@@ -251,6 +287,7 @@ def build_pack(
                     for suite in results.suites
                     if suite.gate is gate.gate
                 ),
+                fields=_fields(results, gate.gate),
                 informs=mapping.gates[gate.gate],
             )
             for gate in results.gates
@@ -326,8 +363,43 @@ _GATE_COPIED = set(GateEvidence.model_fields) - {
     "wilson_low",
     "wilson_high",
     "suites",
+    "fields",
     "informs",
 }
+_DECLARED = FieldSource(origin=Origin.DECLARED)
+
+
+def _fields(results: Results, gate: GateName) -> tuple[FieldEvidence, ...]:
+    """Each field the gate reads, by how it was obtained, counted over the gate's answers.
+
+    An answer from a results file before format 3 has no provenance: every field of it was
+    declared by the target (no other way existed).
+    """
+    counts: dict[tuple[FieldName, FieldSource], int] = {}
+    for case in results.cases:
+        if case.gate is not gate:
+            continue
+        for trial in case.trials:
+            if trial.response is None:
+                continue
+            provenance = trial.provenance or {}
+            for field in sorted(GATE_FIELDS[gate]):
+                key = (field, provenance.get(field, _DECLARED))
+                counts[key] = counts.get(key, 0) + 1
+    return tuple(
+        FieldEvidence(field=field, origin=source.origin, rule=source.rule, answers=answers)
+        for (field, source), answers in sorted(
+            counts.items(), key=lambda item: (item[0][0], item[0][1].origin, item[0][1].rule or "")
+        )
+    )
+
+
+def _usage(results: Results) -> UsageTotals:
+    reported = [
+        trial.usage for case in results.cases for trial in case.trials if trial.usage is not None
+    ]
+    summed = total_usage(reported) or Usage()
+    return UsageTotals(answers=len(reported), **summed.model_dump())
 
 
 def _conversation(case: CaseResult) -> tuple[ExchangeEvidence, ...]:

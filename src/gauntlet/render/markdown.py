@@ -12,8 +12,15 @@ from gauntlet.cases.model import ID_PATTERN
 from gauntlet.display import printable
 from gauntlet.evidence.drift import CaseChange, Drift
 from gauntlet.evidence.mapping import MappingRow
-from gauntlet.evidence.pack import BaselineStatus, EvidencePack, ExchangeEvidence, VerdictStatus
+from gauntlet.evidence.pack import (
+    BaselineStatus,
+    EvidencePack,
+    ExchangeEvidence,
+    UsageTotals,
+    VerdictStatus,
+)
 from gauntlet.run.results import LanguageCount, Outcome
+from gauntlet.targets.contract import Origin
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 """Markdown's inline markup: emphasis, code, links and images, tables, strikethrough."""
@@ -68,6 +75,12 @@ def render_markdown(pack: EvidencePack) -> str:
         f"| complete | {'yes' if run.complete else 'no'}"
         + (f" (interrupted by {run.interrupted_by})" if run.interrupted_by else "")
         + " |",
+        *(
+            [f"| target file | {escape(run.target.target_file)} |"]
+            if run.target.target_file
+            else []
+        ),
+        *([f"| tokens reported | {_tokens(run.usage)} |"] if run.usage.answers else []),
         f"| results digest | `{pack.results_digest}` |",
         f"| run by | gauntlet {escape(run.run_gauntlet_version)} |",
         f"| pack built by | gauntlet {escape(pack.built_by)} "
@@ -125,6 +138,7 @@ def render_markdown(pack: EvidencePack) -> str:
                 f"| {_languages(suite.languages)} | {'yes' if suite.met else 'no'} |"
             )
     out.append("")
+    out += _fields_section(pack)
 
     out += _case_section(pack, Outcome.FAILED, "Failing cases")
     out += _flaky_section(pack)
@@ -143,6 +157,48 @@ def render_markdown(pack: EvidencePack) -> str:
     out += _drift_section(pack)
     out += _california_section(pack)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _tokens(usage: UsageTotals) -> str:
+    counts = [
+        f"{count:,} {what}"
+        for count, what in (
+            (usage.prompt_tokens, "prompt"),
+            (usage.completion_tokens, "completion"),
+            (usage.total_tokens, "in all"),
+        )
+        if count is not None
+    ]
+    return f"{', '.join(counts) or 'counts incomplete'}, over {usage.answers} answers"
+
+
+def _fields_section(pack: EvidencePack) -> list[str]:
+    """Where each gate's fields came from: declared, derived by which rule, or absent."""
+    out = ["## Where the answers' fields came from", ""]
+    out += [
+        "A gate is only as good as the fields it reads. A field the target declared is its own "
+        "report; a derived one is gauntlet's reading of the answer by a rule in the target "
+        "file; an absent one was supplied by nobody, and no gate passed on it.",
+        "",
+        "| gate | field | source | answers |",
+        "|---|---|---|---|",
+    ]
+    for gate in pack.gates:
+        waived = {field for suite in gate.suites for field in suite.accepts_absent}
+        for row in gate.fields:
+            source = {
+                Origin.DECLARED: "declared by the target",
+                Origin.DERIVED: f"derived: {escape(row.rule or 'by a rule')}",
+                Origin.ABSENT: f"absent: {escape(row.rule or 'not supplied')}",
+            }[row.origin]
+            if row.origin is Origin.ABSENT and row.field in waived:
+                source += (
+                    "; the suite accepts that, so citations were not checked against what "
+                    "was retrieved"
+                )
+            out.append(f"| {gate.gate.value} | `{row.field}` | {source} | {row.answers} |")
+    out.append("")
+    return out
 
 
 def _languages(counts: tuple[LanguageCount, ...]) -> str:

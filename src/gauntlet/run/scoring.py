@@ -25,7 +25,7 @@ from gauntlet.run.results import (
     TurnResult,
 )
 from gauntlet.run.tally import conversation_outcome, decide_case, is_flaky
-from gauntlet.targets.contract import TargetResponse, Traced, Usage
+from gauntlet.targets.contract import TargetResponse, Traced, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 
 if TYPE_CHECKING:
@@ -162,19 +162,7 @@ def _unsupplied(item: Planned, observation: Observation, waived: frozenset[Field
 
 def _usage(answers: tuple[Traced, ...]) -> Usage | None:
     """The tokens every turn reported, added up; None when no turn reported any."""
-    reported = [answer.usage for answer in answers if answer.usage is not None]
-    if not reported:
-        return None
-
-    def total(name: str) -> int | None:
-        counts = [getattr(usage, name) for usage in reported]
-        return None if any(count is None for count in counts) else sum(counts)
-
-    return Usage(
-        prompt_tokens=total("prompt_tokens"),
-        completion_tokens=total("completion_tokens"),
-        total_tokens=total("total_tokens"),
-    )
+    return total_usage([answer.usage for answer in answers if answer.usage is not None])
 
 
 def _turns(

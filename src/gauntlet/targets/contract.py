@@ -116,6 +116,22 @@ class Usage(BaseModel):
     total_tokens: int | None = None
 
 
+def total_usage(reported: Sequence[Usage]) -> Usage | None:
+    """The tokens of several answers added up; a count any of them left out is unknown."""
+    if not reported:
+        return None
+
+    def total(counts: list[int | None]) -> int | None:
+        known = [count for count in counts if count is not None]
+        return sum(known) if len(known) == len(counts) else None
+
+    return Usage(
+        prompt_tokens=total([usage.prompt_tokens for usage in reported]),
+        completion_tokens=total([usage.completion_tokens for usage in reported]),
+        total_tokens=total([usage.total_tokens for usage in reported]),
+    )
+
+
 class Traced(NamedTuple):
     """A response with how it was obtained: attempts made and seconds waited between them."""
 
