@@ -516,11 +516,26 @@ toy_app = typer.Typer(
 app.add_typer(toy_app, name="toy")
 
 
+class ToyApi(StrEnum):
+    """What `gauntlet toy serve` speaks."""
+
+    GAUNTLET = "gauntlet"
+    OPENAI = "openai"
+
+
 @toy_app.command("serve")
 def toy_serve(
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")
     ] = 8765,
+    api: Annotated[
+        ToyApi,
+        typer.Option(
+            "--api",
+            help="gauntlet: the target contract at POST /. openai: an OpenAI-compatible "
+            "POST /v1/chat/completions (streaming or not) and GET /v1/models.",
+        ),
+    ] = ToyApi.GAUNTLET,
     toy_defects: Annotated[
         list[ToyDefect] | None,
         typer.Option(
@@ -531,11 +546,26 @@ def toy_serve(
         ),
     ] = None,
 ) -> None:
-    """Serve the toy over HTTP on 127.0.0.1, speaking the target contract, until interrupted."""
+    """Serve the toy on 127.0.0.1 until interrupted: the target contract, or OpenAI's API."""
     from gauntlet.targets.toy import make_toy
     from gauntlet.targets.toy.http import serve
 
     toy = make_toy(list(dict.fromkeys(toy_defects or [])))
+    if api is ToyApi.OPENAI:
+        import contextlib
+
+        from gauntlet.targets.toy.openai import serve_forever
+
+        def announce(bound: int) -> None:
+            _stderr().print(
+                f"serving {toy.name} on http://127.0.0.1:{bound}/v1 as an OpenAI-compatible "
+                "chat completions API (Ctrl-C to stop)",
+                markup=False,
+            )
+
+        with contextlib.suppress(KeyboardInterrupt):
+            serve_forever("127.0.0.1", port, toy, on_ready=announce)
+        return
     server = serve("127.0.0.1", port, toy)
     bound = server.server_address[1]
     _stderr().print(
