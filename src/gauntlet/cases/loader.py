@@ -11,17 +11,16 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path as FsPath
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from gauntlet.cases.model import (
     CASE_MODELS,
-    MAX_ID_LENGTH,
     SUITE_ADAPTER,
     SUITE_MODELS,
     AnyCase,
@@ -42,6 +41,8 @@ from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError, Config
 from gauntlet.files import FileTooLargeError, RefusedFileError, read_regular_file
 
 CASE_FILE_SUFFIX = ".yaml"
+
+Validated = TypeVar("Validated")
 
 
 @dataclass(frozen=True)
@@ -110,14 +111,11 @@ def parse_suite(raw: str | bytes, source: str) -> LoadedSuite:
     """
     text = decode_source(raw, source) if isinstance(raw, bytes) else raw
     document = read_document(text, source)
-    try:
-        suite = SUITE_ADAPTER.validate_json(json.dumps(document.data), strict=True)
-    except ValidationError as exc:
-        errors = [
-            _schema_error(error, document, source)
-            for error in _relevant(exc.errors(include_url=False))
-        ]
-        raise ConfigErrors(sorted(errors, key=lambda e: (e.line or 0, e.column or 0))) from None
+    suite = validate_document(
+        SUITE_ADAPTER,
+        document,
+        lambda errors: [_schema_error(error, document, source) for error in relevant(errors)],
+    )
     count = len(suite.cases)
     return LoadedSuite(
         suite=suite,
@@ -135,26 +133,68 @@ def load_suite(path: FsPath) -> LoadedSuite:
         ConfigErrors: the file is not a regular file, is over `MAX_FILE_BYTES` (refused
             before it is read), cannot be read, or `parse_suite` refuses it.
     """
+    raw = read_config_file(
+        path,
+        limit=MAX_FILE_BYTES,
+        what="a case file",
+        too_large="split the suite into several files",
+    )
+    return parse_suite(raw, str(path))
+
+
+def read_config_file(path: FsPath, *, limit: int, what: str, too_large: str | None) -> bytes:
+    """Read a file the user named for gauntlet to load, refusing it with a `ConfigError`.
+
+    Args:
+        path: The file, as the user named it (the errors' location).
+        limit: The largest size accepted, in bytes; a larger file is refused before it is read.
+        what: What the file should be, for the message: `a case file`, `a target file`.
+        too_large: The hint for a file over `limit`.
+
+    Raises:
+        ConfigErrors: the file is not a regular file, is too large, or cannot be read.
+    """
     source = str(path)
     try:
-        raw = read_regular_file(path, limit=MAX_FILE_BYTES, what="a case file")
+        return read_regular_file(path, limit=limit, what=what)
     except FileTooLargeError as exc:
         raise ConfigErrors(
-            [
-                ConfigSyntaxError(
-                    source,
-                    exc.reason,
-                    line=1,
-                    column=1,
-                    hint="split the suite into several files",
-                )
-            ]
+            [ConfigSyntaxError(source, exc.reason, line=1, column=1, hint=too_large)]
         ) from None
     except RefusedFileError as exc:
         raise ConfigErrors([ConfigError(source, exc.reason)]) from None
     except OSError as exc:
         raise ConfigErrors([ConfigError(source, f"cannot read: {exc.strerror}")]) from None
-    return parse_suite(raw, source)
+
+
+def validate_document(
+    adapter: TypeAdapter[Validated],
+    document: Document,
+    describe: Callable[[list[ErrorDetails]], Iterable[ConfigError]],
+) -> Validated:
+    """Validate a strictly read document against `adapter`, strictly.
+
+    The data goes through JSON, so pydantic's JSON rules apply (text for an enum, no
+    coercion); YAML has already resolved every scalar by the core schema.
+
+    Args:
+        adapter: The models of the file.
+        document: The file, as `read_document` read it.
+        describe: Turns pydantic's errors into located `ConfigError`s.
+
+    Raises:
+        ConfigErrors: what `describe` made of the errors, in the order of the file.
+    """
+    try:
+        return adapter.validate_json(json.dumps(document.data), strict=True)
+    except ValidationError as exc:
+        errors = describe(exc.errors(include_url=False))
+        raise ConfigErrors(sorted(errors, key=by_position)) from None
+
+
+def by_position(error: ConfigError) -> tuple[int, int]:
+    """Sort key: an error's line, then its column (an error with neither comes first)."""
+    return (error.line or 0, error.column or 0)
 
 
 def load_suites(paths: Sequence[str | os.PathLike[str]]) -> SuiteSet:
@@ -316,7 +356,7 @@ def _cross_file_errors(loaded: Iterable[LoadedSuite]) -> list[ConfigError]:
 _GATES = ", ".join(gate.value for gate in GateName)
 
 
-def _relevant(errors: list[ErrorDetails]) -> list[ErrorDetails]:
+def relevant(errors: list[ErrorDetails]) -> list[ErrorDetails]:
     """Drop a list's length error when items of that list failed too.
 
     pydantic counts only the items that validated, so one bad case in a one-case suite also
@@ -358,18 +398,18 @@ def _describe(
         loc = (*loc, ctx["key"])  # reported by the model, located at the key's value
     if kind == "too_short" and loc[-1:] == ("turns",):
         return (
-            f"{_dotted(loc)}: a conversation needs at least two turns",
+            f"{dotted(loc)}: a conversation needs at least two turns",
             "for one message, write prompt instead",
             document.mark_for(loc),
         )
-    where = _dotted(loc)
+    where = dotted(loc)
     mark = document.mark_for(loc)
     field = next((part for part in reversed(loc) if isinstance(part, str)), "")
 
     if kind == "dict_type" and not loc:
         return (
             f"a case file must be a mapping of suite, gate, version, threshold and cases, "
-            f"not {_kind(value)}",
+            f"not {kind_of(value)}",
             None,
             mark,
         )
@@ -377,42 +417,19 @@ def _describe(
         return f"missing required key 'gate' (one of {_GATES})", None, mark
     if kind == "union_tag_invalid":
         tag = document.data.get("gate")
-        shown = repr(tag) if isinstance(tag, str) else _kind(tag)
+        shown = repr(tag) if isinstance(tag, str) else kind_of(tag)
         return (
             f"gate: {shown} is not one of {_GATES}",
-            _did_you_mean(str(tag), [g.value for g in GateName]),
+            did_you_mean(str(tag), [g.value for g in GateName]),
             document.mark_for(("gate",)),
         )
     if kind == "extra_forbidden":
         return (*_unknown_key(loc, gate), document.key_marks.get(loc, mark))
-    if kind == "missing":
-        parent = _dotted(loc[:-1])
-        prefix = f"{parent}: " if parent else ""
-        return f"{prefix}missing required key '{loc[-1]}'", None, mark
-    if kind in ("enum", "literal_error"):
-        expected = ctx.get("expected", "")
-        options = [part.strip(" '") for part in expected.replace(" or ", ", ").split(",")]
-        return (
-            f"{where}: {value!r} is not one of {expected}",
-            _did_you_mean(str(value), options),
-            mark,
-        )
-    if kind in _EXPECTED_TYPE:
-        written = document.plain_texts.get(loc)
-        hint = None
-        if _EXPECTED_TYPE[kind] == "text" and written:
-            hint = f'quote it ("{written}") if you mean the text'
-        return f"{where}: expected {_EXPECTED_TYPE[kind]}, got {_kind(value, written)}", hint, mark
     if kind == "too_short" and field == "cases":
         return f"{where}: a suite needs at least one case", None, mark
-    if kind in ("too_short", "string_too_short"):
-        return f"{where}: must not be empty", None, mark
-    if kind == "string_too_long":
-        return (
-            f"{where}: is {len(str(value))} characters long; at most {MAX_ID_LENGTH} are allowed",
-            None,
-            mark,
-        )
+    common = describe_common(error, loc, document.plain_texts.get(loc))
+    if common is not None:
+        return (*common, mark)
     if kind == "string_pattern_mismatch":
         message, hint = _PATTERN_MESSAGES.get(field, ("must not be blank", None))
         return f"{where}: {message.format(value=value)}", hint, mark
@@ -431,10 +448,51 @@ def _describe(
     return f"{where}: {error['msg']}" if where else error["msg"], None, mark
 
 
+def describe_common(
+    error: ErrorDetails, loc: Path, written: str | None
+) -> tuple[str, str | None] | None:
+    """The message and hint of an error that reads the same in any file gauntlet loads.
+
+    A missing key, a value not among the allowed ones, a value of the wrong type, an empty
+    value and an over-long one; None for any other error, which its loader describes.
+
+    Args:
+        error: The pydantic error.
+        loc: Where it is, as keys and indexes from the document's root.
+        written: The value as the file wrote it, when it was an unquoted scalar.
+    """
+    kind = error["type"]
+    value = error.get("input")
+    ctx = error.get("ctx") or {}
+    where = dotted(loc)
+    if kind == "missing":
+        parent = dotted(loc[:-1])
+        prefix = f"{parent}: " if parent else ""
+        return f"{prefix}missing required key '{loc[-1]}'", None
+    if kind in ("enum", "literal_error"):
+        expected = ctx.get("expected", "")
+        options = [part.strip(" '") for part in expected.replace(" or ", ", ").split(",")]
+        return f"{where}: {value!r} is not one of {expected}", did_you_mean(str(value), options)
+    if kind in EXPECTED_TYPE:
+        hint = None
+        if EXPECTED_TYPE[kind] == "text" and written:
+            hint = f'quote it ("{written}") if you mean the text'
+        return f"{where}: expected {EXPECTED_TYPE[kind]}, got {kind_of(value, written)}", hint
+    if kind in ("too_short", "string_too_short"):
+        return f"{where}: must not be empty", None
+    if kind == "string_too_long":
+        return (
+            f"{where}: is {len(str(value))} characters long; "
+            f"at most {ctx['max_length']} are allowed",
+            None,
+        )
+    return None
+
+
 _ASK_COUNTS = ("repeat", "pass_k")
 """Suite keys that count asks per case, from 1 to `MAX_REPEAT`."""
 
-_EXPECTED_TYPE = {
+EXPECTED_TYPE = {
     "string_type": "text",
     "bool_type": "true or false",
     "int_type": "a whole number",
@@ -466,7 +524,7 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
 
 def _unknown_key(loc: Path, gate: GateName | None) -> tuple[str, str | None]:
     key = str(loc[-1])
-    where = _dotted(loc)
+    where = dotted(loc)
     is_case = len(loc) == 3 and loc[0] == "cases"
     models: dict[GateName, Any] = CASE_MODELS if is_case else SUITE_MODELS
     level = "case" if is_case else "suite"
@@ -477,10 +535,11 @@ def _unknown_key(loc: Path, gate: GateName | None) -> tuple[str, str | None]:
     owners = [other.value for other, model in models.items() if key in model.model_fields]
     if owners:
         return label, f"'{key}' is a key of {' and '.join(owners)} {level}s"
-    return label, _did_you_mean(key, allowed) or f"{level} keys are: {', '.join(allowed)}"
+    return label, did_you_mean(key, allowed) or f"{level} keys are: {', '.join(allowed)}"
 
 
-def _did_you_mean(word: str, options: Sequence[str]) -> str | None:
+def did_you_mean(word: str, options: Sequence[str]) -> str | None:
+    """`did you mean 'threshold'?` when one of `options` is close to `word`, else None."""
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.7)
     return f"did you mean '{close[0]}'?" if close else None
 
@@ -490,7 +549,7 @@ def _gate_of(data: Any) -> GateName | None:
     return GateName(gate) if isinstance(gate, str) and gate in set(GateName) else None
 
 
-def _dotted(loc: Path) -> str:
+def dotted(loc: Path) -> str:
     """`cases[3].attack_type`; a key that is not a plain name is quoted: `cases[0]['a b']`."""
     text = ""
     for part in loc:
@@ -508,7 +567,13 @@ def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
 
 
-def _kind(value: Any, written: str | None = None) -> str:
+def kind_of(value: Any, written: str | None = None) -> str:
+    """What a YAML value is, for a message: `'x' (text)`, `yes (a boolean)`, `a list`.
+
+    Args:
+        value: The value as read.
+        written: The value as the file wrote it, when it was an unquoted scalar.
+    """
     if value is None:
         return "nothing (null)"
     if isinstance(value, bool):
