@@ -23,15 +23,18 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     JsonValue,
     StringConstraints,
+    Tag,
     TypeAdapter,
     field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
+from gauntlet.cases.model import LANGUAGE_PATTERN, Marker
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
 TARGET_FILE_VERSION = 1
@@ -67,13 +70,28 @@ class Placeholder(StrEnum):
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 """A placeholder in a body's string leaf: `{{ prompt }}`, spaces inside optional."""
 
+ENV_REFERENCE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}")
+"""`${NAME}` in a header value: replaced by the environment variable's value."""
+
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+HEADER_NAME_PATTERN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+"""An HTTP header name: RFC 9110's token characters."""
+URL_PATTERN = r"^https?://[^\s]+$"
+
 
 def _jmespath(expression: str) -> str:
     try:
         jmespath.compile(expression)
-    except jmespath.exceptions.JMESPathError as exc:
+    except jmespath.exceptions.IncompleteExpressionError:
         raise PydanticCustomError(
-            "jmespath", "not a JMESPath expression: {why}", {"why": str(exc).splitlines()[0]}
+            "jmespath", "not a JMESPath expression: it ends before it is complete"
+        ) from None
+    except jmespath.exceptions.ParseError as exc:  # a LexerError too, which says more
+        why = exc.message if isinstance(exc, jmespath.exceptions.LexerError) else exc.msg
+        raise PydanticCustomError(
+            "jmespath",
+            "not a JMESPath expression: {why} at character {at}",
+            {"why": why, "at": exc.lex_position + 1},
         ) from None
     return expression
 
@@ -102,12 +120,19 @@ NonEmptyText = Annotated[str, StringConstraints(min_length=1)]
 JMESPath = Annotated[NonEmptyText, AfterValidator(_jmespath)]
 """A JMESPath expression, checked when the file is loaded."""
 Pattern = Annotated[NonEmptyText, AfterValidator(_regex)]
-EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+EnvName = Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)]
 """The name of an environment variable that holds a secret."""
-HeaderName = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")]
-HttpUrl = Annotated[str, StringConstraints(pattern=r"^https?://[^\s]+$")]
-LanguageTag = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")]
-Phrase = Annotated[str, StringConstraints(min_length=1, max_length=500)]
+HeaderName = Annotated[str, StringConstraints(pattern=HEADER_NAME_PATTERN)]
+HttpUrl = Annotated[str, StringConstraints(pattern=URL_PATTERN)]
+LanguageTag = Annotated[str, StringConstraints(pattern=LANGUAGE_PATTERN)]
+"""A BCP 47 tag, as case files write a case's `language`."""
+Phrase = Annotated[Marker, StringConstraints(max_length=500)]
+"""A phrase matched as case files' markers are: one that shows nothing could never be found."""
+
+
+def _at(*path: str) -> dict[str, Any]:
+    """The context that locates a rule across keys at the key that breaks it (`path`)."""
+    return {"key_path": path}
 
 
 class _Strict(BaseModel):
@@ -130,6 +155,7 @@ class BearerAuth(_Strict):
 
     kind: Literal["bearer"]
     token_env: EnvName
+    """The environment variable that holds the token."""
 
 
 class OAuth2ClientCredentials(_Strict):
@@ -137,9 +163,13 @@ class OAuth2ClientCredentials(_Strict):
 
     kind: Literal["oauth2-client-credentials"]
     token_url: HttpUrl
+    """Where the token is asked for (RFC 6749 section 4.4)."""
     client_id_env: EnvName
+    """The environment variable that holds the client id."""
     client_secret_env: EnvName
+    """The environment variable that holds the client secret."""
     scope: NonEmptyText | None = None
+    """The scope to ask for, if the server wants one."""
     refresh_before: Annotated[float, Field(ge=0, le=3600)] = 30.0
     """Seconds before the token's `expires_in` runs out that a new one is fetched."""
 
@@ -151,6 +181,7 @@ class Absent(_Strict):
     """The target does not report this field, and nothing derives it."""
 
     absent: Literal[True]
+    """Always true: a gate that needs the field is refused before the first ask."""
 
 
 class CitationsFromText(_Strict):
@@ -169,6 +200,7 @@ class DecisionFromText(_Strict):
     """
 
     from_text: dict[LanguageTag, Annotated[list[Phrase], Field(min_length=1)]]
+    """Phrases per case language (`en`, `es`, ...); an answer holding one is the decision."""
 
     @field_validator("from_text")
     @classmethod
@@ -178,12 +210,57 @@ class DecisionFromText(_Strict):
         return value
 
 
+JMESPATH_TAG = "JMESPath"
+"""The tag of a union's text branch; a model branch is tagged with its class's name."""
+
+
+def _by_shape(
+    expected: str, *keyed: tuple[str, type[BaseModel]], otherwise: type[BaseModel]
+) -> Discriminator:
+    """Choose a union's branch from the value's shape, so an error speaks of that branch only.
+
+    Text is a JMESPath expression; a mapping goes to the first branch whose key it holds
+    (`keyed`), else to `otherwise`; a model instance to its own class. Anything else is one
+    error saying what the field takes (`expected`), not one error per branch.
+    """
+
+    def shape(value: Any) -> str | None:
+        if isinstance(value, str):
+            return JMESPATH_TAG
+        if isinstance(value, BaseModel):
+            return type(value).__name__
+        if isinstance(value, dict):
+            chosen = next((model for key, model in keyed if key in value), otherwise)
+            return chosen.__name__
+        return None
+
+    return Discriminator(shape, custom_error_type="shape", custom_error_message=expected)
+
+
 # A field is read with a JMESPath expression (a string), derived, or absent.
 TextSource = JMESPath
-CitationsSource = JMESPath | CitationsFromText | Absent
-IdsSource = JMESPath | Absent
-DecisionSource = JMESPath | DecisionFromText | Absent
-ToolCallsSource = JMESPath | Absent
+_Text = Annotated[JMESPath, Tag(JMESPATH_TAG)]
+_Absent = Annotated[Absent, Tag("Absent")]
+CitationsSource = Annotated[
+    _Text | Annotated[CitationsFromText, Tag("CitationsFromText")] | _Absent,
+    _by_shape(
+        "a JMESPath string, {from_text: <regular expression>} or {absent: true}",
+        ("absent", Absent),
+        otherwise=CitationsFromText,
+    ),
+]
+IdsSource = Annotated[
+    _Text | _Absent, _by_shape("a JMESPath string or {absent: true}", otherwise=Absent)
+]
+DecisionSource = Annotated[
+    _Text | Annotated[DecisionFromText, Tag("DecisionFromText")] | _Absent,
+    _by_shape(
+        "a JMESPath string, {from_text: {<language>: [<phrase>, ...]}} or {absent: true}",
+        ("absent", Absent),
+        otherwise=DecisionFromText,
+    ),
+]
+ToolCallsSource = IdsSource
 
 
 class StreamFormat(StrEnum):
@@ -201,10 +278,15 @@ class HttpResponse(_Strict):
     text: TextSource
     """JMESPath to the answer's text. In a stream: to each chunk's piece of it."""
     citations: CitationsSource
+    """The ids the answer cites: JMESPath to a list of text, a rule, or absent."""
     context_ids: IdsSource
+    """The ids of what the target retrieved: JMESPath to a list of text, or absent."""
     refused: DecisionSource
+    """Whether the target refused: JMESPath to a boolean, phrases, or absent."""
     escalated: DecisionSource
+    """Whether the target handed over to a person: JMESPath to a boolean, phrases, or absent."""
     tool_calls: ToolCallsSource = Absent(absent=True)
+    """The tools the target called, in order: JMESPath to a list, or absent."""
     stream: StreamFormat | None = None
     """Read the body as a stream of JSON chunks; fields but `text` come from the last one."""
     done: JMESPath | None = None
@@ -213,12 +295,17 @@ class HttpResponse(_Strict):
     @model_validator(mode="after")
     def _done_needs_stream(self) -> HttpResponse:
         if self.done is not None and self.stream is None:
-            raise PydanticCustomError("done_without_stream", "`done` applies only with `stream`")
+            raise PydanticCustomError(
+                "done_without_stream",
+                "applies only to a stream (`stream: sse|ndjson`)",
+                _at("done"),
+            )
         if self.stream is StreamFormat.NDJSON and self.done is None:
             raise PydanticCustomError(
                 "ndjson_without_done",
                 "an ndjson stream has no terminator of its own: say which chunk is the last "
                 "with `done: <JMESPath>`",
+                _at("stream"),
             )
         return self
 
@@ -232,15 +319,20 @@ class OpenAIResponse(_Strict):
     """
 
     citations: CitationsSource
+    """The ids the answer cites: JMESPath into the answer, a rule over its text, or absent."""
     context_ids: IdsSource
+    """The ids of what the target retrieved: JMESPath into the answer, or absent."""
     refused: DecisionFromText | None = None
+    """Phrases that also count as a refusal, besides the one the answer declares."""
     escalated: DecisionSource
+    """Whether the target handed over to a person: JMESPath, phrases, or absent."""
 
 
 class SessionFromResponse(_Strict):
     """The server's session id, read from its first answer with JMESPath."""
 
     from_response: JMESPath
+    """Where the id is in the answer's JSON."""
     header: HeaderName | None = None
     """Send it back in this header, besides `{{ session_id }}` in the body."""
 
@@ -249,11 +341,20 @@ class SessionFromHeader(_Strict):
     """The server's session id, read from a header of its first answer."""
 
     from_header: HeaderName
+    """The header of the answer that holds the id."""
     header: HeaderName | None = None
     """Send it back in this header, besides `{{ session_id }}` in the body."""
 
 
-Session = SessionFromResponse | SessionFromHeader
+Session = Annotated[
+    Annotated[SessionFromResponse, Tag("SessionFromResponse")]
+    | Annotated[SessionFromHeader, Tag("SessionFromHeader")],
+    _by_shape(
+        "{from_response: <JMESPath>} or {from_header: <header name>}",
+        ("from_header", SessionFromHeader),
+        otherwise=SessionFromResponse,
+    ),
+]
 
 
 class _Common(_Strict):
@@ -264,7 +365,9 @@ class _Common(_Strict):
     headers: dict[HeaderName, str] = {}
     """Sent with every request; `${VAR}` in a value is read from the environment."""
     auth: Auth | None = None
+    """How to authenticate, with secrets read from the environment."""
     http: Http = Http()
+    """Deadline, retries and size cap of each request."""
 
 
 class GauntletSpec(_Common):
@@ -272,6 +375,15 @@ class GauntletSpec(_Common):
 
     kind: Literal["gauntlet"]
     url: HttpUrl
+    """Where `POST {"prompt", "language", "history"}` is sent."""
+
+
+_OWNED_BODY_KEYS = {
+    "model": "`model`",
+    "messages": "`system` and each case's prompt and history",
+    "stream": "`stream`",
+}
+"""Request fields an openai-chat target file sets itself, and from what."""
 
 
 class OpenAIChatSpec(_Common):
@@ -281,31 +393,44 @@ class OpenAIChatSpec(_Common):
     base_url: HttpUrl
     """Up to `/v1`: requests go to `<base_url>/chat/completions`."""
     model: NonEmptyText
+    """The model name the server expects."""
     system: str | None = None
     """The system prompt, inline."""
     system_file: NonEmptyText | None = None
     """The system prompt, from a file beside the target file."""
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    """Sent when given; otherwise the server's default applies."""
     max_tokens: Annotated[int, Field(gt=0)] | None = None
+    """Sent when given; otherwise the server's default applies."""
     stream: bool = False
+    """Ask for the answer as Server-Sent Events, and record the time to the first token."""
     api_key_env: EnvName | None = None
     """Send `Authorization: Bearer $NAME`."""
     extra_body: dict[str, JsonValue] = {}
     """More request fields (`tools`, `tool_choice`, `seed`, ...), sent as written."""
     response: OpenAIResponse
+    """The fields an OpenAI-compatible answer has no place for."""
 
     @model_validator(mode="after")
     def _one_of_each(self) -> OpenAIChatSpec:
         if self.system is not None and self.system_file is not None:
-            raise PydanticCustomError("two_systems", "give `system` or `system_file`, not both")
+            raise PydanticCustomError(
+                "two_systems", "give `system` or `system_file`, not both", _at("system_file")
+            )
         if self.api_key_env is not None and self.auth is not None:
-            raise PydanticCustomError("two_auths", "give `api_key_env` or `auth`, not both")
-        owned = {"model", "messages", "stream"} & set(self.extra_body)
+            raise PydanticCustomError(
+                "two_auths", "give `api_key_env` or `auth`, not both", _at("api_key_env")
+            )
+        owned = [key for key in self.extra_body if key in _OWNED_BODY_KEYS]
         if owned:
             raise PydanticCustomError(
                 "extra_body_owned",
-                "extra_body cannot set {keys}: the target file's own keys set them",
-                {"keys": ", ".join(sorted(owned))},
+                "gauntlet sets `{key}` itself, from {owner}",
+                {
+                    "key": owned[0],
+                    "owner": _OWNED_BODY_KEYS[owned[0]],
+                    **_at("extra_body", owned[0]),
+                },
             )
         return self
 
@@ -315,16 +440,21 @@ class HttpSpec(_Common):
 
     kind: Literal["http"]
     url: HttpUrl
+    """Where the body is sent."""
     method: Literal["POST", "PUT"] = "POST"
     body: dict[str, JsonValue]
     """The request body. A string leaf may hold placeholders; one that is exactly one
     placeholder takes the value with its JSON type."""
     response: HttpResponse
+    """Where each field of the contract is in the answer."""
     session: Session | None = None
+    """A server-side conversation: where its id comes from, sent back on the next turn."""
 
 
-TargetFile = Annotated[GauntletSpec | OpenAIChatSpec | HttpSpec, Field(discriminator="kind")]
-TARGET_FILE_ADAPTER: TypeAdapter[GauntletSpec | OpenAIChatSpec | HttpSpec] = TypeAdapter(TargetFile)
+TargetSpec = GauntletSpec | OpenAIChatSpec | HttpSpec
+"""A validated target file, of one of the three kinds."""
+TargetFile = Annotated[TargetSpec, Field(discriminator="kind")]
+TARGET_FILE_ADAPTER: TypeAdapter[TargetSpec] = TypeAdapter(TargetFile)
 
 
 def target_file_schema() -> dict[str, Any]:
