@@ -66,6 +66,7 @@ format: $(STAMP) ## rewrite files in the house format
 schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema cases > schemas/cases.schema.json
 	$(BIN)/gauntlet schema evidence > schemas/evidence.schema.json
+	$(BIN)/gauntlet schema target > schemas/target.schema.json
 
 demo: $(STAMP) ## run the built-in suites against the toy; write results.json and the evidence pack
 	$(BIN)/gauntlet run --out results.json

@@ -715,19 +715,24 @@ class SchemaName(StrEnum):
 
     CASES = "cases"
     EVIDENCE = "evidence"
+    TARGET = "target"
 
 
 @app.command()
 def schema(
     name: Annotated[
         SchemaName,
-        typer.Argument(help="'cases' for a case file, 'evidence' for an evidence pack."),
+        typer.Argument(
+            help="'cases' for a case file, 'evidence' for an evidence pack, "
+            "'target' for a target file."
+        ),
     ],
 ) -> None:
     """Print a JSON Schema generated from gauntlet's models (for editors and other tools).
 
     The committed copies are in schemas/; point your editor's YAML language server at
-    schemas/cases.schema.json to get completion and checking while you write case files.
+    schemas/cases.schema.json (or target.schema.json) to get completion and checking while you
+    write case files (or a target file).
     """
     match name:
         case SchemaName.CASES:
@@ -738,6 +743,10 @@ def schema(
             from gauntlet.evidence.pack import evidence_schema
 
             document = evidence_schema()
+        case SchemaName.TARGET:
+            from gauntlet.targets.spec import target_file_schema
+
+            document = target_file_schema()
     _echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 

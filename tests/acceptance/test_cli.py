@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gauntlet import __version__
 from gauntlet.cases.model import case_file_schema
+from gauntlet.targets.spec import target_file_schema
 
 from ..cli_helpers import RunCli
 from ..unit.cases.suite_text import grounding_suite
@@ -113,11 +116,16 @@ def test_validate_defaults_to_the_built_in_suites(run_cli: RunCli) -> None:
     assert "OK: 5 suites" in result.stdout
 
 
-def test_schema_cases_prints_the_committed_schema(run_process: RunCli) -> None:
-    result = run_process("schema", "cases")
+@pytest.mark.parametrize(
+    ("name", "generate"), [("cases", case_file_schema), ("target", target_file_schema)]
+)
+def test_schema_prints_the_committed_schema(
+    run_process: RunCli, name: str, generate: Callable[[], dict[str, Any]]
+) -> None:
+    result = run_process("schema", name)
     assert result.code == 0, result.show()
-    assert result.stdout == (ROOT / "schemas" / "cases.schema.json").read_text(encoding="utf-8")
-    assert json.loads(result.stdout) == case_file_schema()
+    assert result.stdout == (ROOT / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8")
+    assert json.loads(result.stdout) == generate()
 
 
 def test_an_unknown_schema_is_a_usage_error(run_cli: RunCli) -> None:

@@ -1,8 +1,9 @@
-"""The case-file JSON Schema: generated from the models, committed, and in step with the loader."""
+"""The committed JSON Schemas are the generated ones; the case-file one agrees with the loader."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,13 @@ from gauntlet.cases.loader import parse_suite
 from gauntlet.cases.model import case_file_schema
 from gauntlet.cases.yaml_nodes import decode_source, read_document
 from gauntlet.errors import ConfigErrors, ConfigSchemaError
+from gauntlet.evidence.pack import evidence_schema
+from gauntlet.targets.spec import target_file_schema
 
 ROOT = Path(__file__).resolve().parents[3]
-COMMITTED = ROOT / "schemas" / "cases.schema.json"
 CORPUS = ROOT / "tests" / "corpus"
+TARGETS = CORPUS / "targets"
+"""Target files, not case files: tests/unit/targets/test_target_file.py checks them."""
 
 # Rules the loader enforces that one file's JSON Schema cannot express. Files refused before
 # any schema applies (size, encoding, BOM, NUL, YAML syntax, duplicate keys, anchors, aliases,
@@ -31,9 +35,25 @@ BEYOND_THE_SCHEMA = {
 }
 
 
-def test_the_committed_schema_is_the_generated_one() -> None:
-    generated = json.dumps(case_file_schema(), indent=2, ensure_ascii=False) + "\n"
-    assert COMMITTED.read_text(encoding="utf-8") == generated, "run `make schemas`"
+GENERATORS: dict[str, Callable[[], dict[str, Any]]] = {
+    "cases": case_file_schema,
+    "evidence": evidence_schema,
+    "target": target_file_schema,
+}
+"""Each schema `make schemas` commits under schemas/, by `gauntlet schema` name."""
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_the_committed_schema_is_the_generated_one(name: str) -> None:
+    generated = json.dumps(GENERATORS[name](), indent=2, ensure_ascii=False) + "\n"
+    committed = ROOT / "schemas" / f"{name}.schema.json"
+    assert committed.read_text(encoding="utf-8") == generated, "run `make schemas`"
+
+
+def test_every_committed_schema_is_checked() -> None:
+    assert sorted(path.name for path in (ROOT / "schemas").iterdir()) == [
+        f"{name}.schema.json" for name in sorted(GENERATORS)
+    ]
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
@@ -49,7 +69,8 @@ def _data(path: Path) -> Any:
 
 
 def _comparable_files() -> list[Path]:
-    files = sorted(CORPUS.glob("**/*.yaml")) + sorted(builtin_suites_dir().glob("*.yaml"))
+    case_files = [path for path in CORPUS.glob("**/*.yaml") if TARGETS not in path.parents]
+    files = sorted(case_files) + sorted(builtin_suites_dir().glob("*.yaml"))
     return [path for path in files if _data(path) is not None]
 
 
