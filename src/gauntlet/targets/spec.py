@@ -207,6 +207,15 @@ class DecisionFromText(_Strict):
     def _some_language(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
         if not value:
             raise PydanticCustomError("no_language", "name at least one language's phrases")
+        seen: dict[str, str] = {}
+        for tag in value:
+            first = seen.setdefault(tag.lower(), tag)
+            if first != tag:  # tags are compared without regard to case, so one would be lost
+                raise PydanticCustomError(
+                    "same_language",
+                    "'{first}' and '{tag}' are the same language; give its phrases once",
+                    {"first": first, "tag": tag},
+                )
         return value
 
 

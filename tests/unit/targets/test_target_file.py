@@ -573,6 +573,12 @@ def test_schema_errors_are_schema_errors() -> None:
             ["t.yaml:8:40: response.escalated.from_text.es: must not be empty"],
         ),
         (
+            OPENAI.replace("escalated: {absent: true}",
+                           "escalated: {from_text: {es: [a], ES: [b]}}"),
+            ["t.yaml:8:26: response.escalated.from_text: 'es' and 'ES' are the same language; "
+             "give its phrases once"],
+        ),
+        (
             OPENAI.replace("escalated: {absent: true}", "escalated: '`unclosed'"),
             ["t.yaml:8:14: response.escalated: not a JMESPath expression: Unclosed ` delimiter "
              "at character 1"],
