@@ -16,6 +16,7 @@ the URL's password (not its user name, which names an account). A value shorter 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -57,23 +58,40 @@ class Redactor:
     """
 
     def __init__(self, secrets: Iterable[str | Secret] = ()) -> None:
-        given = [s if isinstance(s, Secret) else Secret(s, "a secret") for s in secrets]
-        values = {s.value for s in given if len(s.value) >= MIN_SECRET_LENGTH}
-        self.unmasked: tuple[str, ...] = tuple(
-            dict.fromkeys(s.what for s in given if 0 < len(s.value) < MIN_SECRET_LENGTH)
-        )
+        self._values: frozenset[str] = frozenset()
+        self._lock = threading.Lock()
+        self.unmasked: tuple[str, ...] = ()
         """What each secret too short to mask is, in the order given, each once."""
-        ordered = sorted(values, key=lambda value: (-len(value), value))
-        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._pattern: re.Pattern[str] | None = None
+        self.learn(*secrets)
+
+    def learn(self, *secrets: str | Secret) -> None:
+        """Mask `secrets` too from now on: a token fetched during the run, say.
+
+        Safe to call from any task or thread while others mask: the new pattern replaces the
+        old in one assignment, and a text masked at that moment is masked by one or the other.
+        Values already known cost nothing.
+        """
+        given = [s if isinstance(s, Secret) else Secret(s, "a secret") for s in secrets]
+        with self._lock:
+            values = self._values | {s.value for s in given if len(s.value) >= MIN_SECRET_LENGTH}
+            short = (s.what for s in given if 0 < len(s.value) < MIN_SECRET_LENGTH)
+            self.unmasked = tuple(dict.fromkeys((*self.unmasked, *short)))
+            if values == self._values:
+                return
+            ordered = sorted(values, key=lambda value: (-len(value), value))
+            self._pattern = re.compile("|".join(map(re.escape, ordered)))
+            self._values = values
 
     def __bool__(self) -> bool:
         return self._pattern is not None
 
     def text(self, value: str) -> str:
         """`value` with every secret masked."""
-        if self._pattern is None:
+        pattern = self._pattern  # read once: `learn` may replace it meanwhile
+        if pattern is None:
             return value
-        return self._pattern.sub(MASK, value)
+        return pattern.sub(MASK, value)
 
     def model(self, record: Model) -> Model:
         """`record` with every secret masked in every text it holds, however deep.

@@ -151,3 +151,28 @@ def test_a_masked_text_never_holds_the_secret(secret: str, before: str, after: s
     # The mask may join with the text around it into the secret's own spelling only if the
     # secret is made of the mask; otherwise it is gone.
     assert secret not in masked or MASK in secret or secret in MASK
+
+
+def test_a_secret_learned_at_run_time_is_masked_from_then_on() -> None:
+    redactor = Redactor(["first-secret"])
+    mask = redactor.text  # held by a `masking` block before the token arrived
+    assert mask("at-0001-token") == "at-0001-token"
+    redactor.learn(Secret("at-0001-token", "an OAuth access token"), "short")
+    assert mask("first-secret at-0001-token") == f"{MASK} {MASK}"
+    assert list(redactor.unmasked) == ["a secret"]
+    redactor.learn("at-0001-token", Secret("tiny", "the OAuth client id"))  # known: kept as is
+    assert list(redactor.unmasked) == ["a secret", "the OAuth client id"]
+    assert redactor.text("at-0001-token-longer") == f"{MASK}-longer"
+
+
+def test_an_empty_redactor_that_learns_starts_masking() -> None:
+    redactor = Redactor()
+    assert not redactor
+    redactor.learn(Secret("", "nothing"))
+    assert not redactor
+    redactor.learn("a-long-enough-value")
+    assert redactor
+    response = TargetResponse(
+        text="a-long-enough-value", citations=(), context_ids=(), refused=False, escalated=False
+    )
+    assert redactor.model(response).text == MASK
