@@ -29,6 +29,10 @@ BOMB_BYTES = 10 * 1024 * 1024
 """What `/bomb` inflates to: ten times the HTTP target's default cap."""
 CITED = "RB-1"
 """The one source every good answer retrieves and cites, so grounding cases pass."""
+CLIENT_ID = "gauntlet-client"
+"""The OAuth client `/token` knows."""
+CLIENT_SECRET = "cl13nt-s3cret-7d4e"  # noqa: S105 - a test fixture
+"""Its secret."""
 
 PATHS = (
     "/ok",
@@ -62,6 +66,10 @@ PATHS = (
     "/esc-reason",
     "/surrogate",
     "/deep",
+    "/stream",
+    "/cookie-jar",
+    "/token",
+    "/protected",
 )
 """Every path with a behaviour; any other path gets 404."""
 
@@ -82,6 +90,16 @@ def _json(value: object) -> bytes:
     return json.dumps(value).encode()
 
 
+def _prompt(raw: bytes) -> str:
+    """The `prompt` of a JSON request body, or "" for any other body."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return ""
+    prompt = data.get("prompt") if isinstance(data, dict) else None
+    return prompt if isinstance(prompt, str) else ""
+
+
 @functools.cache
 def _bomb() -> bytes:
     """Valid-looking contract JSON of `BOMB_BYTES` and more, gzipped to a few kilobytes."""
@@ -100,6 +118,8 @@ class Seen:
     prompt: str
     client_port: int
     """The port of the client's end of the connection: one per connection."""
+    body: bytes = b""
+    """The request's body as sent."""
 
 
 @dataclass
@@ -113,6 +133,9 @@ class _State:
     seen: list[Seen] = field(default_factory=list)
     connections: set[socket.socket] = field(default_factory=set)
     errors: list[BaseException] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)
+    """Every access token `/token` issued, in order."""
+    revoked: set[str] = field(default_factory=set)
 
 
 class _Server(ThreadingHTTPServer):
@@ -130,6 +153,8 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "hostile"
+    body = b""
+    """The body of the request being answered."""
     timeout = 10  # an idle kept-alive connection ends its thread after this many seconds
 
     @property
@@ -174,11 +199,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         try:
-            prompt = self._read_prompt()
+            raw = self._read_body()
         except ValueError:
             self._send(413, b"")
             self.close_connection = True
             return
+        self.body = raw
+        prompt = _prompt(raw)
         parts = urlsplit(self.path)
         query = {name: values[-1] for name, values in parse_qs(parts.query).items()}
         with self.state.lock:
@@ -190,6 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
                     {k.lower(): v for k, v in self.headers.items()},
                     prompt,
                     self.client_address[1],
+                    raw,
                 )
             )
         try:
@@ -199,18 +227,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self.state.errors.append(exc)
             self.close_connection = True
 
-    def _read_prompt(self) -> str:
+    def _read_body(self) -> bytes:
         length = self.headers.get("Content-Length", "0")
         size = int(length) if length.isdigit() else 0
         if size > MAX_REQUEST_BYTES:
             raise ValueError("request body too large")
-        raw = self.rfile.read(size) if size else b""
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            return ""
-        prompt = data.get("prompt") if isinstance(data, dict) else None
-        return prompt if isinstance(prompt, str) else ""
+        return self.rfile.read(size) if size else b""
 
     def _behave(self, path: str, query: Mapping[str, str], prompt: str, hit: int) -> None:
         state = self.state
@@ -346,6 +368,23 @@ class _Handler(BaseHTTPRequestHandler):
             case "/set-cookie":
                 text = f"You sent Cookie: {self.headers.get('Cookie', '(none)')}"
                 self._send(200, _json(answer(text)), headers={"Set-Cookie": "session=s1; Path=/"})
+            case "/cookie-jar":
+                # A session per conversation: a new id when none is sent, and a turn counter,
+                # in two Set-Cookie headers; says back the Cookie header it got.
+                sent = self.headers.get("Cookie", "(none)")
+                jar = dict(part.strip().partition("=")[::2] for part in sent.split(";"))
+                turn = int(jar["turn"]) + 1 if jar.get("turn", "").isdigit() else 1
+                cookies = [f"turn={turn}; Path=/; HttpOnly"]
+                if "id" not in jar:
+                    cookies.append(f"id=conversation-{hit}; Path=/")
+                text = f"You sent Cookie: {sent}"
+                self._send_cookies(_json(answer(text)), cookies)
+            case "/stream":
+                self._stream(query)
+            case "/token":
+                self._token(query, hit)
+            case "/protected":
+                self._protected(query, prompt)
             case _:
                 self._send(404, _json({"error": f"no behaviour at {path}"}))
 
@@ -368,6 +407,85 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
         self.wfile.flush()
+
+    def _send_cookies(self, body: bytes, cookies: list[str]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for cookie in cookies:
+            self.send_header("Set-Cookie", cookie)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _stream(self, query: Mapping[str, str]) -> None:
+        """`chunks` lines of `data: piece N`, chunked, `interval` seconds apart."""
+        interval = float(query.get("interval", "0"))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for number in range(int(query.get("chunks", "3"))):
+            if number and self.state.closing.wait(interval):
+                self.close_connection = True
+                return
+            piece = f"data: piece {number}\n\n".encode()
+            self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _token(self, query: Mapping[str, str], hit: int) -> None:
+        """An OAuth 2.0 token endpoint for the client-credentials grant (RFC 6749 4.4).
+
+        Query: `fail=400|500|html` answers that way; `type` is the token_type (Bearer);
+        `expires` the expires_in (3600; `none` leaves it out); `delay` seconds to wait.
+        """
+        if self.state.closing.wait(float(query.get("delay", "0"))):
+            return
+        authorization = self.headers.get("Authorization", "")
+        expected = base64.b64encode(f"{CLIENT_ID}:{CLIENT_SECRET}".encode()).decode()
+        form = parse_qs(self.body.decode())
+        fail = query.get("fail")
+        if fail == "500":
+            self._send(500, b"token store down", content_type="text/plain")
+        elif fail == "html":
+            self._send(200, b"<html>sign in</html>", content_type="text/html")
+        elif fail == "400" or authorization != f"Basic {expected}":
+            # Says back the credentials it got, as a careless server would.
+            said = {"error": "invalid_client", "error_description": f"got {authorization}"}
+            self._send(400 if fail == "400" else 401, _json(said))
+        elif form.get("grant_type") != ["client_credentials"]:
+            self._send(400, _json({"error": "unsupported_grant_type"}))
+        else:
+            token = f"at-{hit:04d}-9c41f07e2b"
+            with self.state.lock:
+                self.state.tokens.append(token)
+            issued: dict[str, object] = {
+                "access_token": token,
+                "token_type": query.get("type", "Bearer"),
+            }
+            if query.get("expires", "3600") != "none":
+                issued["expires_in"] = int(query.get("expires", "3600"))
+            if "scope" in form:
+                issued["scope"] = form["scope"][-1]
+            self._send(200, _json(issued))
+
+    def _protected(self, query: Mapping[str, str], prompt: str) -> None:
+        """Answers only a Bearer token `/token` issued and nobody revoked.
+
+        Query: `echo=1` puts the token in the answer; `fail=500` refuses, quoting it.
+        """
+        scheme, _, token = self.headers.get("Authorization", "").partition(" ")
+        with self.state.lock:
+            good = scheme == "Bearer" and token in self.state.tokens
+            good = good and token not in self.state.revoked
+        if not good:
+            self._send(401, _json({"error": f"invalid token {token}"}))
+        elif query.get("fail") == "500":
+            self._send(500, _json({"error": f"{token} is fine but we are not"}))
+        elif query.get("echo") == "1":
+            self._send(200, _json(answer(f"You asked: {prompt} with {token}")))
+        else:
+            self._send(200, _json(answer(f"You asked: {prompt}")))
 
     def _trickle(self, body: bytes) -> None:
         """Headers at once, then one byte every `trickle_interval`: each read is quick."""
@@ -455,6 +573,17 @@ class HostileServer:
         """Every request read so far, in order."""
         with self._state.lock:
             return list(self._state.seen)
+
+    @property
+    def tokens(self) -> list[str]:
+        """Every access token `/token` issued, in order."""
+        with self._state.lock:
+            return list(self._state.tokens)
+
+    def revoke(self) -> None:
+        """Make `/protected` refuse every token issued so far."""
+        with self._state.lock:
+            self._state.revoked |= set(self._state.tokens)
 
     def close(self) -> None:
         """Stop serving, cut every open connection and join every thread."""
