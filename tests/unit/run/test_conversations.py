@@ -7,12 +7,11 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-import httpx
-
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo
 from gauntlet.targets.contract import Message, TargetResponse
+from gauntlet.targets.exchange import MockExchange, MockReply, Request
 from gauntlet.targets.http import HttpTarget
 
 INFO = TargetInfo(kind="callable", name="scripted")
@@ -131,14 +130,12 @@ def test_a_turn_that_gets_no_answer_errors_the_case_at_that_turn(tmp_path: Path)
 def test_http_sends_history_only_for_conversations() -> None:
     bodies: list[dict[str, object]] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        bodies.append(json.loads(request.content))
-        return httpx.Response(200, json=_answer("ok").model_dump(mode="json"))
+    def handler(request: Request) -> MockReply:
+        bodies.append(json.loads(request.body))
+        return MockReply.json(_answer("ok").model_dump(mode="json"))
 
     async def go() -> None:
-        target = HttpTarget(
-            "http://t.test/", client=httpx.AsyncClient(transport=httpx.MockTransport(handler))
-        )
+        target = HttpTarget("http://t.test/", exchange=MockExchange(handler))
         await target.ask("single", "en")
         await target.ask("again", "en", ({"role": "user", "content": "hi"},))
         await target.aclose()

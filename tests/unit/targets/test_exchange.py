@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+import gauntlet
 from gauntlet.errors import TargetError, TargetUnreachableError, UsageError
 from gauntlet.redact import Secret
 from gauntlet.targets.exchange import (
@@ -304,3 +309,17 @@ def test_an_error_raised_inside_the_block_passes_through(server: HostileServer) 
 )
 def test_a_credential_header_is_a_secret_in_every_form(value: str, secrets: list[str]) -> None:
     assert [secret.value for secret in header_secrets(value, "x")] == secrets
+
+
+def test_the_package_never_imports_httpx() -> None:
+    """httpx is a test dependency only: no module of the package names it in an import."""
+    package = Path(gauntlet.__file__).parent
+    importing = re.compile(r"^\s*(import|from)\s+httpx\b", re.MULTILINE)
+    assert [p for p in package.rglob("*.py") if importing.search(p.read_text("utf-8"))] == []
+    probe = (
+        "import sys\n"
+        "import gauntlet.targets.http, gauntlet.targets.client, gauntlet.targets.exchange\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'jsonschema')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

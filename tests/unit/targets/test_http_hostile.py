@@ -21,10 +21,12 @@ from gauntlet.errors import (
     TargetTimeoutError,
     TargetUnreachableError,
 )
-from gauntlet.targets.contract import TargetResponse, Traced
+from gauntlet.targets.contract import Conversation, TargetResponse, Traced
+from gauntlet.targets.exchange import AiohttpExchange, Exchange, MockExchange, MockReply
 from gauntlet.targets.http import HttpSettings, HttpTarget
 
 from ...hostile_server import HostileServer, answer, hostile_server
+from ...httpx_exchange import HttpxExchange
 
 pytestmark = pytest.mark.network
 
@@ -67,11 +69,11 @@ def _target(
     settings: HttpSettings = FAST,
     *,
     headers: dict[str, str] | None = None,
-    client: httpx.AsyncClient | None = None,
+    exchange: Exchange | None = None,
 ) -> HttpTarget:
     jitter = random.Random(7)  # noqa: S311 - backoff jitter, not cryptography
     return HttpTarget(
-        url, headers=headers, settings=settings, client=client, sleep=sleeps, rng=jitter
+        url, headers=headers, settings=settings, exchange=exchange, sleep=sleeps, rng=jitter
     )
 
 
@@ -207,7 +209,11 @@ def test_a_tunnel_the_proxy_refuses_is_an_error_and_carries_its_credentials(
     monkeypatch.setenv("HTTPS_PROXY", server.url("", userinfo="proxy%20user:pr0xy"))
     target = _target("https://gauntlet.invalid/ok", sleeps)
     # Not on the requests themselves, which travel through the tunnel to the target.
-    assert "Proxy-Authorization" not in target._exchange._headers  # type: ignore[attr-defined]
+    exchange = target._exchange
+    assert isinstance(exchange, AiohttpExchange)
+    route = exchange._route(target.url)
+    assert route.request_headers is None
+    assert route.tunnel_headers == {"Proxy-Authorization": "Basic cHJveHkgdXNlcjpwcjB4eQ=="}
     error = _fails(
         target,
         TargetUnreachableError,
@@ -230,16 +236,25 @@ def test_no_proxy_exempts_a_host(
     assert [seen.path for seen in server.seen] == ["/ok"]
 
 
-def test_an_injected_client_is_used_instead(server: HostileServer, sleeps: Sleeps) -> None:
+def test_an_injected_exchange_is_used_instead(server: HostileServer, sleeps: Sleeps) -> None:
+    exchange = MockExchange(lambda request: MockReply.json(answer("from the mock")))
+    traced = _ask(_target(server.url("/ok"), sleeps, exchange=exchange))
+    assert traced.response.text == "from the mock"
+    assert [request.url for request in exchange.requests] == [server.url("/ok")]
+    assert exchange.closed
+    assert server.hits("/ok") == 0
+
+
+def test_an_httpx_client_can_carry_the_requests(server: HostileServer, sleeps: Sleeps) -> None:
     asked: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         asked.append(request)
-        return httpx.Response(200, json=answer("from the mock"))
+        return httpx.Response(200, json=answer("from httpx"))
 
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    traced = _ask(_target(server.url("/ok"), sleeps, client=client))
-    assert traced.response.text == "from the mock"
+    exchange = HttpxExchange(httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+    traced = _ask(_target(server.url("/ok"), sleeps, exchange=exchange))
+    assert traced.response.text == "from httpx"
     assert [str(request.url) for request in asked] == [server.url("/ok")]
     assert server.hits("/ok") == 0
 
@@ -490,3 +505,56 @@ def test_a_stop_ends_a_wait_before_a_retry_at_once(server: HostileServer) -> Non
     took = asyncio.run(go())
     assert took < 30, f"the wait went on {took:.1f} s after the stop"  # not the 60 s asked for
     assert server.hits("/429-cases") == 1
+
+
+def test_cookies_are_kept_within_one_conversation_and_never_across_two(
+    server: HostileServer,
+) -> None:
+    url = server.url("/cookie-jar").replace("127.0.0.1", "localhost")
+    target = HttpTarget(url, settings=FAST)
+    first, second = Conversation("case-1"), Conversation("case-2")
+
+    async def go() -> list[str]:
+        said = []
+        try:
+            for conversation in (first, first, second, first, None):
+                traced = await target.ask_traced("hi", "en", conversation=conversation)
+                said.append(traced.response.text)
+        finally:
+            await target.aclose()
+        return said
+
+    assert asyncio.run(go()) == [
+        "You sent Cookie: (none)",
+        "You sent Cookie: turn=1; id=conversation-1",
+        "You sent Cookie: (none)",
+        "You sent Cookie: turn=2; id=conversation-1",
+        "You sent Cookie: (none)",
+    ]
+    assert first.cookies == {"turn": "3", "id": "conversation-1"}
+    assert second.cookies == {"turn": "1", "id": "conversation-3"}
+
+
+def test_a_refusal_quotes_its_body_with_the_credentials_masked(
+    server: HostileServer, sleeps: Sleeps
+) -> None:
+    target = _target(
+        server.url("/401-echo"), sleeps, headers={"Authorization": "Bearer tok-5e6f7a8b"}
+    )
+    error = _fails(
+        target,
+        TargetError,
+        r'^HTTP 401 Unauthorized \[REDACTED\]: \{"error": "bad credentials \[REDACTED\]"\}$',
+    )
+    assert (error.attempts, sleeps.waits) == (1, [])
+
+
+def test_503_past_the_last_retry_quotes_the_start_of_its_body(sleeps: Sleeps) -> None:
+    with hostile_server(throttle=5) as server:
+        error = _fails(
+            _target(server.url("/flaky-503"), sleeps, HttpSettings(timeout=0.5, retries=1)),
+            TargetError,
+            r'^HTTP 503 Service Unavailable: \{"text": "You asked: hello", "citations": '
+            r'\["RB-1"\], .*"escalated": false\} \(after 2 attempts\)$',
+        )
+        assert (error.attempts, server.hits("/flaky-503"), len(sleeps.waits)) == (2, 2, 1)
