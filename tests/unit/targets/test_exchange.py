@@ -318,7 +318,7 @@ def test_the_package_never_imports_httpx() -> None:
     assert [p for p in package.rglob("*.py") if importing.search(p.read_text("utf-8"))] == []
     probe = (
         "import sys\n"
-        "import gauntlet.targets.http, gauntlet.targets.client, gauntlet.targets.exchange\n"
+        "import gauntlet.targets.http, gauntlet.targets.auth, gauntlet.targets.client\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'jsonschema')))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

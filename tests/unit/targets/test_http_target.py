@@ -19,6 +19,7 @@ from gauntlet.errors import (
     UsageError,
 )
 from gauntlet.redact import MASK, Redactor
+from gauntlet.targets.auth import BearerAuth
 from gauntlet.targets.contract import DECLARED, AsyncTarget, Conversation, TargetResponse, Traced
 from gauntlet.targets.exchange import (
     MAX_REASON,
@@ -431,6 +432,56 @@ def test_cookies_are_kept_within_a_conversation_and_not_across_two() -> None:
     ]
     assert first.cookies == {"sid": "one", "turn": "2"}
     assert second.cookies == {"sid": "two"}
+
+
+def test_a_bearer_token_goes_on_every_request_and_is_a_secret() -> None:
+    exchange = MockExchange(lambda request: OK)
+    redactor = Redactor()
+    target = HttpTarget(
+        "http://example.test/",
+        exchange=exchange,
+        auth=BearerAuth("tok-8c1d5e2f9a", what="$API_TOKEN"),
+        redactor=redactor,
+    )
+    _ask(target)
+    [request] = exchange.requests
+    assert request.headers["Authorization"] == "Bearer tok-8c1d5e2f9a"
+    assert {"tok-8c1d5e2f9a", "Bearer tok-8c1d5e2f9a"} <= {s.value for s in target.secrets}
+    assert redactor.text("say tok-8c1d5e2f9a") == f"say {MASK}"
+
+
+def test_a_401_to_a_bearer_token_is_not_asked_again() -> None:
+    exchange = MockExchange(lambda request: MockReply(401, body=b"no"))
+    target = HttpTarget(
+        "http://example.test/", exchange=exchange, auth=BearerAuth("tok-8c1d5e2f9a")
+    )
+    with pytest.raises(TargetError, match=r"^HTTP 401 Unauthorized: no$") as caught:
+        _ask(target)
+    assert caught.value.attempts == 1
+    assert len(exchange.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "headers", "message"),
+    [
+        (
+            "http://u:p@example.test/",
+            {},
+            "--http-url has credentials and auth is given: choose one",
+        ),
+        (
+            "http://example.test/",
+            {"authorization": "Bearer x"},
+            "--header sets Authorization and auth is given: choose one",
+        ),
+    ],
+)
+def test_auth_and_another_authorization_are_refused_together(
+    url: str, headers: dict[str, str], message: str
+) -> None:
+    with pytest.raises(UsageError) as caught:
+        HttpTarget(url, headers=headers, auth=BearerAuth("tok-8c1d5e2f9a"))
+    assert str(caught.value) == message
 
 
 def test_the_runs_redactor_learns_the_targets_secrets() -> None:
