@@ -17,8 +17,9 @@ from gauntlet import __version__
 from gauntlet.display import clipped, printable
 from gauntlet.errors import TargetContractError, TargetError, UsageError
 from gauntlet.redact import Redactor, Secret
-from gauntlet.targets.client import HttpClient, json_kind, read_capped, strict_json
+from gauntlet.targets.client import HttpClient, read_capped
 from gauntlet.targets.exchange import Reply, Request, header_secrets, shown_url
+from gauntlet.targets.strict_json import json_kind, loads
 
 TOKEN_MAX_BYTES = 64 * 1024
 """Largest token endpoint answer read: a token, not a download."""
@@ -232,7 +233,11 @@ def _token(body: bytes, redactor: Redactor) -> _Token:
         TargetContractError: not a JSON object, or a field missing or of the wrong type;
             the message quotes no field but `token_type`.
     """
-    data = strict_json(body, "the answer", quote=False)
+    try:
+        data = loads(body, "the answer")
+    except TargetContractError as error:
+        # Not quoted: a body that is not JSON may still hold the token, not yet learned.
+        raise TargetContractError(str(error).partition(" (body starts ")[0]) from None
     if not isinstance(data, dict):
         raise TargetContractError(f"the answer is a JSON {json_kind(data)}, not an object")
     token = data.get("access_token")

@@ -22,15 +22,13 @@ exchange itself keeps none, so none crosses from one case to another.
 from __future__ import annotations
 
 import asyncio
-import functools
-import json
 import random
 import re
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Generic, NamedTuple, NoReturn, Protocol, TypeVar
+from typing import Generic, NamedTuple, NoReturn, Protocol, TypeVar
 
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from gauntlet.display import clipped, masking, printable
@@ -390,77 +388,3 @@ def with_cookies(request: Request, cookies: Mapping[str, str]) -> Request:
     sent = cookie_header(cookies)
     given = request.headers.get("cookie")
     return request.with_header("Cookie", f"{given}; {sent}" if given else sent)
-
-
-# ------------------------------------------------------------------ strict JSON
-
-
-def strict_json(body: bytes, what: str = "response", *, quote: bool = True) -> object:
-    """`body` read as JSON, strictly: what `json.loads` lets through is refused.
-
-    Args:
-        body: UTF-8 JSON.
-        what: How messages name it.
-        quote: Quote the body's start when it is not JSON (not for a body that may hold a
-            credential).
-
-    Raises:
-        TargetContractError: not UTF-8 JSON, NaN or infinity, a duplicate key, or nesting
-            or a number too deep or too long to read.
-    """
-    try:
-        return json.loads(
-            body, object_pairs_hook=_no_duplicates(what), parse_constant=_no_constants(what)
-        )
-    except json.JSONDecodeError as exc:
-        start = clipped(body.decode("utf-8", errors="replace"), 60)
-        quoted = f" (body starts {start!r})" if quote else ""
-        raise TargetContractError(
-            f"{what} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}{quoted}"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise TargetContractError(f"{what} is not UTF-8 JSON: {exc.reason}") from None
-    except RecursionError:  # the json module recurses once per array or object it opens
-        raise TargetContractError(f"{what} is nested too deeply") from None
-    except ValueError:  # int() refuses more than 4,300 digits; the json module raises no other
-        raise TargetContractError(
-            f"{what} holds a number too long to read (more than 4,300 digits)"
-        ) from None
-
-
-@functools.cache
-def _no_duplicates(what: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
-    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in seen:
-                raise TargetContractError(f"{what} has the key {key!r} twice")
-            seen[key] = value
-        return seen
-
-    return build
-
-
-@functools.cache
-def _no_constants(what: str) -> Callable[[str], NoReturn]:
-    def refuse(name: str) -> NoReturn:
-        raise TargetContractError(f"{what} holds {name}, which JSON does not allow")
-
-    return refuse
-
-
-def json_kind(value: object) -> str:
-    """What JSON calls the type of `value`: object, array, string, boolean, number, null."""
-    match value:
-        case dict():
-            return "object"
-        case list():
-            return "array"
-        case str():
-            return "string"
-        case bool():
-            return "boolean"
-        case int() | float():
-            return "number"
-        case _:
-            return "null"

@@ -36,10 +36,8 @@ from gauntlet.targets.client import (
     HttpClient,
     HttpSettings,
     Sleep,
-    json_kind,
     keep_cookies,
     read_capped,
-    strict_json,
     with_cookies,
 )
 from gauntlet.targets.contract import (
@@ -64,6 +62,7 @@ from gauntlet.targets.exchange import (
     without_userinfo,
 )
 from gauntlet.targets.spec import DEFAULT_MAX_BYTES
+from gauntlet.targets.strict_json import json_kind, loads
 
 __all__ = [
     "BACKOFF_BASE",
@@ -372,7 +371,7 @@ def parse_contract_body(body: bytes) -> TargetResponse:
             number too deep or too long to read, not an object, or a field that breaks the
             contract (named).
     """
-    data = strict_json(body)
+    data = loads(body)
     if not isinstance(data, dict):
         raise TargetContractError(
             f"response is a JSON {json_kind(data)}, not an object with the contract's fields"

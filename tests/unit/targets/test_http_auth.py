@@ -533,3 +533,15 @@ def test_a_bearer_token_is_sent_to_a_real_server_and_masked_where_echoed(
     [traced] = _asks(target, ["hello"])
     assert traced.response.text == "You sent Authorization: Bearer tok-77aa88bb99 to /echo-auth"
     assert redactor.model(traced.response).text == f"You sent Authorization: {MASK} to /echo-auth"
+
+
+def test_a_token_answer_that_breaks_off_is_refused_without_quoting_it() -> None:
+    body = b'{"access_token": "tok-5d6e7f8a9b", "token_type": '
+    exchange = MockExchange(lambda request: MockReply(200, body=body))
+    target = _target("https://api.test/ask", _oauth("https://auth.test/token"), exchange=exchange)
+    with pytest.raises(TargetError) as caught:
+        _asks(target, ["a"])
+    assert str(caught.value) == (
+        "getting an OAuth token from https://auth.test/token: HTTP 200 OK gave no usable token: "
+        "the answer is not JSON: Expecting value at line 1, column 50"
+    )

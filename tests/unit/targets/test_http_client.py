@@ -24,11 +24,9 @@ from gauntlet.targets.client import (
     HttpClient,
     HttpSettings,
     cookie_header,
-    json_kind,
     keep_cookies,
     read_capped,
     read_head,
-    strict_json,
     with_cookies,
 )
 from gauntlet.targets.exchange import (
@@ -519,47 +517,3 @@ def test_cookies_go_back_in_one_header_after_any_given() -> None:
     assert with_cookies(plain, {"a": "1"}).headers["Cookie"] == "a=1"
     given = Request("GET", "http://x/", {"cookie": "team=blue"})
     assert dict(with_cookies(given, {"a": "1"}).headers) == {"Cookie": "team=blue; a=1"}
-
-
-# ------------------------------------------------------------------ strict JSON
-
-
-@pytest.mark.parametrize(
-    ("body", "message"),
-    [
-        (
-            b"nope",
-            "the answer is not JSON: Expecting value at line 1, column 1 (body starts 'nope')",
-        ),
-        (b'{"a": 1, "a": 2}', "the answer has the key 'a' twice"),
-        (b'{"a": Infinity}', "the answer holds Infinity, which JSON does not allow"),
-        (b'"\xff"', "the answer is not UTF-8 JSON: invalid start byte"),
-        (b"[" * 100_000, "the answer is nested too deeply"),
-        (b"1" * 5000, "the answer holds a number too long to read (more than 4,300 digits)"),
-    ],
-)
-def test_json_is_read_strictly(body: bytes, message: str) -> None:
-    with pytest.raises(TargetContractError) as caught:
-        strict_json(body, "the answer")
-    assert str(caught.value) == message
-
-
-def test_a_body_that_may_hold_a_credential_is_not_quoted() -> None:
-    with pytest.raises(TargetContractError) as caught:
-        strict_json(b"token=abc", "the answer", quote=False)
-    assert str(caught.value) == "the answer is not JSON: Expecting value at line 1, column 1"
-
-
-@pytest.mark.parametrize(
-    ("value", "kind"),
-    [
-        ({}, "object"),
-        ([], "array"),
-        ("", "string"),
-        (True, "boolean"),
-        (1.5, "number"),
-        (None, "null"),
-    ],
-)
-def test_json_kinds_are_named_as_json_names_them(value: object, kind: str) -> None:
-    assert json_kind(value) == kind
