@@ -168,40 +168,37 @@ class HttpClient:
             Interrupted: `stop` was set while waiting to retry.
         """
         # Messages quote reason phrases and bodies: the secrets are masked before any cut.
-        with masking(self.redactor.text):
-            return await self._call(request, read, stop)
-
-    async def _call(
-        self, request: Request, read: Reader[T], stop: asyncio.Event | None
-    ) -> Called[T]:
-        auth = self._auth
-        attempts = 0
-        renewed = 0
-        waited = 0.0
-        while True:
-            attempts += 1
-            sent = request if auth is None else await auth.authorize(request, self._plain, stop)
-            try:
-                value, headers = await self._attempt(sent, read)
-            except _Unauthorized as refused:
-                if renewed or auth is None or not await auth.rejected(sent, self._plain, stop):
-                    raise self._finished(refused.error, attempts, waited) from None
-                renewed = 1
-                continue
-            except ExchangeError as failure:
-                error = failure.error
-                if not failure.retryable:
+        with masking(self.redactor.text):  # one coroutine, not two: each costs at every wake-up
+            auth = self._auth
+            attempts = 0
+            renewed = 0
+            waited = 0.0
+            while True:
+                attempts += 1
+                sent = request if auth is None else await auth.authorize(request, self._plain, stop)
+                try:
+                    value, headers = await self._attempt(sent, read)
+                except _Unauthorized as refused:
+                    if renewed or auth is None or not await auth.rejected(sent, self._plain, stop):
+                        raise self._finished(refused.error, attempts, waited) from None
+                    renewed = 1
+                    continue
+                except ExchangeError as failure:
+                    error = failure.error
+                    if not failure.retryable:
+                        raise self._finished(error, attempts, waited) from None
+                    if attempts - renewed > self.settings.retries:
+                        said = (
+                            f"{error} (after {attempts} attempts)" if attempts > 1 else str(error)
+                        )
+                        raise self._finished(error, attempts, waited, said) from None
+                    wait = self._wait(attempts - renewed, failure.retry_after)
+                    waited += wait
+                    await self._pause(wait, stop)
+                    continue
+                except TargetError as error:
                     raise self._finished(error, attempts, waited) from None
-                if attempts - renewed > self.settings.retries:
-                    said = f"{error} (after {attempts} attempts)" if attempts > 1 else str(error)
-                    raise self._finished(error, attempts, waited, said) from None
-                wait = self._wait(attempts - renewed, failure.retry_after)
-                waited += wait
-                await self._pause(wait, stop)
-                continue
-            except TargetError as error:
-                raise self._finished(error, attempts, waited) from None
-            return Called(value, attempts, round(waited, 3), headers)
+                return Called(value, attempts, round(waited, 3), headers)
 
     async def _attempt(self, request: Request, read: Reader[T]) -> tuple[T, Headers]:
         try:
