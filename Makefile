@@ -80,6 +80,12 @@ inventory: $(STAMP) ## rewrite the README's gate inventory from the loaded suite
 bench: $(STAMP) ## benchmark the HTTP engine on a loopback stub; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/bench.py
 
+# Not part of `make verify` (it builds llama.cpp: minutes, and a 93 MB download). Set-up goes
+# into .venv-real-llm and is done once; see scripts/real_llm.py.
+.PHONY: real-llm
+real-llm: $(STAMP) ## build llama.cpp's server from source, serve SmolLM2-135M, run tests/real_llm
+	$(BIN)/python scripts/real_llm.py
+
 # The documentation site. `make site` needs only Python; `make pages` also checks it in a real
 # browser, installing what it needs: the locked node tools (npm ci) and, when absent, Debian's
 # chromium (never a browser download).

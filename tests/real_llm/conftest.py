@@ -1,0 +1,133 @@
+"""Acceptance tests against a real OpenAI-compatible server: llama.cpp's, serving SmolLM2-135M.
+
+`make real-llm` builds and starts the server and runs these tests with its base URL (up to
+`/v1`) in GAUNTLET_REAL_LLM_URL; without that variable every test that needs the server is
+skipped, saying so. They check the transport, not the model: a 135M model fails most gates,
+and that is not what is tested here.
+
+What was found setting the server up (llama-cpp-python 0.3.36), which these tests rely on:
+
+- Chat format: none is given, so the model's own template (ChatML, from the GGUF) is used.
+  Every template-based format answers a forced `tool_choice` with a tool call, generated
+  under a grammar built from the tool's JSON Schema, and passes the request's `seed` on.
+  `chatml-function-calling` forces tool calls as well, but HTML-escapes every message (the
+  model reads `I&#39;m`) and drops `seed`.
+- A forced tool call is reported with `finish_reason: tool_calls` even when `max_tokens` cut
+  its arguments short (they are then not JSON), so the tool here takes an enum argument.
+- Streamed tool calls repeat `function.name` and `id` in every fragment: an assembler that
+  joined the names would report `lookup_servicelookup_service...`.
+- By default the server cuts a stream short when another request arrives (`data: [DONE]`
+  with no finish_reason, then a dropped connection); `make real-llm` starts it with
+  `--interrupt_requests False` so concurrent asks wait in its queue instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..cli_helpers import CliResult
+
+URL_VARIABLE = "GAUNTLET_REAL_LLM_URL"
+NO_SERVER = f"no llama.cpp server: run `make real-llm` (it sets {URL_VARIABLE})"
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITES = ROOT / "suites"
+EXAMPLES = ROOT / "examples" / "targets"
+WHOLE_TARGET = EXAMPLES / "llama-server.yaml"
+STREAM_TARGET = EXAMPLES / "llama-server-stream.yaml"
+DATA = Path(__file__).resolve().parent / "data"
+TOOL_TARGET = DATA / "tool-call.yaml"
+TOOL_CASES = DATA / "cases"
+
+COMMAND_TIMEOUT = 3600.0
+"""Seconds one gauntlet command may take: a whole run asks about a hundred questions of a
+model that answers one at a time, on whatever CPU the machine has to spare."""
+
+requires_server = pytest.mark.skipif(not os.environ.get(URL_VARIABLE), reason=NO_SERVER)
+"""Mark for every test that talks to the server."""
+
+
+def materialise(source: Path, out: Path, *, base_url: str, stream: bool | None = None) -> Path:
+    """Write `source` to `out` pointing at `base_url` (and with `stream` set, if given).
+
+    The lines are rewritten as text, so the file stays the one a user would write; each must
+    occur exactly once.
+    """
+    text = source.read_text(encoding="utf-8")
+    text, found = re.subn(r"(?m)^base_url: .*$", f"base_url: {base_url}", text)
+    assert found == 1, f"{source}: expected one top-level base_url line, found {found}"
+    if stream is not None:
+        text, found = re.subn(
+            r"(?m)^stream: (?:true|false)$", f"stream: {str(stream).lower()}", text
+        )
+        assert found == 1, f"{source}: expected one top-level stream line, found {found}"
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def run_gauntlet(*args: str | Path, cwd: Path | None = None) -> CliResult:
+    """`python -m gauntlet ARGS` in its own process, as a user runs it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gauntlet", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+        timeout=COMMAND_TIMEOUT,
+        check=False,
+    )
+    return CliResult(done.returncode, done.stdout, done.stderr)
+
+
+def read_results(path: Path, result: CliResult) -> dict[str, Any]:
+    """The results file a run wrote; a missing one fails, showing what the run printed."""
+    assert path.is_file(), f"no results file at {path}\n{result.show()}"
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+Run = tuple[CliResult, Path]
+
+
+@pytest.fixture(scope="session")
+def base_url() -> str:
+    """The server's base URL, up to `/v1`."""
+    url = os.environ.get(URL_VARIABLE)
+    if not url:
+        pytest.skip(NO_SERVER)
+    return url.rstrip("/")
+
+
+@pytest.fixture(scope="session")
+def whole_run(base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """Every built-in suite asked through llama-server.yaml (answers not streamed), once."""
+    where = tmp_path_factory.mktemp("whole")
+    target = materialise(WHOLE_TARGET, where / "target.yaml", base_url=base_url)
+    out = where / "results.json"
+    return run_gauntlet("run", "--target", target, "--cases", SUITES, "--out", out), out
+
+
+@pytest.fixture(scope="session")
+def streamed_run(base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """Two built-in suites asked through llama-server-stream.yaml, once.
+
+    golden (Spanish and English answers, so multi-byte characters cross chunk boundaries)
+    and refusal (its conversations send history): enough to compare with `whole_run` case by
+    case without asking every suite twice.
+    """
+    where = tmp_path_factory.mktemp("streamed")
+    cases = where / "cases"
+    cases.mkdir()
+    for name in ("golden.yaml", "refusal.yaml"):
+        (cases / name).write_bytes((SUITES / name).read_bytes())
+    target = materialise(STREAM_TARGET, where / "target.yaml", base_url=base_url)
+    out = where / "results.json"
+    return run_gauntlet("run", "--target", target, "--cases", cases, "--out", out), out

@@ -1,0 +1,230 @@
+"""gauntlet's command line against llama.cpp's server: what the transport must guarantee.
+
+Each test reads what a run or a probe printed and wrote; none judges the model's answers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from gauntlet.cases.loader import load_suites
+from gauntlet.cases.yaml_nodes import decode_source, read_document
+from gauntlet.targets.spec import FieldName
+
+from .conftest import (
+    STREAM_TARGET,
+    SUITES,
+    TOOL_CASES,
+    TOOL_TARGET,
+    WHOLE_TARGET,
+    Run,
+    materialise,
+    read_results,
+    requires_server,
+    run_gauntlet,
+)
+
+pytestmark = requires_server
+
+ANSWERED = ("passed", "failed")
+"""A case or ask that got an answer; `errored` and `not_run` did not."""
+ORIGINS = ("declared", "derived", "absent")
+TOOL_NAME = "lookup_service"
+TOPICS = ("library", "parking", "trash")
+
+
+def _trials(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for case in document["cases"]:
+        for number, trial in enumerate(case["trials"], 1):
+            yield f"{case['suite']}/{case['case_id']} ask {number}", trial
+
+
+def _texts(document: dict[str, Any]) -> dict[str, list[str]]:
+    """Every answer's text, by case: each turn's of a conversation, then the last."""
+    texts: dict[str, list[str]] = {}
+    for case in document["cases"]:
+        answers = texts.setdefault(f"{case['suite']}/{case['case_id']}", [])
+        for trial in case["trials"]:
+            answers.extend(turn["response"]["text"] for turn in trial.get("turns", ()))
+            answers.append(trial["response"]["text"] if trial["response"] else "<no answer>")
+    return texts
+
+
+def _unanswered(document: dict[str, Any]) -> list[str]:
+    return [
+        f"{case['suite']}/{case['case_id']}: {case['outcome']}: {case['reason']}"
+        for case in document["cases"]
+        if case["outcome"] not in ANSWERED
+    ]
+
+
+def _answered_run(run: Run) -> dict[str, Any]:
+    """The results of a run that ended with a verdict (0 or 1) and every case answered."""
+    result, out = run
+    assert result.code in (0, 1), result.show()
+    document = read_results(out, result)
+    assert document["complete"] is True, result.show()
+    assert _unanswered(document) == [], result.show()
+    return document
+
+
+# ---------------------------------------------------------------- (c) the built-in suites
+
+
+def test_the_built_in_suites_run_end_to_end_with_every_case_answered(whole_run: Run) -> None:
+    document = _answered_run(whole_run)
+    assert len(document["cases"]) == load_suites([SUITES]).case_total
+    assert document["totals"]["errored"] == 0
+    for where, trial in _trials(document):
+        assert trial["outcome"] in ANSWERED, f"{where}: {trial['reason']}"
+        assert trial["response"] is not None, where
+        # No tool was offered, so none can have been called.
+        assert trial["tool_calls"] == [], where
+    # Text arrived: a transport that dropped every answer's text would still "answer".
+    assert any(text.strip() for texts in _texts(document).values() for text in texts)
+
+
+def test_every_answer_says_where_each_field_came_from(whole_run: Run) -> None:
+    document = _answered_run(whole_run)
+    for where, trial in _trials(document):
+        provenance = trial["provenance"]
+        contract = {name.value for name in FieldName} - {FieldName.TOOL_CALLS.value}
+        assert set(provenance) >= contract, where
+        for field, source in provenance.items():
+            assert source["origin"] in ORIGINS, f"{where}: {field}: {source}"
+        # What llama-server.yaml says of each field, whatever the model answered.
+        assert provenance["text"]["origin"] == "declared", where
+        assert provenance["citations"]["origin"] == "derived", where
+        assert provenance["citations"]["rule"], where
+        assert provenance["escalated"]["origin"] == "derived", where
+        assert provenance["context_ids"]["origin"] == "absent", where
+
+
+def test_the_recorded_text_is_what_the_server_sent(whole_run: Run, base_url: str) -> None:
+    """Asked directly with the same request, the server says what the results hold."""
+    document = _answered_run(whole_run)
+    spec = read_document(
+        decode_source(WHOLE_TARGET.read_bytes(), str(WHOLE_TARGET)), str(WHOLE_TARGET)
+    ).data
+    golden = [case for case in document["cases"] if case["suite"] == "riverbend-golden"]
+    assert golden, "the built-in golden suite was not run"
+    with httpx.Client(base_url=base_url, timeout=300) as client:
+        for case in golden[:4]:
+            body = {
+                "model": spec["model"],
+                "messages": [
+                    {"role": "system", "content": spec["system"]},
+                    {"role": "user", "content": case["prompt"]},
+                ],
+                "temperature": spec["temperature"],
+                "max_tokens": spec["max_tokens"],
+                **spec["extra_body"],
+            }
+            answer = client.post("/chat/completions", json=body)
+            assert answer.status_code == 200, answer.text
+            sent = answer.json()["choices"][0]["message"]["content"]
+            assert case["trials"][0]["response"]["text"] == sent, case["case_id"]
+
+
+# ---------------------------------------------------------------- (a) streamed or not
+
+
+def test_streamed_and_whole_answers_are_assembled_the_same(
+    whole_run: Run, streamed_run: Run
+) -> None:
+    whole = _texts(_answered_run(whole_run))
+    streamed = _texts(_answered_run(streamed_run))
+    assert streamed, "the streamed run asked nothing"
+    assert set(streamed) <= set(whole)
+    differ = {
+        case: {"whole": whole[case], "streamed": texts}
+        for case, texts in streamed.items()
+        if texts != whole[case]
+    }
+    assert differ == {}, json.dumps(differ, ensure_ascii=False, indent=1)
+
+
+# ---------------------------------------------------------------- (b) a forced tool call
+
+
+def test_a_forced_tool_call_comes_back_as_a_tool_call(base_url: str, tmp_path: Path) -> None:
+    calls = {}
+    for stream in (False, True):
+        mode = "streamed" if stream else "whole"
+        target = materialise(
+            TOOL_TARGET, tmp_path / f"{mode}.yaml", base_url=base_url, stream=stream
+        )
+        out = tmp_path / f"{mode}.json"
+        result = run_gauntlet("run", "--target", target, "--cases", TOOL_CASES, "--out", out)
+        # The answer is a tool call and no text, so the case fails: 1, never an error (2).
+        assert result.code in (0, 1), f"{mode}\n{result.show()}"
+        [(where, trial)] = _trials(read_results(out, result))
+        assert trial["outcome"] in ANSWERED, f"{mode}: {where}: {trial['reason']}"
+        [call] = trial["tool_calls"]
+        # A stream repeats the name in every fragment: it is taken once, never joined.
+        assert call["name"] == TOOL_NAME, f"{mode}: {call}"
+        assert isinstance(call["id"], str), f"{mode}: the server sends an id: {call}"
+        assert call["id"], f"{mode}: {call}"
+        arguments = json.loads(call["arguments"])
+        assert set(arguments) == {"topic"}, f"{mode}: {call}"
+        assert arguments["topic"] in TOPICS, f"{mode}: {call}"
+        calls[mode] = (call["name"], call["arguments"])
+    assert calls["streamed"] == calls["whole"]
+
+
+# ---------------------------------------------------------------- (d) probe
+
+
+def _field_lines(output: str, field: str) -> list[str]:
+    """Each line that starts with `field` (after any indent or bullet), as the probe lists them.
+
+    A line that names no origin is read together with the next, in case the probe puts a
+    field's provenance under its name.
+    """
+    lines = [*output.splitlines(), ""]
+    found = []
+    for index, line in enumerate(lines[:-1]):
+        if re.match(rf"^\W*{field}\b", line):
+            named = any(origin in line for origin in ORIGINS)
+            found.append(line if named else f"{line} {lines[index + 1]}")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("target", "extra"),
+    [
+        pytest.param(WHOLE_TARGET, (), id="whole"),
+        pytest.param(
+            STREAM_TARGET,
+            ("--prompt", "¿Cuál es el horario de la biblioteca?", "--language", "es"),
+            id="streamed-es",
+        ),
+        pytest.param(WHOLE_TARGET, ("--cases", SUITES), id="whole-with-suites"),
+    ],
+)
+def test_probe_shows_where_every_field_comes_from(
+    base_url: str, tmp_path: Path, target: Path, extra: tuple[str | Path, ...]
+) -> None:
+    written = materialise(target, tmp_path / "target.yaml", base_url=base_url)
+    result = run_gauntlet("probe", "--target", written, *extra)
+    assert result.code in (0, 2), result.show()
+    expected = {
+        FieldName.TEXT: ("declared",),
+        FieldName.CITATIONS: ("derived",),
+        FieldName.CONTEXT_IDS: ("absent",),
+        FieldName.REFUSED: ORIGINS,
+        FieldName.ESCALATED: ("derived",),
+        FieldName.TOOL_CALLS: ORIGINS,
+    }
+    for field, origins in expected.items():
+        shown = _field_lines(result.stdout, field.value)
+        assert any(origin in line for line in shown for origin in origins), (
+            f"{field.value}: no line gives its provenance ({' or '.join(origins)})\n{result.show()}"
+        )
