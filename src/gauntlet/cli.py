@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -12,7 +13,7 @@ import traceback
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 from rich.console import Console
@@ -34,8 +35,8 @@ if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.run.results import Shard, TargetInfo
-    from gauntlet.targets.contract import Target
-    from gauntlet.targets.http import Header, HttpSettings
+    from gauntlet.targets.contract import AsyncTarget
+    from gauntlet.targets.http import Header
 
 # Each command imports what it needs when it runs: `gauntlet --version` and `--help` stay
 # fast, and a run against the toy never loads the HTTP client.
@@ -174,12 +175,31 @@ def validate(cases: CasesOption = None) -> None:
     )
 
 
+TargetFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--target",
+        metavar="FILE",
+        help="A target file: how to reach your feature (an OpenAI-compatible chat endpoint, "
+        "any JSON API, or gauntlet's own contract) and read its answers. See `gauntlet schema "
+        "target` and `gauntlet probe`.",
+        show_default=False,
+    ),
+]
+
+
 @app.command("run")
 def run_command(
     cases: CasesOption = None,
+    target_file: TargetFileOption = None,
     http_url: Annotated[
         str | None,
-        typer.Option("--http-url", metavar="URL", help="Ask a deployed feature over HTTP."),
+        typer.Option(
+            "--http-url",
+            metavar="URL",
+            help="Ask a deployed feature that speaks gauntlet's own contract over HTTP "
+            "(a shorthand for a target file of kind gauntlet).",
+        ),
     ] = None,
     callable_spec: Annotated[
         str | None,
@@ -213,17 +233,25 @@ def run_command(
         int, typer.Option("--concurrency", min=1, help="Cases asked at once.")
     ] = DEFAULT_CONCURRENCY,
     timeout: Annotated[
-        float,
-        typer.Option("--timeout", min=0.001, help="Seconds for one HTTP attempt, start to end."),
-    ] = DEFAULT_TIMEOUT,
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            help="Seconds for one HTTP attempt, start to end (a stream's last byte included). "
+            f"Default: the target file's `http.timeout`, else {DEFAULT_TIMEOUT:g}.",
+            show_default=False,
+        ),
+    ] = None,
     retries: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--retries",
             min=0,
-            help="HTTP retries after connect errors, timeouts, 429 and 502/503/504.",
+            help="HTTP retries after connect errors, timeouts, 429 and 502/503/504. "
+            f"Default: the target file's `http.retries`, else {DEFAULT_RETRIES}.",
+            show_default=False,
         ),
-    ] = DEFAULT_RETRIES,
+    ] = None,
     header: Annotated[
         list[str] | None,
         typer.Option(
@@ -289,18 +317,23 @@ def run_command(
     from gauntlet.run.journal import Journal, journal_path
     from gauntlet.run.results import exit_code_for
     from gauntlet.run.results_file import write_results
-    from gauntlet.targets.http import HttpSettings, parse_header
+    from gauntlet.targets.http import parse_header
 
-    _replace_out(out, inputs=cases or ())
+    _replace_out(out, inputs=[*(cases or ()), *([target_file] if target_file else [])])
     part = _parse_shard(shard)
     _check_run_id(run_id)
     headers = [parse_header(spec, os.environ) for spec in header or []]
     if headers and http_url is None:
-        raise UsageError("--header is for --http-url targets")
-    settings = HttpSettings(timeout=timeout, retries=retries)
-    target, info, redactor = _choose_target(
-        cases, http_url, callable_spec, toy, toy_defects, settings, headers, concurrency
+        raise UsageError(
+            "--header is for --http-url targets (a target file writes its own `headers:`)"
+        )
+    chosen = _choose_target(
+        _TargetChoice(cases, target_file, http_url, callable_spec, toy, toy_defects, headers),
+        timeout,
+        retries,
+        concurrency,
     )
+    target, info = chosen
     suites = _load(cases)
     if part is not None and part.count > suites.case_total:
         total = suites.case_total
@@ -321,7 +354,7 @@ def run_command(
                 repeat=repeat,
                 shard=part,
                 progress=progress,
-                redactor=redactor,
+                redactor=_Options.redactor,
                 journal=journal,
                 run_id=run_id,
             )
@@ -416,55 +449,157 @@ def merge(
     raise typer.Exit(exit_code_for(merged.verdict))
 
 
+class _TargetChoice(NamedTuple):
+    """What the command line says about the target."""
+
+    cases: list[Path] | None
+    target_file: Path | None
+    http_url: str | None
+    callable_spec: str | None
+    toy: bool
+    toy_defects: list[ToyDefect] | None
+    headers: list[Header]
+
+
 def _choose_target(
-    cases: list[Path] | None,
-    http_url: str | None,
-    callable_spec: str | None,
-    toy: bool,
-    toy_defects: list[ToyDefect] | None,
-    settings: HttpSettings,
-    headers: list[Header],
-    concurrency: int,
-) -> tuple[Target, TargetInfo, Redactor]:
+    choice: _TargetChoice, timeout: float | None, retries: int | None, concurrency: int
+) -> tuple[AsyncTarget, TargetInfo]:
+    """The one target the flags name, adapted to the engine's seam, and how to record it.
+
+    Every secret it holds is taught to `_Options.redactor`, which masks every line printed.
+    """
     from gauntlet.run.results import TargetInfo
-    from gauntlet.targets.http import HttpTarget
+    from gauntlet.targets.adapters import CallableTarget
+    from gauntlet.targets.http import HttpSettings, HttpTarget
     from gauntlet.targets.python import load_callable_target
     from gauntlet.targets.toy import make_toy
 
     chosen = [
         flag
         for flag, given in (
-            ("--http-url", http_url is not None),
-            ("--callable", callable_spec is not None),
-            ("--toy/--toy-defect", toy or bool(toy_defects)),
+            ("--target", choice.target_file is not None),
+            ("--http-url", choice.http_url is not None),
+            ("--callable", choice.callable_spec is not None),
+            ("--toy/--toy-defect", choice.toy or bool(choice.toy_defects)),
         )
         if given
     ]
     if len(chosen) > 1:
         raise UsageError(f"choose one target, not {' and '.join(chosen)}")
-    if http_url is not None:
-        http = HttpTarget(http_url, headers=headers, settings=settings, concurrency=concurrency)
-        redactor = Redactor(http.secrets)
-        _Options.redactor = redactor
-        for what in redactor.unmasked:
-            _stderr().print(
-                f"note: {what} is shorter than {MIN_SECRET_LENGTH} characters: it is sent, but "
-                "not masked in any output (masking so short a value would rewrite the answers)",
-                markup=False,
-            )
-        return http, TargetInfo(kind="http", name=redactor.text(http.name)), redactor
-    if callable_spec is not None:
-        target = load_callable_target(callable_spec)
-        return target, TargetInfo(kind="callable", name=target.name), Redactor()
-    if cases and not chosen:
-        raise UsageError(
-            "--cases needs a target: --http-url URL or --callable MODULE:FACTORY "
-            "(a verdict on the toy is not a verdict on your feature; --toy runs it on purpose)"
+    redactor = _Options.redactor
+    if choice.target_file is not None:
+        return _file_target(choice.target_file, timeout, retries, concurrency)
+    if choice.http_url is not None:
+        settings = HttpSettings(
+            timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+            retries=DEFAULT_RETRIES if retries is None else retries,
         )
-    defects = list(dict.fromkeys(toy_defects or []))
+        http = HttpTarget(
+            choice.http_url,
+            headers=choice.headers,
+            settings=settings,
+            concurrency=concurrency,
+            redactor=redactor,
+        )
+        _note_unmasked(redactor)
+        return http, TargetInfo(kind="http", name=redactor.text(http.name))
+    if timeout is not None or retries is not None:
+        raise UsageError("--timeout and --retries are for HTTP targets (--target, --http-url)")
+    if choice.callable_spec is not None:
+        python = load_callable_target(choice.callable_spec)
+        info = TargetInfo(kind="callable", name=python.name)
+        return CallableTarget(python, concurrency=concurrency), info
+    if choice.cases and not chosen:
+        raise UsageError(
+            "--cases needs a target: --target FILE, --http-url URL or --callable "
+            "MODULE:FACTORY (a verdict on the toy is not a verdict on your feature; --toy "
+            "runs it on purpose)"
+        )
+    defects = list(dict.fromkeys(choice.toy_defects or []))
     toy_target = make_toy(defects)
     info = TargetInfo(kind="toy", name=toy_target.name, defects=tuple(d.value for d in defects))
-    return toy_target, info, Redactor()
+    return CallableTarget(toy_target, concurrency=concurrency), info
+
+
+def _file_target(
+    path: Path, timeout: float | None, retries: int | None, concurrency: int
+) -> tuple[AsyncTarget, TargetInfo]:
+    """The target a target file describes; `--timeout` and `--retries` override its `http:`."""
+    from gauntlet.run.results import TargetInfo
+    from gauntlet.targets.configured import build_target
+    from gauntlet.targets.target_file import load_target_file
+
+    loaded = load_target_file(path)
+    http = loaded.spec.http
+    changed = {
+        key: value
+        for key, value in (("timeout", timeout), ("retries", retries))
+        if value is not None
+    }
+    if changed:
+        spec = loaded.spec.model_copy(update={"http": http.model_copy(update=changed)})
+        loaded = dataclasses.replace(loaded, spec=spec)
+    redactor = _Options.redactor
+    target = build_target(loaded, concurrency=concurrency, redactor=redactor)
+    _note_unmasked(redactor)
+    kinds = {"gauntlet": "http", "openai-chat": "openai-chat", "http": "http-template"}
+    info = TargetInfo(
+        kind=kinds[loaded.spec.kind],  # type: ignore[arg-type]
+        name=redactor.text(target.name),
+        target_file=str(path),
+    )
+    return target, info
+
+
+def _note_unmasked(redactor: Redactor) -> None:
+    for what in redactor.unmasked:
+        _stderr().print(
+            f"note: {what} is shorter than {MIN_SECRET_LENGTH} characters: it is sent, but "
+            "not masked in any output (masking so short a value would rewrite the answers)",
+            markup=False,
+        )
+
+
+@app.command()
+def probe(
+    target_file: Annotated[
+        Path,
+        typer.Option(
+            "--target",
+            metavar="FILE",
+            help="The target file to try.",
+            show_default=False,
+        ),
+    ],
+    prompt: Annotated[
+        str,
+        typer.Option("--prompt", metavar="TEXT", help="What to ask."),
+    ] = "What are the library's opening hours?",
+    language: Annotated[
+        str,
+        typer.Option("--language", metavar="TAG", help="The prompt's language (BCP 47)."),
+    ] = "en",
+    cases: CasesOption = None,
+) -> None:
+    """Send one request through a target file and show what every field became, and why.
+
+    Prints the request (secrets masked), the status, the start of the raw answer, and each
+    contract field with its value and provenance (declared by the target, derived by which
+    rule, or absent); then, for the suites of --cases (default: the built-in ones), which
+    could run against this target and which would be refused, and why. Exit 0 when every
+    field those suites need is supplied; 2 otherwise.
+    """
+    from gauntlet.targets.probe import probe_target, report_lines
+    from gauntlet.targets.target_file import load_target_file
+
+    loaded = load_target_file(target_file)
+    suites = _load(cases)
+    report = probe_target(loaded, suites, prompt, language, _Options.redactor)
+    out = _stdout()
+    for line in report_lines(report, suites, _Options.redactor):
+        out.print(line, markup=False)
+    if report.error is not None or report.problems:
+        raise typer.Exit(ExitCode.HARNESS_ERROR)
 
 
 class InventoryFormat(StrEnum):

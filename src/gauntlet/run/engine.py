@@ -326,7 +326,7 @@ def score(
     `earlier` holds cases already judged: by an earlier, interrupted run being resumed, or
     as they finished.
     """
-    redactor = redactor or Redactor()
+    redactor = redactor if redactor is not None else Redactor()
     cases = [
         judge_case(item, list(seen), redactor=redactor, interrupted_by=interrupted_by)
         for item, seen in zip(run_plan.items, observations, strict=True)
@@ -374,7 +374,7 @@ def run_gauntlet(
             down or does not speak the contract).
         UsageError: a suite's `pass_k` is more than its asks.
     """
-    redactor = redactor or Redactor()
+    redactor = redactor if redactor is not None else Redactor()
     run_plan = plan(suites, repeat=repeat, shard=shard)
     earlier = journal.start(run_plan.plan, shard, target_info.name, run_id) if journal else {}
     todo = [item for item in run_plan.items if item.plan_index not in earlier]

@@ -76,7 +76,26 @@ Needs = tuple[SuiteNeeds, ...]
 
 
 def suite_needs(loaded: LoadedSuite) -> SuiteNeeds:
-    """The fields `loaded`'s gate reads (its turns' refusal checks included)."""
+    """The fields `loaded`'s gate reads (its turns' refusal checks included).
+
+    Worked out once per suite: scoring asks it for every case.
+    """
+    # Keyed by identity: hashing a suite would walk every case, which is the cost avoided.
+    kept = _KNOWN.get(id(loaded))
+    if kept is not None and kept[0] is loaded:
+        return kept[1]
+    if len(_KNOWN) >= _KNOWN_MAX:
+        _KNOWN.clear()
+    need = _needs(loaded)
+    _KNOWN[id(loaded)] = (loaded, need)
+    return need
+
+
+_KNOWN: dict[int, tuple[LoadedSuite, SuiteNeeds]] = {}
+_KNOWN_MAX = 1024
+
+
+def _needs(loaded: LoadedSuite) -> SuiteNeeds:
     suite = loaded.suite
     fields = set(GATE_FIELDS[suite.gate])
     if any(turn.expect_refused is not None for case in suite.cases for turn in case.turns or ()):
@@ -101,6 +120,17 @@ def check_supplied(suites: SuiteSet, target: AsyncTarget) -> Needs:
             to map or derive it.
     """
     needs = tuple(suite_needs(loaded) for loaded in suites.suites)
+    problems = supply_problems(needs, target)
+    if problems:
+        raise UsageError(
+            "the target cannot supply what the gates read, so no case was asked:\n  "
+            + "\n  ".join(problems)
+        )
+    return needs
+
+
+def supply_problems(needs: Needs, target: AsyncTarget) -> list[str]:
+    """Each suite, field and language the target cannot supply, with how to fix it."""
     problems = []
     for need in needs:
         for language in need.languages:
@@ -114,16 +144,11 @@ def check_supplied(suites: SuiteSet, target: AsyncTarget) -> Needs:
                         f"`{field}` in {language}, which {target.name} does not supply{why}: "
                         f"{_HOW[field]}"
                     )
-    if problems:
-        raise UsageError(
-            "the target cannot supply what the gates read, so no case was asked:\n  "
-            + "\n  ".join(dict.fromkeys(problems))
-        )
-    return needs
+    return list(dict.fromkeys(problems))
 
 
 def check_probe(traced: Traced, needs: Needs) -> None:
-    """Refuse the run if the pre-flight answer lacks a field some suite needs in English.
+    """Refuse the run if the pre-flight answer lacks a field some suite needs.
 
     A field the file maps may still be missing from what the server sends (an OpenAI server
     that never writes `refusal`): better said once, before the first case, than on every case.
@@ -144,6 +169,22 @@ def check_probe(traced: Traced, needs: Needs) -> None:
             for field, suites in wanting.items()
         )
         raise TargetContractError(f"the pre-flight answer does not supply {said}")
+
+
+def probe_problems(traced: Traced, needs: Needs, language: str) -> list[str]:
+    """Each suite whose field one answer (in `language`) did not supply, as `probe` says it."""
+    problems = []
+    for need in needs:
+        if language not in need.languages:
+            continue
+        for field in sorted(need.fields - need.waived):
+            source = traced.provenance.get(field)
+            if source is not None and source.origin is Origin.ABSENT:
+                problems.append(
+                    f"suite {need.suite} ({need.gate} gate) needs `{field}`, which this answer "
+                    f"did not supply ({source.rule or 'not in the answer'}): {_HOW[field]}"
+                )
+    return problems
 
 
 def unsupplied(
@@ -182,6 +223,8 @@ __all__ = [
     "check_probe",
     "check_supplied",
     "describe_unsupplied",
+    "probe_problems",
     "suite_needs",
+    "supply_problems",
     "unsupplied",
 ]

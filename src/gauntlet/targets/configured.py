@@ -1,0 +1,510 @@
+"""Targets a target file describes: `openai-chat` and `http` (and `gauntlet`, the native one).
+
+`build_target` turns a loaded target file into an `AsyncTarget`. Every kind sends through one
+`HttpClient` (deadline, retries, only 2xx an answer, size cap, auth, secrets masked), so the
+kinds differ only in the body they build and in how they read the answer: the native
+contract, an OpenAI chat completion (whole or streamed as Server-Sent Events), or any JSON
+read with the file's JMESPath mapping. Every answer carries each field's provenance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import jmespath
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from gauntlet import __version__
+from gauntlet.errors import TargetContractError, UsageError
+from gauntlet.redact import Redactor, Secret
+from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
+from gauntlet.targets.client import (
+    Authenticator,
+    HttpClient,
+    HttpSettings,
+    Sleep,
+    keep_cookies,
+    read_capped,
+    with_cookies,
+)
+from gauntlet.targets.contract import (
+    AsyncTarget,
+    Conversation,
+    FieldSource,
+    Message,
+    Origin,
+    Provenance,
+    Traced,
+    Usage,
+)
+from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request
+from gauntlet.targets.http import PROBE_PROMPT, Header, HttpTarget, parse_header
+from gauntlet.targets.mapping import (
+    Mapped,
+    described,
+    languages_without_phrases,
+    map_http,
+    map_openai,
+    provides,
+)
+from gauntlet.targets.spec import BearerAuth as BearerAuthSpec
+from gauntlet.targets.spec import (
+    GauntletSpec,
+    HttpSpec,
+    OpenAIChatSpec,
+    Placeholder,
+    SessionFromHeader,
+    SessionFromResponse,
+    StreamFormat,
+)
+from gauntlet.targets.spec import OAuth2ClientCredentials as OAuthSpec
+from gauntlet.targets.stream import assemble_openai, openai_is_last, read_json_stream
+from gauntlet.targets.strict_json import json_kind, loads
+from gauntlet.targets.target_file import LoadedTarget
+
+Clock = Callable[[], float]
+
+
+def build_target(
+    loaded: LoadedTarget,
+    *,
+    concurrency: int = 8,
+    redactor: Redactor | None = None,
+    exchange: Exchange | None = None,
+    sleep: Sleep = asyncio.sleep,
+    rng: random.Random | None = None,
+    clock: Clock = time.perf_counter,
+) -> AsyncTarget:
+    """The target `loaded` describes, sending through `exchange` (aiohttp by default).
+
+    Every secret the file reads is taught to `redactor` now; a token fetched later, as soon
+    as it arrives.
+
+    Raises:
+        UsageError: a URL, header or proxy that cannot be used.
+    """
+    redactor = redactor if redactor is not None else Redactor()
+    redactor.learn(*loaded.secrets)
+    spec = loaded.spec
+    headers = _headers(spec.headers, loaded.environ_values)
+    settings = HttpSettings(
+        timeout=spec.http.timeout, retries=spec.http.retries, max_bytes=spec.http.max_bytes
+    )
+    exchange = exchange if exchange is not None else AiohttpExchange(concurrency)
+    auth = _auth(loaded)
+    if isinstance(spec, GauntletSpec):
+        native = HttpTarget(
+            spec.url,
+            headers=headers,
+            settings=settings,
+            exchange=exchange,
+            auth=auth,
+            redactor=redactor,
+            sleep=sleep,
+            rng=rng,
+        )
+        if spec.name is not None:
+            native.name = spec.name
+        return native
+    client = HttpClient(exchange, settings, redactor=redactor, auth=auth, sleep=sleep, rng=rng)
+    if isinstance(spec, OpenAIChatSpec):
+        return OpenAIChatTarget(spec, loaded.system_text, headers, client, auth, clock=clock)
+    return TemplateTarget(spec, headers, client, auth, clock=clock)
+
+
+def _headers(written: Mapping[str, str], environ: Mapping[str, str]) -> list[Header]:
+    return [parse_header(f"{name}: {value}", environ) for name, value in written.items()]
+
+
+def _auth(loaded: LoadedTarget) -> Authenticator | None:
+    spec = loaded.spec
+    environ = loaded.environ_values
+    if isinstance(spec, OpenAIChatSpec) and spec.api_key_env is not None:
+        return BearerAuth(environ[spec.api_key_env], what=f"the value of {spec.api_key_env}")
+    match spec.auth:
+        case None:
+            return None
+        case BearerAuthSpec(token_env=name):
+            return BearerAuth(environ[name], what=f"the value of {name}")
+        case OAuthSpec() as oauth:
+            return OAuth2ClientCredentials(
+                oauth.token_url,
+                environ[oauth.client_id_env],
+                environ[oauth.client_secret_env],
+                scope=oauth.scope,
+                refresh_before=oauth.refresh_before,
+            )
+        case _:  # pragma: no cover - the models allow no other
+            raise AssertionError(spec.auth)
+
+
+class _FileTarget:
+    """What the two kinds of target file share: the client, secrets, provenance, asking."""
+
+    holds_conversations = True
+    """History is sent (as messages, or through `{{ history }}`) for multi-turn cases."""
+
+    def __init__(
+        self,
+        url: str,
+        name: str | None,
+        headers: Sequence[Header],
+        client: HttpClient,
+        auth: Authenticator | None,
+        response: Any,
+        clock: Clock,
+    ) -> None:
+        self._auth = auth
+        parts = urlsplit(url)
+        self.url = url
+        self.name = name or f"{parts.scheme}://{parts.netloc}{parts.path or '/'}"
+        self._client = client
+        self._response = response
+        self._clock = clock
+        self._static = provides(response)
+        self._header_secrets = tuple(
+            Secret(value, "a value read from the environment")
+            for header in headers
+            for value in header.from_environment
+        )
+        client.redactor.learn(*self._header_secrets)
+        self._headers = CIMultiDictProxy(
+            CIMultiDict(
+                {"Content-Type": "application/json", "User-Agent": f"gauntlet/{__version__}"}
+                | {header.name: header.value for header in headers}
+            )
+        )
+
+    @property
+    def secrets(self) -> tuple[Secret, ...]:
+        """Every value read from the environment, and the client's credentials."""
+        auth = self._auth.secrets if self._auth is not None else ()
+        return tuple(dict.fromkeys((*self._header_secrets, *auth, *self._client.exchange.secrets)))
+
+    def provides(self, language: str) -> Provenance:
+        """The file's mapping, with a phrase rule that has no phrases for `language` absent."""
+        missing = languages_without_phrases(self._response, [language])
+        return {
+            **self._static,
+            **{
+                field: FieldSource(origin=Origin.ABSENT, rule=f"no phrases for {language}")
+                for field in missing
+            },
+        }
+
+    async def probe(self) -> Traced:
+        """One ask before the suite, so a broken target or mapping fails fast."""
+        return await self.ask_traced(PROBE_PROMPT, "en", conversation=Conversation("probe"))
+
+    async def ask_traced(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None = None,
+        *,
+        stop: asyncio.Event | None = None,
+        conversation: Conversation | None = None,
+    ) -> Traced:
+        """Ask one turn; see `AsyncTarget`."""
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._client.aclose()
+
+    async def _ask(
+        self,
+        request: Request,
+        read: Callable[[Reply, list[float]], Any],
+        stop: asyncio.Event | None,
+        conversation: Conversation | None,
+    ) -> tuple[Any, int, float, CIMultiDictProxy[str], float | None]:
+        if conversation is not None and conversation.cookies:
+            request = with_cookies(request, conversation.cookies)
+        started = self._clock()
+        first: list[float] = []
+        called = await self._client.call(request, lambda reply: read(reply, first), stop=stop)
+        if conversation is not None:
+            keep_cookies(conversation.cookies, called.headers)
+        first_ms = round((first[0] - started) * 1000, 3) if first else None
+        return called.value, called.attempts, called.waited, called.headers, first_ms
+
+    def _mark(self, first: list[float]) -> Callable[[], None]:
+        def mark() -> None:
+            if not first:
+                first.append(self._clock())
+
+        return mark
+
+
+class OpenAIChatTarget(_FileTarget):
+    """An OpenAI-compatible `/v1/chat/completions` server, whole answers or streamed."""
+
+    def __init__(
+        self,
+        spec: OpenAIChatSpec,
+        system: str | None,
+        headers: Sequence[Header],
+        client: HttpClient,
+        auth: Authenticator | None = None,
+        *,
+        clock: Clock = time.perf_counter,
+    ) -> None:
+        url = spec.base_url.rstrip("/") + "/chat/completions"
+        super().__init__(url, spec.name, headers, client, auth, spec.response, clock)
+        self._spec = spec
+        self._system = system if system is not None else spec.system
+        if spec.stream:
+            self._headers = _with(self._headers, "Accept", "text/event-stream")
+
+    def body(self, prompt: str, history: Sequence[Message] | None) -> dict[str, Any]:
+        """The request body: the model, the messages, the settings and `extra_body`."""
+        spec = self._spec
+        messages: list[dict[str, str]] = []
+        if self._system is not None:
+            messages.append({"role": "system", "content": self._system})
+        messages += [
+            {"role": message["role"], "content": message["content"]} for message in history or ()
+        ]
+        messages.append({"role": "user", "content": prompt})
+        body: dict[str, Any] = {"model": spec.model, "messages": messages, "stream": spec.stream}
+        if spec.temperature is not None:
+            body["temperature"] = spec.temperature
+        if spec.max_tokens is not None:
+            body["max_tokens"] = spec.max_tokens
+        return body | spec.extra_body
+
+    async def ask_traced(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None = None,
+        *,
+        stop: asyncio.Event | None = None,
+        conversation: Conversation | None = None,
+    ) -> Traced:
+        """Ask one turn; see `AsyncTarget`.
+
+        Raises:
+            TargetError: no answer, or one that breaks the file's mapping (named).
+        """
+        request = Request("POST", self.url, self._headers, _json(self.body(prompt, history)))
+
+        async def read(reply: Reply, first: list[float]) -> tuple[Mapped, Usage | None]:
+            completion = await self._completion(reply, first)
+            return map_openai(self._spec.response, completion, language), _usage(completion)
+
+        (mapped, usage), attempts, waited, _, first_ms = await self._ask(
+            request, read, stop, conversation
+        )
+        return _traced(mapped, attempts, waited, usage, first_ms)
+
+    async def _completion(self, reply: Reply, first: list[float]) -> Mapping[str, Any]:
+        limit = self._client.settings.max_bytes
+        if not self._spec.stream:
+            return _object(loads(await read_capped(reply, limit)), "response")
+        _expect_event_stream(reply)
+        chunks = await read_json_stream(
+            reply.chunks(),
+            "sse",
+            max_bytes=limit,
+            is_last=openai_is_last,
+            on_first_data=self._mark(first),
+        )
+        return assemble_openai(chunks)
+
+
+class TemplateTarget(_FileTarget):
+    """Any JSON API: the file's body template out, its JMESPath mapping back."""
+
+    def __init__(
+        self,
+        spec: HttpSpec,
+        headers: Sequence[Header],
+        client: HttpClient,
+        auth: Authenticator | None = None,
+        *,
+        clock: Clock = time.perf_counter,
+    ) -> None:
+        super().__init__(spec.url, spec.name, headers, client, auth, spec.response, clock)
+        self._spec = spec
+        if spec.response.stream is StreamFormat.SSE:
+            self._headers = _with(self._headers, "Accept", "text/event-stream")
+        self._done = jmespath.compile(spec.response.done) if spec.response.done else None
+        self._piece = jmespath.compile(spec.response.text)
+
+    def body(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None,
+        conversation: Conversation | None,
+    ) -> Any:
+        """The file's body with every placeholder filled as a JSON value."""
+        from gauntlet.targets.mapping import render_body  # noqa: PLC0415
+
+        values: dict[Placeholder, Any] = {
+            Placeholder.PROMPT: prompt,
+            Placeholder.LANGUAGE: language,
+            Placeholder.HISTORY: [dict(message) for message in history or ()],
+            Placeholder.SESSION_ID: conversation.session_id if conversation else None,
+            Placeholder.CASE_ID: conversation.case_id if conversation else None,
+        }
+        return render_body(self._spec.body, values)
+
+    async def ask_traced(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None = None,
+        *,
+        stop: asyncio.Event | None = None,
+        conversation: Conversation | None = None,
+    ) -> Traced:
+        """Ask one turn; see `AsyncTarget`.
+
+        Raises:
+            TargetError: no answer, or one that breaks the file's mapping (named).
+        """
+        headers = self._headers
+        session = self._spec.session
+        if session is not None and session.header and conversation and conversation.session_id:
+            headers = _with(headers, session.header, conversation.session_id)
+        body = _json(self.body(prompt, language, history, conversation))
+        request = Request(self._spec.method, self.url, headers, body)
+
+        async def read(reply: Reply, first: list[float]) -> tuple[Mapped, Any]:
+            return await self._read(reply, language, first)
+
+        (mapped, document), attempts, waited, reply_headers, first_ms = await self._ask(
+            request, read, stop, conversation
+        )
+        if session is not None and conversation is not None and conversation.session_id is None:
+            conversation.session_id = _session_id(session, document, reply_headers)
+        return _traced(mapped, attempts, waited, None, first_ms)
+
+    async def _read(self, reply: Reply, language: str, first: list[float]) -> tuple[Mapped, Any]:
+        response = self._spec.response
+        limit = self._client.settings.max_bytes
+        if response.stream is None:
+            document = loads(await read_capped(reply, limit))
+            return map_http(response, document, language), document
+        framing: Literal["sse", "ndjson"] = (
+            "sse" if response.stream is StreamFormat.SSE else "ndjson"
+        )
+        if framing == "sse":
+            _expect_event_stream(reply)
+        done = self._done
+        chunks = await read_json_stream(
+            reply.chunks(),
+            framing,
+            max_bytes=limit,
+            is_last=(lambda chunk: bool(done.search(chunk))) if done is not None else None,
+            on_first_data=self._mark(first),
+        )
+        if not chunks:
+            raise TargetContractError("the stream held no chunk")
+        text = "".join(self._pieces(chunks))
+        return map_http(response, chunks[-1], language, text=text), chunks[-1]
+
+    def _pieces(self, chunks: Sequence[Any]) -> list[str]:
+        pieces = []
+        for number, chunk in enumerate(chunks, start=1):
+            piece = self._piece.search(chunk)
+            if piece is None:
+                continue
+            if not isinstance(piece, str):
+                raise TargetContractError(
+                    f"text: JMESPath `{self._spec.response.text}` found {described(piece)} "
+                    f"in stream chunk {number}, not text"
+                )
+            pieces.append(piece)
+        return pieces
+
+
+def _session_id(
+    session: SessionFromResponse | SessionFromHeader, document: Any, headers: Mapping[str, str]
+) -> str:
+    if isinstance(session, SessionFromHeader):
+        value = headers.get(session.from_header)
+        if not value:
+            raise TargetContractError(
+                f"session: the answer has no {session.from_header} header to continue the "
+                "conversation with"
+            )
+        return value
+    found = jmespath.search(session.from_response, document)
+    if not isinstance(found, str) or not found:
+        raise TargetContractError(
+            f"session: JMESPath `{session.from_response}` found {described(found)}, "
+            "not a session id (non-empty text)"
+        )
+    return found
+
+
+def _traced(
+    mapped: Mapped, attempts: int, waited: float, usage: Usage | None, first_ms: float | None
+) -> Traced:
+    return Traced(
+        mapped.response,
+        attempts,
+        waited,
+        provenance=mapped.provenance,
+        tool_calls=mapped.tool_calls,
+        usage=usage,
+        first_token_ms=first_ms,
+        answered_text=mapped.answered_text,
+    )
+
+
+def _usage(completion: Mapping[str, Any]) -> Usage | None:
+    """The `usage` an OpenAI answer reports, counts that are not whole numbers left out."""
+    usage = completion.get("usage")
+    if not isinstance(usage, dict):
+        return None
+
+    def count(name: str) -> int | None:
+        value = usage.get(name)
+        return (
+            value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+        )
+
+    return Usage(
+        prompt_tokens=count("prompt_tokens"),
+        completion_tokens=count("completion_tokens"),
+        total_tokens=count("total_tokens"),
+    )
+
+
+def _object(value: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise TargetContractError(f"{what} is a JSON {json_kind(value)}, not an object")
+    return value
+
+
+def _expect_event_stream(reply: Reply) -> None:
+    kind = reply.headers.get("content-type", "")
+    if not kind.split(";")[0].strip().lower() == "text/event-stream":
+        raise TargetContractError(
+            f"asked for a stream, but the answer is {kind or 'of no content type'}, "
+            "not text/event-stream"
+        )
+
+
+def _with(headers: Mapping[str, str], name: str, value: str) -> CIMultiDictProxy[str]:
+    merged = CIMultiDict(headers)
+    merged[name] = value
+    return CIMultiDictProxy(merged)
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+__all__ = ["OpenAIChatTarget", "TemplateTarget", "UsageError", "build_target"]
