@@ -9,6 +9,7 @@ read with the file's JMESPath mapping. Every answer carries each field's provena
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import json
 import random
@@ -21,7 +22,7 @@ import jmespath
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from gauntlet import __version__
-from gauntlet.errors import TargetContractError, UsageError
+from gauntlet.errors import TargetContractError
 from gauntlet.redact import Redactor, Secret
 from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
 from gauntlet.targets.client import (
@@ -52,6 +53,7 @@ from gauntlet.targets.mapping import (
     map_http,
     map_openai,
     provides,
+    render_body,
 )
 from gauntlet.targets.spec import BearerAuth as BearerAuthSpec
 from gauntlet.targets.spec import (
@@ -144,7 +146,7 @@ def _auth(loaded: LoadedTarget) -> Authenticator | None:
             raise AssertionError(spec.auth)
 
 
-class _FileTarget:
+class _FileTarget(abc.ABC):
     """What the two kinds of target file share: the client, secrets, provenance, asking."""
 
     holds_conversations = True
@@ -202,6 +204,7 @@ class _FileTarget:
         """One ask before the suite, so a broken target or mapping fails fast."""
         return await self.ask_traced(PROBE_PROMPT, "en", conversation=Conversation("probe"))
 
+    @abc.abstractmethod
     async def ask_traced(
         self,
         prompt: str,
@@ -212,7 +215,6 @@ class _FileTarget:
         conversation: Conversation | None = None,
     ) -> Traced:
         """Ask one turn; see `AsyncTarget`."""
-        raise NotImplementedError
 
     async def aclose(self) -> None:
         """Close the connections."""
@@ -347,8 +349,6 @@ class TemplateTarget(_FileTarget):
         conversation: Conversation | None,
     ) -> Any:
         """The file's body with every placeholder filled as a JSON value."""
-        from gauntlet.targets.mapping import render_body  # noqa: PLC0415
-
         values: dict[Placeholder, Any] = {
             Placeholder.PROMPT: prompt,
             Placeholder.LANGUAGE: language,
@@ -507,4 +507,4 @@ def _json(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-__all__ = ["OpenAIChatTarget", "TemplateTarget", "UsageError", "build_target"]
+__all__ = ["OpenAIChatTarget", "TemplateTarget", "build_target"]
