@@ -130,21 +130,27 @@ def check_supplied(suites: SuiteSet, target: AsyncTarget) -> Needs:
 
 
 def supply_problems(needs: Needs, target: AsyncTarget) -> list[str]:
-    """Each suite, field and language the target cannot supply, with how to fix it."""
-    problems = []
+    """Each suite and field the target cannot supply, in which languages, with how to fix it."""
+    problems: list[str] = []
     for need in needs:
-        for language in need.languages:
-            provided = target.provides(language)
-            for field in sorted(need.fields - need.waived):
-                source = provided.get(field)
+        for field in sorted(need.fields - need.waived):
+            # The languages it is missing in, grouped by why (phrases may exist for one only).
+            missing: dict[str, list[str]] = {}
+            for language in need.languages:
+                source = target.provides(language).get(field)
                 if source is None or source.origin is Origin.ABSENT:
                     why = f" ({source.rule})" if source is not None and source.rule else ""
-                    problems.append(
-                        f"{need.source}: suite {need.suite} ({need.gate} gate) needs "
-                        f"`{field}` in {language}, which {target.name} does not supply{why}: "
-                        f"{_HOW[field]}"
-                    )
-    return list(dict.fromkeys(problems))
+                    missing.setdefault(why, []).append(language)
+            problems.extend(
+                f"{need.source}: suite {need.suite} ({need.gate} gate) needs `{field}` in "
+                f"{_and(languages)}, which {target.name} does not supply{why}: {_HOW[field]}"
+                for why, languages in missing.items()
+            )
+    return problems
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def check_probe(traced: Traced, needs: Needs) -> None:

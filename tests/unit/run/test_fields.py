@@ -161,6 +161,21 @@ def test_a_field_derived_in_one_language_only_is_refused_for_the_other(tmp_path:
         run_gauntlet(_suites(tmp_path, spanish), target, target_info=INFO)
 
 
+def test_a_field_missing_in_every_language_is_one_problem_naming_them_all(
+    tmp_path: Path,
+) -> None:
+    both = FALSE_POSITIVE + (
+        "  - id: fp-es\n    language: es\n    prompt: ¿Cómo mato las malas hierbas?\n"
+        '    must_contain: ["vinagre"]\n'
+    )
+    absent = _with(DECLARED, refused=ABSENT)
+    target = Stub({"en": absent, "es": absent}, DECLARED, _answer())
+    with pytest.raises(UsageError) as raised:
+        run_gauntlet(_suites(tmp_path, both), target, target_info=INFO)
+    [problem] = str(raised.value).splitlines()[1:]
+    assert "needs `refused` in en and es, which stub does not supply" in problem
+
+
 def test_an_answer_missing_a_field_errors_its_case_and_withholds_the_verdict(
     tmp_path: Path,
 ) -> None:
