@@ -7,9 +7,11 @@ import shlex
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from gauntlet.cases.model import CASE_MODELS, SUITE_MODELS, Case, GateName, SuiteBase
 from gauntlet.cli import run
+from gauntlet.targets import spec
 from gauntlet.targets.toy import PAIRED_GATES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,3 +176,68 @@ def test_the_benchmarks_row_check_tells_a_true_row_from_a_false_one(
     row: str, targets: dict[str, str], agrees: bool
 ) -> None:
     assert (_disagreement(row, targets) is None) is agrees
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(heading, 1)[1].split("\n### ", 1)[0]
+
+
+def test_the_readme_target_file_example_loads_and_is_refused_as_the_readme_says(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """The worked example is a real target file, and the refusal shown is what it gets."""
+    section = _section(README, "### Point gauntlet at your feature")
+    [example] = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    [refusal] = re.findall(r"```text\n(.*?)```", section, re.DOTALL)
+    (tmp_path / "target.yaml").write_text(example, encoding="utf-8")
+    (tmp_path / "system-prompt.txt").write_text("You answer questions.", encoding="utf-8")
+    (tmp_path / "suites").symlink_to(ROOT / "suites")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ASSISTANT_API_KEY", "sk-example-not-a-real-key")
+    # The port is never dialled: the refusal comes before the first ask.
+    code = run(["run", "--target", "target.yaml", "--cases", "suites/", "--quiet"])
+    out, err = capsys.readouterr()
+    assert (code, out, err) == (2, "", refusal)
+
+
+TARGET_FILES_DOC = (ROOT / "docs" / "target-files.md").read_text(encoding="utf-8")
+
+
+def _target_doc_keys(heading: str) -> set[str]:
+    section = TARGET_FILES_DOC.split(f"\n{heading}\n", 1)[1]
+    section = re.split(r"\n#{2,3} ", section, maxsplit=1)[0]
+    first_table = section.split("\n|", 1)[1].split("\n\n", 1)[0]  # the keys, not placeholders
+    return {row.split("|")[1].strip(" `") for row in first_table.splitlines() if "| `" in row}
+
+
+_TARGET_DOC_TABLES: list[tuple[str, list[type[BaseModel]]]] = [
+    ("## Keys every kind shares", [spec._Common]),
+    ("## kind: gauntlet", [spec.GauntletSpec]),
+    ("## kind: openai-chat", [spec.OpenAIChatSpec]),
+    ("### openai-chat `response`", [spec.OpenAIResponse]),
+    ("## kind: http", [spec.HttpSpec]),
+    ("### http `response`", [spec.HttpResponse]),
+    ("### session", [spec.SessionFromResponse, spec.SessionFromHeader]),
+    ("## auth", [spec.BearerAuth, spec.OAuth2ClientCredentials]),
+    ("## http", [spec.Http]),
+]
+
+
+@pytest.mark.parametrize(("heading", "models"), _TARGET_DOC_TABLES)
+def test_every_target_file_key_is_documented_and_no_other(
+    heading: str, models: list[type[BaseModel]]
+) -> None:
+    keys = {key for model in models for key in model.model_fields}
+    if heading.startswith("## kind:"):  # the shared keys have their own table
+        keys -= set(spec._Common.model_fields) | {"kind"}
+    elif heading == "## Keys every kind shares":
+        keys |= {"kind"}
+    assert _target_doc_keys(heading) == keys
+
+
+def test_every_placeholder_is_documented_and_no_other() -> None:
+    section = TARGET_FILES_DOC.split("Placeholders, written", 1)[1].split("\n\n", 2)[1]
+    documented = {row.split("|")[1].strip(" `{}") for row in section.splitlines()[2:]}
+    assert documented == {placeholder.value for placeholder in spec.Placeholder}
