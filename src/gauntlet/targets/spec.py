@@ -13,12 +13,15 @@ errors, and `gauntlet.targets.configured` builds the target it describes.
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterator
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import jmespath
 import jmespath.exceptions
+import jmespath.functions
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -79,9 +82,43 @@ HEADER_NAME_PATTERN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
 URL_PATTERN = r"^https?://[^\s]+$"
 
 
+_FUNCTIONS: dict[str, Any] = jmespath.functions.Functions().FUNCTION_TABLE
+"""JMESPath's built-in functions by name, each with its signature."""
+
+
+def _functions(node: Any) -> Iterator[tuple[str, int]]:
+    """Every function an expression's parse tree calls: (its name, how many arguments)."""
+    if isinstance(node, dict):
+        if node.get("type") == "function_expression":
+            yield node["value"], len(node["children"])
+        for child in node.get("children", ()):
+            yield from _functions(child)
+
+
+def _check_call(name: str, given: int) -> None:
+    """Refuse a call jmespath would only refuse when it is applied to an answer."""
+    if name not in _FUNCTIONS:
+        close = difflib.get_close_matches(name, _FUNCTIONS, n=1)
+        raise PydanticCustomError(
+            "jmespath_function",
+            "not a JMESPath expression: no function named {name}(){close}",
+            {"name": name, "close": f"; did you mean {close[0]}()?" if close else ""},
+        )
+    signature = _FUNCTIONS[name]["signature"]
+    variadic = bool(signature) and bool(signature[-1].get("variadic"))
+    if given < len(signature) or (given > len(signature) and not variadic):
+        count = len(signature)
+        wanted = f"{'at least ' if variadic else ''}{count} argument{'s' * (count != 1)}"
+        raise PydanticCustomError(
+            "jmespath_arity",
+            "not a JMESPath expression: {name}() takes {wanted}, not {given}",
+            {"name": name, "wanted": wanted, "given": given},
+        )
+
+
 def _jmespath(expression: str) -> str:
     try:
-        jmespath.compile(expression)
+        parsed = jmespath.compile(expression)
     except jmespath.exceptions.IncompleteExpressionError:
         raise PydanticCustomError(
             "jmespath", "not a JMESPath expression: it ends before it is complete"
@@ -93,6 +130,8 @@ def _jmespath(expression: str) -> str:
             "not a JMESPath expression: {why} at character {at}",
             {"why": why, "at": exc.lex_position + 1},
         ) from None
+    for name, given in _functions(parsed.parsed):
+        _check_call(name, given)
     return expression
 
 

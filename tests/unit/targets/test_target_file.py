@@ -141,7 +141,7 @@ def test_the_invalid_corpus_covers_every_rule() -> None:
         "unset-env-var", "system-and-system-file", "system-file-missing",
         "system-file-too-large", "system-file-symlink", "system-file-directory", "anchor",
         "tag", "duplicate-key", "extra-body-sets-messages", "ndjson-without-done",
-        "not-a-mapping", "empty-file",
+        "not-a-mapping", "empty-file", "jmespath-unknown-function",
     }  # fmt: skip
     assert (INVALID / "system-file-symlink" / "prompts" / "system.txt").is_symlink()
 
