@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,3 +33,19 @@ def test_an_installed_gauntlet_reads_its_bundled_suites(unpacked_wheel: Path) ->
         check=True,
     )
     assert done.stdout.strip() == str(unpacked_wheel / "gauntlet" / "_builtin_suites")
+
+
+def test_the_sdist_holds_everything_the_tests_read() -> None:
+    """Its tests run from an unpacked sdist only if what they read beside them is there too."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    included = set(config["tool"]["hatch"]["build"]["targets"]["sdist"]["include"])
+    included.add("pyproject.toml")  # every sdist has it
+    read = {
+        match
+        for path in (ROOT / "tests").rglob("*.py")
+        for match in re.findall(r'ROOT / "([\w.-]+)"', path.read_text(encoding="utf-8"))
+    }
+    assert read, "no test reads a file beside the tests any more: this check checks nothing"
+    assert read - included == set()
