@@ -73,6 +73,31 @@ def materialise(source: Path, out: Path, *, base_url: str, stream: bool | None =
     return out
 
 
+ACCEPTS_ABSENT_CONTEXT_IDS = "accepts_absent: [context_ids]"
+"""What a grounding suite writes to run against a target that reports no retrieved pages."""
+
+
+def suites_without_context_ids(out: Path, names: tuple[str, ...] = ()) -> Path:
+    """The built-in suites (or those of `names`) copied into `out`, each grounding suite saying
+    `accepts_absent: [context_ids]`.
+
+    llama.cpp's server retrieves nothing, so the example target files declare `context_ids`
+    absent, and a grounding suite that does not accept that is refused (exit 2, no case
+    asked). The line is added as text after `gate: grounding`, as a user would write it.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    sources = [SUITES / name for name in names] if names else sorted(SUITES.glob("*.yaml"))
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        if re.search(r"(?m)^gate: grounding$", text):
+            text, found = re.subn(
+                r"(?m)^gate: grounding$", f"gate: grounding\n{ACCEPTS_ABSENT_CONTEXT_IDS}", text
+            )
+            assert found == 1, f"{source}: expected one top-level gate line, found {found}"
+        (out / source.name).write_text(text, encoding="utf-8")
+    return out
+
+
 def run_gauntlet(*args: str | Path, cwd: Path | None = None) -> CliResult:
     """`python -m gauntlet ARGS` in its own process, as a user runs it."""
     done = subprocess.run(
@@ -108,11 +133,15 @@ def base_url() -> str:
 
 @pytest.fixture(scope="session")
 def whole_run(base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """Every built-in suite asked through llama-server.yaml (answers not streamed), once."""
+    """Every built-in suite asked through llama-server.yaml (answers not streamed), once.
+
+    The grounding suite is run from a copy that accepts an absent `context_ids`.
+    """
     where = tmp_path_factory.mktemp("whole")
+    cases = suites_without_context_ids(where / "cases")
     target = materialise(WHOLE_TARGET, where / "target.yaml", base_url=base_url)
     out = where / "results.json"
-    return run_gauntlet("run", "--target", target, "--cases", SUITES, "--out", out), out
+    return run_gauntlet("run", "--target", target, "--cases", cases, "--out", out), out
 
 
 @pytest.fixture(scope="session")
@@ -124,10 +153,7 @@ def streamed_run(base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Run
     case without asking every suite twice.
     """
     where = tmp_path_factory.mktemp("streamed")
-    cases = where / "cases"
-    cases.mkdir()
-    for name in ("golden.yaml", "refusal.yaml"):
-        (cases / name).write_bytes((SUITES / name).read_bytes())
+    cases = suites_without_context_ids(where / "cases", ("golden.yaml", "refusal.yaml"))
     target = materialise(STREAM_TARGET, where / "target.yaml", base_url=base_url)
     out = where / "results.json"
     return run_gauntlet("run", "--target", target, "--cases", cases, "--out", out), out

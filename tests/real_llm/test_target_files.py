@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from gauntlet.cases.loader import load_suites
+from gauntlet.cases.model import GroundingSuite
 from gauntlet.cases.yaml_nodes import decode_source, read_document
 from gauntlet.targets.spec import (
     TARGET_FILE_ADAPTER,
@@ -28,11 +29,13 @@ from gauntlet.targets.spec import (
 from .conftest import (
     NO_SERVER,
     STREAM_TARGET,
+    SUITES,
     TOOL_CASES,
     TOOL_TARGET,
     URL_VARIABLE,
     WHOLE_TARGET,
     materialise,
+    suites_without_context_ids,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -109,6 +112,25 @@ def test_a_materialised_file_points_at_the_server(
     assert spec.model_dump(exclude={"base_url", "stream"}) == original.model_dump(
         exclude={"base_url", "stream"}
     )
+
+
+def test_the_suite_copies_differ_only_in_accepting_an_absent_context_ids(tmp_path: Path) -> None:
+    originals = load_suites([SUITES]).suites
+    suites_without_context_ids(tmp_path)
+    copies = {loaded.suite.suite: loaded.suite for loaded in load_suites([tmp_path]).suites}
+    assert set(copies) == {loaded.suite.suite for loaded in originals}
+    groundings = 0
+    for loaded in originals:
+        copy = copies[loaded.suite.suite]
+        if isinstance(loaded.suite, GroundingSuite):
+            groundings += 1
+            assert loaded.suite.accepts_absent == ()
+            assert isinstance(copy, GroundingSuite)
+            assert copy.accepts_absent == ("context_ids",)
+            assert copy.model_copy(update={"accepts_absent": ()}) == loaded.suite
+        else:
+            assert copy == loaded.suite
+    assert groundings == 1
 
 
 def test_materialise_refuses_a_file_it_cannot_rewrite(tmp_path: Path) -> None:

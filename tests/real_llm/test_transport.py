@@ -38,6 +38,8 @@ ANSWERED = ("passed", "failed")
 ORIGINS = ("declared", "derived", "absent")
 TOOL_NAME = "lookup_service"
 TOPICS = ("library", "parking", "trash")
+GROUNDING_SUITE = "riverbend-grounding"
+"""The built-in grounding suite: refused unless it accepts an absent `context_ids`."""
 
 
 def _trials(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -82,6 +84,12 @@ def test_the_built_in_suites_run_end_to_end_with_every_case_answered(whole_run: 
     document = _answered_run(whole_run)
     assert len(document["cases"]) == load_suites([SUITES]).case_total
     assert document["totals"]["errored"] == 0
+    # The grounding suite ran from its copy that does without `context_ids`, and the results
+    # say so; no other suite waived anything.
+    waived = {suite["suite"]: suite["accepts_absent"] for suite in document["suites"]}
+    assert waived == {
+        suite: ["context_ids"] if suite == GROUNDING_SUITE else [] for suite in waived
+    }
     for where, trial in _trials(document):
         assert trial["outcome"] in ANSWERED, f"{where}: {trial['reason']}"
         assert trial["response"] is not None, where
