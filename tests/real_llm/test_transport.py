@@ -29,6 +29,7 @@ from .conftest import (
     read_results,
     requires_server,
     run_gauntlet,
+    suites_without_context_ids,
 )
 
 pytestmark = requires_server
@@ -189,50 +190,106 @@ def test_a_forced_tool_call_comes_back_as_a_tool_call(base_url: str, tmp_path: P
 
 # ---------------------------------------------------------------- (d) probe
 
+PROBE_FIELD = re.compile(
+    rf"^  (?P<field>\w+): (?P<value>.*)  <- (?P<origin>{'|'.join(ORIGINS)})"
+    r"(?: \((?P<rule>.*)\))?$"
+)
+"""A field line of `gauntlet probe`: `  field: value  <- origin (rule)`; the value is JSON,
+clipped with `…` when long; the rule is there when the field has one."""
+PROBE_GATE = re.compile(r"^  (?P<suite>\S+) \((?P<gate>\w+)\): (?P<state>can run|refused)$")
+"""A gate line of `gauntlet probe`: `  suite (gate): can run` or `refused`."""
 
-def _field_lines(output: str, field: str) -> list[str]:
-    """Each line that starts with `field` (after any indent or bullet), as the probe lists them.
 
-    A line that names no origin is read together with the next, in case the probe puts a
-    field's provenance under its name.
-    """
-    lines = [*output.splitlines(), ""]
-    found = []
-    for index, line in enumerate(lines[:-1]):
-        if re.match(rf"^\W*{field}\b", line):
-            named = any(origin in line for origin in ORIGINS)
-            found.append(line if named else f"{line} {lines[index + 1]}")
-    return found
+def _section(output: str, title: str, until: str | None) -> list[str]:
+    """The lines between `title:` and `until:` (or the end), each heading alone on its line."""
+    lines = output.splitlines()
+    assert lines.count(f"{title}:") == 1, f"no single `{title}:` line\n{output}"
+    start = lines.index(f"{title}:") + 1
+    end = lines.index(f"{until}:", start) if until is not None else len(lines)
+    return lines[start:end]
+
+
+def _probe_fields(output: str) -> dict[str, re.Match[str]]:
+    """Each field line of the probe's `fields:` section, by field name (each named once)."""
+    fields: dict[str, re.Match[str]] = {}
+    for line in _section(output, "fields", "gates"):
+        found = PROBE_FIELD.match(line)
+        if found is not None:
+            assert found["field"] not in fields, f"{found['field']} shown twice\n{output}"
+            fields[found["field"]] = found
+    return fields
+
+
+def _probe_gates(output: str) -> dict[str, str]:
+    """Each suite of the probe's `gates:` section, and whether it can run."""
+    gates = {}
+    for line in _section(output, "gates", None):
+        found = PROBE_GATE.match(line)
+        if found is not None:
+            gates[found["suite"]] = found["state"]
+    return gates
 
 
 @pytest.mark.parametrize(
-    ("target", "extra"),
+    ("target", "question", "language", "accepting"),
     [
-        pytest.param(WHOLE_TARGET, (), id="whole"),
+        pytest.param(WHOLE_TARGET, (), "en", False, id="whole"),
         pytest.param(
             STREAM_TARGET,
             ("--prompt", "¿Cuál es el horario de la biblioteca?", "--language", "es"),
+            "es",
+            False,
             id="streamed-es",
         ),
-        pytest.param(WHOLE_TARGET, ("--cases", SUITES), id="whole-with-suites"),
+        pytest.param(WHOLE_TARGET, (), "en", True, id="whole-accepting-suites"),
     ],
 )
 def test_probe_shows_where_every_field_comes_from(
-    base_url: str, tmp_path: Path, target: Path, extra: tuple[str | Path, ...]
+    base_url: str,
+    tmp_path: Path,
+    target: Path,
+    question: tuple[str, ...],
+    language: str,
+    accepting: bool,
 ) -> None:
     written = materialise(target, tmp_path / "target.yaml", base_url=base_url)
-    result = run_gauntlet("probe", "--target", written, *extra)
-    assert result.code in (0, 2), result.show()
+    # Without --cases the probe judges the built-in suites.
+    cases = ("--cases", suites_without_context_ids(tmp_path / "cases")) if accepting else ()
+    result = run_gauntlet("probe", "--target", written, *question, *cases)
+
+    fields = _probe_fields(result.stdout)
+    assert set(fields) == {name.value for name in FieldName}, result.show()
+    # What the example target file says of each field, whatever the model answered.
     expected = {
-        FieldName.TEXT: ("declared",),
-        FieldName.CITATIONS: ("derived",),
-        FieldName.CONTEXT_IDS: ("absent",),
-        FieldName.REFUSED: ORIGINS,
-        FieldName.ESCALATED: ("derived",),
-        FieldName.TOOL_CALLS: ORIGINS,
+        FieldName.TEXT: ("declared", "`choices[0].message.content`"),
+        FieldName.CITATIONS: ("derived", r"regex `\[(RB-\d+)\]` over the answer"),
+        FieldName.CONTEXT_IDS: ("absent", "the target file declares it absent"),
+        FieldName.REFUSED: ("derived", f"phrases for {language} "),
+        FieldName.ESCALATED: ("derived", f"phrases for {language} "),
+        FieldName.TOOL_CALLS: ("declared", "`choices[0].message.tool_calls`"),
     }
-    for field, origins in expected.items():
-        shown = _field_lines(result.stdout, field.value)
-        assert any(origin in line for line in shown for origin in origins), (
-            f"{field.value}: no line gives its provenance ({' or '.join(origins)})\n{result.show()}"
-        )
+    for field, (origin, rule) in expected.items():
+        shown = fields[field.value]
+        assert shown["origin"] == origin, f"{field.value}: {shown[0]}\n{result.show()}"
+        assert rule in (shown["rule"] or ""), f"{field.value}: {shown[0]}\n{result.show()}"
+    # The text the server sent arrived (a JSON string, clipped when long), streamed or not.
+    assert fields["text"]["value"].startswith('"'), result.show()
+    assert len(fields["text"]["value"]) > len('""'), result.show()
+    for listed in ("citations", "context_ids", "tool_calls"):
+        assert fields[listed]["value"].startswith("["), result.show()
+    for decided in ("refused", "escalated"):
+        assert fields[decided]["value"] in ("true", "false"), result.show()
+    streamed = any(
+        line.startswith("  first streamed chunk after ")
+        for line in _section(result.stdout, "fields", "gates")
+    )
+    assert streamed is (target == STREAM_TARGET), result.show()
+
+    # Without `accepts_absent: [context_ids]` the grounding suite is refused (exit 2); every
+    # other suite can run, and with the accepting copies all of them can (exit 0).
+    gates = _probe_gates(result.stdout)
+    assert set(gates) == {loaded.suite.suite for loaded in load_suites([SUITES]).suites}
+    assert gates == {
+        suite: "can run" if accepting or suite != GROUNDING_SUITE else "refused" for suite in gates
+    }, result.show()
+    assert result.code == (0 if accepting else 2), result.show()
