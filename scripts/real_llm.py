@@ -83,7 +83,8 @@ def _server_environment() -> None:
         venv.EnvBuilder(with_pip=True).create(VENV)
     _say(
         f"building llama-cpp-python {LLAMA_CPP_PYTHON} from its source distribution "
-        "(about 5 to 10 minutes on 2 cores)"
+        "(4 to 20 minutes on 2 cores; seconds when pip's cache holds a wheel it built from "
+        "this source before)"
     )
     _run(
         [
