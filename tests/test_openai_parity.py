@@ -22,7 +22,8 @@ from gauntlet.targets.contract import Origin
 from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import load_target_file
 from gauntlet.targets.toy import ToyDefect, make_toy
-from tests.unit.targets.test_toy_openai import running
+
+from .toy_servers import running_openai
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "targets"
 SCENARIOS = [(), *((defect,) for defect in ToyDefect)]
@@ -40,7 +41,7 @@ def _native(suites: SuiteSet, defects: tuple[ToyDefect, ...]) -> Results:
 
 def _openai(suites: SuiteSet, defects: tuple[ToyDefect, ...], example: str) -> Results:
     loaded = load_target_file(EXAMPLES / example)
-    with running(make_toy(defects)) as base_url:
+    with running_openai(make_toy(defects)) as base_url:
         spec = loaded.spec.model_copy(update={"base_url": base_url})
         target = build_target(dataclasses.replace(loaded, spec=spec), concurrency=8)
         info = TargetInfo(kind="openai-chat", name=target.name, target_file=example)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import queue
 import re
 import signal
 import socket
@@ -47,11 +46,11 @@ from gauntlet.targets.toy.openai import (
     STREAM_PIECES,
     detect_language,
     serve_forever,
-    serving,
     split_text,
 )
 
 from ...cli_helpers import RunCli
+from ...toy_servers import running_openai
 
 pytestmark = pytest.mark.network
 
@@ -75,30 +74,8 @@ LOOKUP_TOOL = {"type": "function", "function": {"name": "lookup"}}
 
 
 @contextmanager
-def running(toy: RiverbendToy) -> Iterator[str]:
-    """Serve `toy` from a thread with its own event loop; yield the base URL (up to `/v1`)."""
-    started: queue.Queue[tuple[asyncio.AbstractEventLoop, asyncio.Event, int]] = queue.Queue()
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        async with serving(toy) as port:
-            started.put((asyncio.get_running_loop(), stop, port))
-            await stop.wait()
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),))
-    thread.start()
-    loop, stop, port = started.get(timeout=10)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout=10)
-        assert not thread.is_alive()
-
-
-@contextmanager
 def client_for(toy: RiverbendToy) -> Iterator[httpx.Client]:
-    with running(toy) as base, httpx.Client(base_url=base, timeout=10) as http:
+    with running_openai(toy) as base, httpx.Client(base_url=base, timeout=10) as http:
         yield http
 
 
