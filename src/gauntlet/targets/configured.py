@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-import jmespath
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from gauntlet import __version__
@@ -54,9 +53,11 @@ from gauntlet.targets.mapping import (
     map_openai,
     provides,
     render_body,
+    search_path,
 )
 from gauntlet.targets.spec import BearerAuth as BearerAuthSpec
 from gauntlet.targets.spec import (
+    FieldName,
     GauntletSpec,
     HttpSpec,
     OpenAIChatSpec,
@@ -338,8 +339,6 @@ class TemplateTarget(_FileTarget):
         self._spec = spec
         if spec.response.stream is StreamFormat.SSE:
             self._headers = _with(self._headers, "Accept", "text/event-stream")
-        self._done = jmespath.compile(spec.response.done) if spec.response.done else None
-        self._piece = jmespath.compile(spec.response.text)
 
     def body(
         self,
@@ -400,12 +399,12 @@ class TemplateTarget(_FileTarget):
         )
         if framing == "sse":
             _expect_event_stream(reply)
-        done = self._done
+        done = response.done
         chunks = await read_json_stream(
             reply.chunks(),
             framing,
             max_bytes=limit,
-            is_last=(lambda chunk: bool(done.search(chunk))) if done is not None else None,
+            is_last=(lambda chunk: bool(search_path(done, chunk, "done"))) if done else None,
             on_first_data=self._mark(first),
         )
         if not chunks:
@@ -416,7 +415,7 @@ class TemplateTarget(_FileTarget):
     def _pieces(self, chunks: Sequence[Any]) -> list[str]:
         pieces = []
         for number, chunk in enumerate(chunks, start=1):
-            piece = self._piece.search(chunk)
+            piece = search_path(self._spec.response.text, chunk, FieldName.TEXT)
             if piece is None:
                 continue
             if not isinstance(piece, str):
@@ -439,7 +438,7 @@ def _session_id(
                 "conversation with"
             )
         return value
-    found = jmespath.search(session.from_response, document)
+    found = search_path(session.from_response, document, "session")
     if not isinstance(found, str) or not found:
         raise TargetContractError(
             f"session: JMESPath `{session.from_response}` found {described(found)}, "

@@ -188,14 +188,20 @@ def _pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _search(expression: str, document: Any, field: FieldName) -> Any:
+def search_path(expression: str, document: Any, what: str) -> Any:
+    """What `expression` finds in `document`, as JMESPath finds it (null when nothing).
+
+    Raises:
+        TargetContractError: the expression failed on this document (a function given the
+            wrong type, or one that does not exist), named with `what` (`text`, `done`).
+    """
     try:
         return _compiled(expression).search(document)
     except jmespath.exceptions.JMESPathError as exc:
         # jmespath's message may quote the value it choked on: masked and cut like any quote.
         why = printable(clipped(" ".join(str(exc).split()) or type(exc).__name__, MAX_WHY))
         raise TargetContractError(
-            f"{field}: JMESPath `{printable(expression)}` could not be applied: {why}"
+            f"{what}: JMESPath `{printable(expression)}` could not be applied: {why}"
         ) from None
 
 
@@ -236,7 +242,7 @@ def read_path(
         TargetContractError: the value found has another type, or the expression failed on
             this document; the message names the field, the expression and what it found.
     """
-    found = _search(expression, document, field)
+    found = search_path(expression, document, field)
     where = _Where(field, f"JMESPath `{printable(expression)}`")
     match field:
         case FieldName.TEXT:

@@ -1191,3 +1191,42 @@ def test_closing_the_target_closes_its_exchange_and_it_holds_conversations() -> 
     assert target.holds_conversations is True
     asyncio.run(target.aclose())
     assert exchange.closed
+
+
+# ------------------------------------------------------- expressions that fail on an answer
+
+_JOIN_FAILS = (
+    "could not be applied: In function join(), invalid type for value: 5, expected one of: "
+    "['array-string'], received: \"number\""
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "reply", "message"),
+    [
+        (
+            STREAMS["http-sse"].replace("text: delta", "text: \"join('', parts)\""),
+            _stream(_events('{"parts": ["Open"]}', '{"parts": 5}', "[DONE]")),
+            f"text: JMESPath `join('', parts)` {_JOIN_FAILS}",
+        ),
+        (
+            STREAMS["http-ndjson"].replace("'final != `null`'", "\"contains(kind, 'end')\""),
+            _stream(_lines({"delta": "Open", "kind": 5})),
+            "done: JMESPath `contains(kind, 'end')` could not be applied: In function "
+            "contains(), invalid type for value: 5, expected one of: ['array', 'string'], "
+            'received: "number"',
+        ),
+        (
+            SESSION + "session: {from_response: \"join('-', id)\"}\n",
+            MockReply.json({"reply": "ok", "id": 5}),
+            f"session: JMESPath `join('-', id)` {_JOIN_FAILS}",
+        ),
+    ],
+    # An unknown function is refused when the file loads (tests/corpus/targets/invalid).
+    ids=["stream-text", "stream-done", "session-type-error"],
+)
+def test_an_expression_that_fails_on_the_answer_is_a_contract_error_naming_it(
+    text: str, reply: MockReply, message: str
+) -> None:
+    target, _ = _build(text, lambda request: reply)
+    assert type(_fails(target, message)) is TargetContractError
