@@ -414,7 +414,7 @@ class TemplateTarget(_FileTarget):
 
     def _pieces(self, chunks: Sequence[Any]) -> list[str]:
         pieces = []
-        for number, chunk in enumerate(chunks, start=1):
+        for number, chunk in enumerate(chunks):  # numbered from 0, as the stream reader does
             piece = search_path(self._spec.response.text, chunk, FieldName.TEXT)
             if piece is None:
                 continue

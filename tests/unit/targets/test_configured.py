@@ -964,9 +964,9 @@ BROKEN_STREAMS: list[tuple[str, str, MockReply, str]] = [
      _stream(_events(OPENAI_CHUNKS[0], _chunk({"content": 9}), "[DONE]")),
      "stream chunk 1: choices[0].delta.content is a number, not text"),
     ("http-sse", "text-not-a-string", _stream(_events(_piece("Open"), _piece(["9"]), "[DONE]")),
-     'text: JMESPath `delta` found a list ["9"] in stream chunk 2, not text'),
+     'text: JMESPath `delta` found a list ["9"] in stream chunk 1, not text'),
     ("http-ndjson", "text-not-a-string", _stream(_lines({"delta": 9, "final": {}})),
-     "text: JMESPath `delta` found a number 9 in stream chunk 1, not text"),
+     "text: JMESPath `delta` found a number 9 in stream chunk 0, not text"),
     *[(kind, "empty", _stream(b""), UNENDED[kind]) for kind in sorted(STREAMS)],
     ("openai-chat", "only-done", _stream(_events("[DONE]")),
      "text: the answer has no content: `choices[0].message.content` is null, with no tool "
