@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any, NamedTuple, get_args, get_origin
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
@@ -507,6 +508,7 @@ class _Checks:
 
     def run(self) -> None:
         spec = self.spec
+        self.check_urls()
         self.check_headers()
         if isinstance(spec, OpenAIChatSpec):
             if spec.api_key_env is not None:
@@ -522,6 +524,40 @@ class _Checks:
             self.read_variable(("auth", "client_secret_env"), auth.client_secret_env)
         if isinstance(spec, HttpSpec):
             self.check_body(spec)
+
+    # ---------------------------------------------------------------- URLs
+
+    def check_urls(self) -> None:
+        """Refuse a URL that cannot be used as written, or that holds `user:password@`.
+
+        A URL is not read from the environment: credentials in it would be kept in the file,
+        sent by the HTTP library unasked and unmasked, and shown in the target's name.
+        """
+        spec = self.spec
+        urls: list[tuple[Path, str, str]] = [
+            (("base_url",), spec.base_url, _AUTH_HINT)
+            if isinstance(spec, OpenAIChatSpec)
+            else (("url",), spec.url, _AUTH_HINT)
+        ]
+        if spec.auth is not None and spec.auth.kind == "oauth2-client-credentials":
+            hint = "the client id and secret are read from `client_id_env` and `client_secret_env`"
+            urls.append((("auth", "token_url"), spec.auth.token_url, hint))
+        for path, url, hint in urls:
+            try:
+                parts = urlsplit(url)
+                _ = parts.port  # a port that is not a number from 0 to 65535 raises here
+            except ValueError as exc:  # urllib's words: "Invalid IPv6 URL", "Port out of range"
+                self.refuse(path, f"cannot be used as a URL: {exc}")
+                continue
+            if not parts.hostname:
+                self.refuse(path, "has no host")
+            elif "@" in parts.netloc:
+                self.refuse(
+                    path,
+                    "holds credentials (user:password@); a target file reads every secret "
+                    "from the environment",
+                    hint,
+                )
 
     # ---------------------------------------------------------------- the environment
 
@@ -670,6 +706,11 @@ class _Checks:
                 f"write {{{{ name }}}} with one of: {', '.join(_PLACEHOLDERS)}",
             )
         return names & set(_PLACEHOLDERS)
+
+
+_AUTH_HINT = (
+    "use `auth:`, or a header that reads them, such as `Authorization: Basic ${CREDENTIALS}`"
+)
 
 
 def _body_strings(body: Any, path: Path = ("body",)) -> Iterator[tuple[Path, bool, str]]:

@@ -333,6 +333,38 @@ def test_a_header_value_cannot_hold_a_line_break() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "location"),
+    [
+        (OPENAI.replace("http://127.0.0.1", "http://me:pa55w0rd-x@127.0.0.1"), "3:11: base_url"),
+        (HTTP.replace("http://127.0.0.1", "http://me:pa55w0rd-x@127.0.0.1"), "3:6: url"),
+        ("version: 1\nkind: gauntlet\nurl: https://:pa55w0rd-x@x.test/\n", "3:6: url"),
+    ],
+    ids=["openai-chat", "http", "gauntlet"],
+)
+def test_credentials_in_a_url_are_refused_without_being_shown(text: str, location: str) -> None:
+    assert _errors(text) == [
+        f"t.yaml:{location}: holds credentials (user:password@); a target file reads every "
+        "secret from the environment\n"
+        "  hint: use `auth:`, or a header that reads them, such as "
+        "`Authorization: Basic ${CREDENTIALS}`"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://[::1/ask", "cannot be used as a URL: Invalid IPv6 URL"),
+        ("http://127.0.0.1:99999/ask", "cannot be used as a URL: Port out of range 0-65535"),
+        ("http:///ask", "has no host"),
+    ],
+)
+def test_a_url_that_cannot_be_used_is_refused_where_it_is_written(url: str, problem: str) -> None:
+    assert _errors(HTTP.replace("http://127.0.0.1:9000/ask", url)) == [
+        f"t.yaml:3:6: url: {problem}"
+    ]
+
+
 def test_a_header_set_by_auth_is_refused_whatever_its_case() -> None:
     text = (
         "version: 1\nkind: gauntlet\nurl: http://x\n"
