@@ -171,7 +171,10 @@ class HttpTarget:
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
     ) -> None:
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError as exc:  # urllib's words for a bracket left open
+            raise UsageError(f"--http-url: cannot be used as a URL: {exc}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError(
                 f"--http-url: expected an http:// or https:// URL, got {shown_url(url)!r}"

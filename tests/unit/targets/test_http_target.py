@@ -320,6 +320,13 @@ def test_the_name_keeps_host_port_and_path_only(url: str, name: str) -> None:
     assert HttpTarget(url).name == name
 
 
+def test_a_url_urllib_cannot_split_is_refused() -> None:
+    with pytest.raises(
+        UsageError, match=r"^--http-url: cannot be used as a URL: Invalid IPv6 URL$"
+    ):
+        HttpTarget("http://[::1/ask")
+
+
 @pytest.mark.parametrize("url", ["http://h:abc/", "http://h:99999/"])
 def test_a_url_with_a_bad_port_is_refused(url: str) -> None:
     with pytest.raises(UsageError, match=r"^--http-url: the port is not a number from 0 to "):
