@@ -99,10 +99,19 @@ class ProbeReport:
 
 
 def probe_target(
-    loaded: LoadedTarget, suites: SuiteSet, prompt: str, language: str, redactor: Redactor
+    loaded: LoadedTarget,
+    suites: SuiteSet,
+    prompt: str,
+    language: str,
+    redactor: Redactor,
+    *,
+    exchange: Exchange | None = None,
 ) -> ProbeReport:
-    """Send `prompt` once through the target `loaded` describes, and judge what it supplies."""
-    recording = RecordingExchange(AiohttpExchange(1))
+    """Send `prompt` once through the target `loaded` describes, and judge what it supplies.
+
+    The request goes through `exchange` (aiohttp by default), which is closed afterwards.
+    """
+    recording = RecordingExchange(exchange if exchange is not None else AiohttpExchange(1))
     target = build_target(loaded, concurrency=1, redactor=redactor, exchange=recording)
     needs = tuple(suite_needs(one) for one in suites.suites)
 
