@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from gauntlet.cases.loader import SuiteSet
-from gauntlet.display import clipped, printable
+from gauntlet.display import clipped, masking, printable
 from gauntlet.errors import TargetError
 from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.run.fields import probe_problems, suite_needs, supply_problems
@@ -134,7 +134,16 @@ def probe_target(
 
 
 def report_lines(report: ProbeReport, suites: SuiteSet, redactor: Redactor) -> list[str]:
-    """The probe as printed: request, status, raw answer, fields, and which gates could run."""
+    """The probe as printed: request, status, raw answer, fields, and which gates could run.
+
+    Every secret `redactor` knows is masked before anything is cut short, so no cut leaves
+    part of one to be printed.
+    """
+    with masking(redactor.text):
+        return _report_lines(report, suites, redactor)
+
+
+def _report_lines(report: ProbeReport, suites: SuiteSet, redactor: Redactor) -> list[str]:
     seen = report.exchanged
     lines = []
     if seen.request is not None:

@@ -212,6 +212,18 @@ def test_secrets_are_masked_in_the_raw_answer_and_a_long_one_is_cut(tmp_path: Pa
     [raw] = [line for line in lines if line.startswith('    {"answer"')]
     assert raw.startswith(f'    {{"answer": "Your key is {MASK}. xxx')
     assert len(raw) == len("    ") + RAW_SHOWN and raw.endswith("…")
+    assert "key-5e1f2a7c9b" not in "\n".join(lines)
+
+
+def test_a_secret_across_the_cut_of_a_field_is_masked_before_the_cut(tmp_path: Path) -> None:
+    def echoes(request: Request) -> MockReply:
+        # The key starts at character 111 of the quoted text, so a cut at 120 halves it.
+        return MockReply.json({**ANSWER, "answer": "a" * 110 + request.headers["X-Api-Key"]})
+
+    _, lines, _ = _probe(echoes, _suites(tmp_path, "talk.yaml"))
+    [text] = [line for line in lines if line.startswith("  text: ")]
+    assert text == f'  text: "{"a" * 110}{MASK[:8]}…  <- declared (JMESPath `answer`)'
+    assert "key-5e1f" not in "\n".join(lines)
 
 
 def test_a_recording_exchange_keeps_the_last_request_and_the_start_of_its_answer() -> None:
