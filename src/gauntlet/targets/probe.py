@@ -3,7 +3,8 @@
 A user writing a target file needs to see, before any run, what is sent (secrets masked),
 what comes back, and how every field of the contract was read from it: declared, derived by
 which rule, or absent, and so which loaded gates could run. `RecordingExchange` wraps the
-real exchange to keep the last request and the start of its raw answer.
+real exchange to keep the last request and the start of its raw answer (never an OAuth token
+endpoint's, which holds the token).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import dataclass, field
 
 from gauntlet.cases.loader import SuiteSet
@@ -22,7 +23,7 @@ from gauntlet.run.fields import probe_problems, suite_needs, supply_problems
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.contract import Conversation, Origin, Traced
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.spec import FieldName, OAuth2ClientCredentials
 from gauntlet.targets.target_file import LoadedTarget
 
 RAW_SHOWN = 2000
@@ -39,14 +40,23 @@ class Exchanged:
     status: int | None = None
     reason: str = ""
     raw: bytearray = field(default_factory=bytearray)
+    shown: bool = True
+    """Whether the answer may be shown: not when it holds credentials (`raw` is then empty)."""
 
 
 class RecordingExchange:
-    """An `Exchange` that keeps the last request and the first bytes of its answer."""
+    """An `Exchange` that keeps the last request and the first bytes of its answer.
 
-    def __init__(self, inner: Exchange) -> None:
+    Args:
+        inner: The exchange that sends.
+        unshown: URLs whose answers are never kept: an OAuth token endpoint's holds the token,
+            in a form no redactor may have learned yet (one that is not JSON, say).
+    """
+
+    def __init__(self, inner: Exchange, *, unshown: Collection[str] = ()) -> None:
         self.inner = inner
         self.seen = Exchanged()
+        self._unshown = frozenset(unshown)
 
     @property
     def secrets(self) -> tuple[Secret, ...]:
@@ -56,10 +66,12 @@ class RecordingExchange:
     @contextlib.asynccontextmanager
     async def send(self, request: Request) -> AsyncIterator[Reply]:
         """Send through the wrapped exchange, keeping what passes."""
-        self.seen = Exchanged(request)
+        shown = request.url not in self._unshown
+        self.seen = Exchanged(request, shown=shown)
         async with self.inner.send(request) as reply:
             self.seen.status, self.seen.reason = reply.status, reply.reason
-            yield Reply(reply.status, reply.reason, reply.headers, self._tee(reply))
+            chunks = self._tee(reply) if shown else reply.chunks
+            yield Reply(reply.status, reply.reason, reply.headers, chunks)
 
     def _tee(self, reply: Reply) -> _Tee:
         return _Tee(reply, self.seen.raw)
@@ -111,7 +123,11 @@ def probe_target(
 
     The request goes through `exchange` (aiohttp by default), which is closed afterwards.
     """
-    recording = RecordingExchange(exchange if exchange is not None else AiohttpExchange(1))
+    auth = loaded.spec.auth
+    recording = RecordingExchange(
+        exchange if exchange is not None else AiohttpExchange(1),
+        unshown=[auth.token_url] if isinstance(auth, OAuth2ClientCredentials) else [],
+    )
     target = build_target(loaded, concurrency=1, redactor=redactor, exchange=recording)
     needs = tuple(suite_needs(one) for one in suites.suites)
 
@@ -155,6 +171,8 @@ def _report_lines(report: ProbeReport, suites: SuiteSet, redactor: Redactor) -> 
         lines += ["  body:", *_indented(redactor.text(_pretty(request.body)))]
     if seen.status is not None:
         lines.append(f"status: {seen.status} {printable(seen.reason)}".rstrip())
+    if not seen.shown:
+        lines.append("response: not shown (an OAuth token endpoint's answer holds the token)")
     if seen.raw:
         raw = bytes(seen.raw).decode("utf-8", errors="replace")
         lines += [f"response (first {RAW_SHOWN:,} characters at most):"]

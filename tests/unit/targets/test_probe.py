@@ -226,6 +226,47 @@ def test_a_secret_across_the_cut_of_a_field_is_masked_before_the_cut(tmp_path: P
     assert "key-5e1f" not in "\n".join(lines)
 
 
+OAUTH = TARGET.replace(
+    "body:",
+    "auth:\n  kind: oauth2-client-credentials\n  token_url: https://login.test/oauth/token\n"
+    "  client_id_env: CLIENT_ID\n  client_secret_env: CLIENT_SECRET\nbody:",
+)
+CLIENT = {**ENVIRON, "CLIENT_ID": "riverbend-client", "CLIENT_SECRET": "cl13nt-s3cret-7d4e"}
+TOKEN = "gho_16C7e42F292c6912E7710c838347Ae178B4a"  # noqa: S105 - a test token
+
+
+def test_a_token_endpoints_answer_is_never_shown(tmp_path: Path) -> None:
+    def handler(request: Request) -> MockReply:
+        # A token endpoint that answers form-encoded (GitHub's does, unless asked for JSON):
+        # no usable token, and the token in the clear.
+        form = [("Content-Type", "application/x-www-form-urlencoded")]
+        return MockReply(200, form, f"access_token={TOKEN}&token_type=bearer".encode())
+
+    report, lines, exchange = _probe(
+        handler, _suites(tmp_path, "talk.yaml"), text=OAUTH, environ=CLIENT
+    )
+    [asked] = exchange.requests
+    assert asked.url == "https://login.test/oauth/token"
+    assert report.error == (
+        "getting an OAuth token from https://login.test/oauth/token: HTTP 200 OK gave no usable "
+        "token: the answer is not JSON: Expecting value at line 1, column 1"
+    )
+    assert lines[:9] == [
+        "request:",
+        "  POST https://login.test/oauth/token",
+        "  Content-Type: application/x-www-form-urlencoded",
+        "  Accept: application/json",
+        f"  Authorization: {MASK}",
+        f"  User-Agent: gauntlet/{__version__}",
+        "  body:",
+        "    grant_type=client_credentials",
+        "status: 200 OK",
+    ]
+    assert lines[9] == "response: not shown (an OAuth token endpoint's answer holds the token)"
+    assert lines[10] == f"error: {report.error}"
+    assert "16C7e42F" not in "\n".join(lines)
+
+
 def test_a_recording_exchange_keeps_the_last_request_and_the_start_of_its_answer() -> None:
     inner = MockExchange(lambda request: MockReply(201, [("X-A", "1")], [b"ab", b"cd"]))
     recording = RecordingExchange(inner)
