@@ -26,11 +26,22 @@ settings.register_profile("dev", deadline=None, max_examples=200)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+"""What the HTTP client reads from the environment, each in upper and in lower case."""
+
+
 @pytest.fixture(autouse=True)
 def _clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests see no colour settings or terminal width from the machine that runs them."""
+    """Tests see no colour settings, terminal width or proxy from the machine that runs them.
+
+    A proxy set where the tests run would stand between the client and every server the
+    tests start on 127.0.0.1; a test that wants one sets it.
+    """
     for name in ("FORCE_COLOR", "NO_COLOR", "COLUMNS", "LINES", "TERM", "GITHUB_ACTIONS"):
         monkeypatch.delenv(name, raising=False)
+    for name in PROXIES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -21,14 +21,6 @@ TOKEN = "tok-5f1c9e27b3d84a60"  # noqa: S105 - a test token, sent only to 127.0.
 MASK = "[REDACTED]"
 
 
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The client trusts the environment: no proxy may stand between it and 127.0.0.1."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("all_proxy", raising=False)
-
-
 @pytest.fixture
 def server() -> Iterator[HostileServer]:
     with hostile_server() as running:

@@ -33,13 +33,6 @@ from ...hostile_server import HostileServer, hostile_server
 GET = Request("GET", "http://example.test/x", {"Accept": "*/*"})
 
 
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
-
-
 @pytest.fixture
 def server() -> Iterator[HostileServer]:
     with hostile_server() as running:

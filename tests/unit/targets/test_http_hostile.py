@@ -44,14 +44,6 @@ class Sleeps:
         self.waits.append(seconds)
 
 
-@pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The client reads proxies from the environment: each test starts with none set."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
-
-
 @pytest.fixture
 def server() -> Iterator[HostileServer]:
     with hostile_server() as running:
