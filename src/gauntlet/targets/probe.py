@@ -209,7 +209,8 @@ def _field_lines(traced: Traced) -> list[str]:
         shown = json.dumps(values[name], ensure_ascii=False)
         lines.append(f"  {name}: {clipped(shown, 120)}  <- {how}")
     if traced.answered_text is not None:
-        lines.append(f"  (text as sent: {clipped(json.dumps(traced.answered_text), 120)})")
+        shown = json.dumps(traced.answered_text, ensure_ascii=False)  # as the text line is
+        lines.append(f"  (text as sent: {clipped(shown, 120)})")
     if traced.usage is not None:
         lines.append(f"  usage: {traced.usage.model_dump_json()}")
     if traced.first_token_ms is not None:

@@ -314,3 +314,21 @@ def test_the_report_shows_the_text_as_sent_the_usage_and_the_first_chunks_time()
         "  first streamed chunk after 1,234 ms",
         "gates:",
     ]
+
+
+def test_the_text_as_sent_is_shown_as_the_text_is_with_its_accents() -> None:
+    traced = Traced(
+        TargetResponse(
+            text="Está abierta a las 9.",
+            citations=("RB-001",),
+            context_ids=(),
+            refused=False,
+            escalated=False,
+        ),
+        answered_text="Está abierta a las 9 [RB-001].",
+    )
+    lines = report_lines(
+        ProbeReport(Exchanged(), traced, None, []), SuiteSet(suites=()), Redactor()
+    )
+    assert lines[1] == '  text: "Está abierta a las 9."  <- declared'
+    assert lines[7] == '  (text as sent: "Está abierta a las 9 [RB-001].")'
