@@ -857,12 +857,13 @@ SSE_BODIES = {
     "openai-chat": _events(*OPENAI_CHUNKS, "[DONE]"),
     "http-sse": _events(_piece("Open "), _piece("9 to 5.", final={"refused": False}), "[DONE]"),
 }
-NDJSON_BODY = _lines({"delta": "Open "}, {"delta": "9 to 5.", "final": {"refused": False}})
+NDJSON_BODY = _lines({"delta": "Open "}, {"delta": "9 to 5."}, {"final": {"refused": False}})
 WHOLE = {
     **{kind: _stream(body) for kind, body in SSE_BODIES.items()},
     "http-ndjson": _stream([NDJSON_BODY[:10], NDJSON_BODY[10:]], "application/x-ndjson"),
 }
-"""A whole stream of each framing: `Open 9 to 5.` in two pieces (NDJSON's sent split)."""
+"""A whole stream of each framing: `Open 9 to 5.` in two pieces (NDJSON's sent split, and
+ending with a chunk that holds no piece of the text)."""
 
 
 class Ticks:
@@ -1025,8 +1026,10 @@ class TokenServer:
     endpoint says back the credentials it got when it refuses them.
     """
 
-    def __init__(self, *, refuse_client: bool = False) -> None:
+    def __init__(self, *, refuse_client: bool = False, lifetime: float | None = None) -> None:
         self.refuse_client = refuse_client
+        self.lifetime = lifetime
+        """The `expires_in` each token is given, if any."""
         self.issued: list[str] = []
         self.revoked: set[str] = set()
 
@@ -1036,7 +1039,9 @@ class TokenServer:
             if self.refuse_client:
                 return MockReply.json({"error": f"invalid_client {authorization}"}, status=401)
             self.issued.append(f"at-{len(self.issued) + 1:04d}-9c41f07e2b")
-            return MockReply.json({"access_token": self.issued[-1], "token_type": "Bearer"})
+            token = {"access_token": self.issued[-1], "token_type": "Bearer"}
+            expiry = {} if self.lifetime is None else {"expires_in": self.lifetime}
+            return MockReply.json(token | expiry)
         token = authorization.removeprefix("Bearer ")
         if token not in self.issued or token in self.revoked:
             return MockReply.json({"error": f"invalid token {token}"}, status=401)
@@ -1071,6 +1076,18 @@ def test_an_oauth_token_is_fetched_once_sent_as_bearer_and_renewed_after_a_401()
     asked = exchange.requests[0]
     assert parse_qs(asked.body.decode()) == {"grant_type": ["client_credentials"], "scope": ["ask"]}
     assert [first.attempts, second.attempts, third.attempts] == [1, 1, 2]
+
+
+def test_an_oauth_token_that_has_expired_is_renewed_before_the_next_ask() -> None:
+    # A lifetime of a nanosecond has run out by the next ask, on any clock.
+    target, exchange = _build(OAUTH, TokenServer(lifetime=1e-9), environ=CLIENT)
+    _ask(target, "one")
+    _ask(target, "two")
+    assert [authorization for _, authorization in _sent(exchange)][1::2] == [
+        "Bearer at-0001-9c41f07e2b",
+        "Bearer at-0002-9c41f07e2b",
+    ]
+    assert [url for url, _ in _sent(exchange)][::2] == ["https://login.test/oauth/token"] * 2
 
 
 def test_no_oauth_secret_or_token_reaches_the_results_or_an_error(tmp_path: Path) -> None:

@@ -205,7 +205,9 @@ def test_a_target_that_cannot_be_reached_is_an_error_with_the_request_shown(
 def test_secrets_are_masked_in_the_raw_answer_and_a_long_one_is_cut(tmp_path: Path) -> None:
     def echoes(request: Request) -> MockReply:
         said = f"Your key is {request.headers['X-Api-Key']}. " + "x" * (RAW_KEPT * 2)
-        return MockReply.json({**ANSWER, "answer": said})
+        body = json.dumps({**ANSWER, "answer": said}).encode()
+        third = len(body) // 3  # the second piece passes the cap; the third is not kept
+        return MockReply(200, [], [body[:third], body[third : 2 * third], body[2 * third :]])
 
     report, lines, _ = _probe(echoes, _suites(tmp_path, "talk.yaml"))
     assert len(report.exchanged.raw) == RAW_KEPT
