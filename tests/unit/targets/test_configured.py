@@ -118,6 +118,7 @@ def _ask(
 
 def _fails(target: AsyncTarget, message: str, language: str = "en") -> TargetError:
     """Ask once: a `TargetError` saying exactly `message`."""
+    __tracebackhide__ = True
     with pytest.raises(TargetError) as caught:
         _ask(target, language=language, conversation=Conversation("c1"))
     assert str(caught.value) == message
@@ -1039,9 +1040,10 @@ class TokenServer:
             if self.refuse_client:
                 return MockReply.json({"error": f"invalid_client {authorization}"}, status=401)
             self.issued.append(f"at-{len(self.issued) + 1:04d}-9c41f07e2b")
-            token = {"access_token": self.issued[-1], "token_type": "Bearer"}
-            expiry = {} if self.lifetime is None else {"expires_in": self.lifetime}
-            return MockReply.json(token | expiry)
+            issued: dict[str, object] = {"access_token": self.issued[-1], "token_type": "Bearer"}
+            if self.lifetime is not None:
+                issued["expires_in"] = self.lifetime
+            return MockReply.json(issued)
         token = authorization.removeprefix("Bearer ")
         if token not in self.issued or token in self.revoked:
             return MockReply.json({"error": f"invalid token {token}"}, status=401)
