@@ -34,6 +34,7 @@ from gauntlet.run.scoring import judge_case, suite_info
 from gauntlet.run.tally import shard_of, summarize
 from gauntlet.targets.adapters import as_async_target
 from gauntlet.targets.contract import (
+    PROBE_LANGUAGE,
     AsyncTarget,
     Conversation,
     Message,
@@ -488,7 +489,7 @@ class _Session:
         except TargetError as exc:
             raise type(exc)(f"pre-flight check failed: {exc}") from exc
         if traced is not None:
-            check_probe(traced, self.needs)
+            check_probe(traced, self.needs, self.target.provides(PROBE_LANGUAGE))
 
     def _catch_signals(self, stop: asyncio.Event) -> dict[signal.Signals, _Handler]:
         """Catch SIGINT and SIGTERM for the run; return the handlers they had before."""

@@ -153,11 +153,15 @@ def _and(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def check_probe(traced: Traced, needs: Needs) -> None:
+def check_probe(traced: Traced, needs: Needs, expected: Provenance | None = None) -> None:
     """Refuse the run if the pre-flight answer lacks a field some suite needs.
 
     A field the file maps may still be missing from what the server sends (an OpenAI server
     that never writes `refusal`): better said once, before the first case, than on every case.
+    A field `expected` (what the target supplies in the probe's language, known before any
+    ask) already says is absent is not the server's doing: phrases given for other languages
+    only cannot decide the probe's answer. `check_supplied` has refused every suite that needs
+    the field in that language, and for the others the probe's answer says nothing about it.
 
     Raises:
         TargetContractError: naming the fields and the suites that need them.
@@ -166,6 +170,9 @@ def check_probe(traced: Traced, needs: Needs) -> None:
     for need in needs:
         for field in sorted(need.fields - need.waived):
             source = traced.provenance.get(field)
+            known = expected.get(field) if expected is not None else None
+            if known is not None and known.origin is Origin.ABSENT:
+                continue
             if source is not None and source.origin is Origin.ABSENT:
                 wanting.setdefault(field, []).append(need.suite)
     if wanting:

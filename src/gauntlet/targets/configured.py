@@ -34,6 +34,7 @@ from gauntlet.targets.client import (
     with_cookies,
 )
 from gauntlet.targets.contract import (
+    PROBE_LANGUAGE,
     AsyncTarget,
     Conversation,
     FieldSource,
@@ -203,7 +204,9 @@ class _FileTarget(abc.ABC):
 
     async def probe(self) -> Traced:
         """One ask before the suite, so a broken target or mapping fails fast."""
-        return await self.ask_traced(PROBE_PROMPT, "en", conversation=Conversation("probe"))
+        return await self.ask_traced(
+            PROBE_PROMPT, PROBE_LANGUAGE, conversation=Conversation("probe")
+        )
 
     @abc.abstractmethod
     async def ask_traced(

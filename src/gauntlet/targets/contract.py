@@ -161,6 +161,10 @@ class Conversation:
     cookies: dict[str, str] = field(default_factory=dict)
 
 
+PROBE_LANGUAGE = "en"
+"""The language a target's pre-flight `probe` asks in."""
+
+
 class AsyncTarget(Protocol):
     """The one interface the engine asks through: every kind of target is adapted to it."""
 
@@ -199,7 +203,7 @@ class AsyncTarget(Protocol):
         ...
 
     async def probe(self) -> Traced | None:
-        """One pre-flight ask, or None for a target that needs none."""
+        """One pre-flight ask (in `PROBE_LANGUAGE`), or None for a target that needs none."""
         ...
 
     async def aclose(self) -> None:

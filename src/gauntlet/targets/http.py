@@ -42,6 +42,7 @@ from gauntlet.targets.client import (
 )
 from gauntlet.targets.contract import (
     DECLARED,
+    PROBE_LANGUAGE,
     Conversation,
     Message,
     Provenance,
@@ -323,7 +324,7 @@ class HttpTarget:
         Raises:
             TargetError: what came back instead of a contract answer.
         """
-        return await self.ask_traced(PROBE_PROMPT, "en")
+        return await self.ask_traced(PROBE_PROMPT, PROBE_LANGUAGE)
 
     def provides(self, language: str) -> Provenance:  # noqa: ARG002 - the same in every language
         """Every field declared: the native contract has them all."""

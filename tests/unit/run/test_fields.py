@@ -205,6 +205,19 @@ def test_a_pre_flight_answer_missing_a_field_stops_the_run(tmp_path: Path) -> No
     assert target.asked == 0
 
 
+def test_a_field_the_target_cannot_supply_in_the_probes_language_does_not_stop_the_run(
+    tmp_path: Path,
+) -> None:
+    # Phrases for Spanish only: the English pre-flight answer cannot be decided, and says
+    # nothing about the server, since no suite asks in English.
+    static = {"en": _with(DECLARED, refused=FieldSource(origin=Origin.ABSENT, rule="no en"))}
+    probed = _with(DECLARED, refused=FieldSource(origin=Origin.ABSENT, rule="no phrases"))
+    target = Stub(static, DECLARED, _answer(), probed=probed)
+    spanish = FALSE_POSITIVE.replace("language: en", "language: es")
+    results = run_gauntlet(_suites(tmp_path, spanish), target, target_info=INFO)
+    assert (target.asked, results.verdict) == (1, Verdict.PASS)
+
+
 def test_grounding_without_context_ids_is_refused_unless_the_suite_accepts_it(
     tmp_path: Path,
 ) -> None:
