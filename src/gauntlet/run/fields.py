@@ -20,7 +20,7 @@ from types import MappingProxyType
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import GateName, GroundingSuite
 from gauntlet.errors import TargetContractError, UsageError
-from gauntlet.targets.contract import AsyncTarget, Origin, Provenance, Traced
+from gauntlet.targets.contract import AsyncTarget, FieldSource, Origin, Provenance, Traced
 from gauntlet.targets.spec import FieldName
 
 GATE_FIELDS: Mapping[GateName, frozenset[FieldName]] = MappingProxyType(
@@ -169,11 +169,7 @@ def check_probe(traced: Traced, needs: Needs, expected: Provenance | None = None
     wanting: dict[FieldName, list[str]] = {}
     for need in needs:
         for field in sorted(need.fields - need.waived):
-            source = traced.provenance.get(field)
-            known = expected.get(field) if expected is not None else None
-            if known is not None and known.origin is Origin.ABSENT:
-                continue
-            if source is not None and source.origin is Origin.ABSENT:
+            if _lacks(traced, field, expected) is not None:
                 wanting.setdefault(field, []).append(need.suite)
     if wanting:
         said = "; ".join(
@@ -184,20 +180,32 @@ def check_probe(traced: Traced, needs: Needs, expected: Provenance | None = None
         raise TargetContractError(f"the pre-flight answer does not supply {said}")
 
 
-def probe_problems(traced: Traced, needs: Needs, language: str) -> list[str]:
-    """Each suite whose field one answer (in `language`) did not supply, as `probe` says it."""
+def probe_problems(traced: Traced, needs: Needs, expected: Provenance | None = None) -> list[str]:
+    """Each suite whose field one answer did not supply, as `probe` says it.
+
+    Judged as `check_probe` judges the pre-flight answer, so that `probe` and `run` agree:
+    whatever the suite's languages, and leaving to `supply_problems` a field `expected` (what
+    the target supplies in the answer's language) already says is absent.
+    """
     problems = []
     for need in needs:
-        if language not in need.languages:
-            continue
         for field in sorted(need.fields - need.waived):
-            source = traced.provenance.get(field)
-            if source is not None and source.origin is Origin.ABSENT:
+            source = _lacks(traced, field, expected)
+            if source is not None:
                 problems.append(
                     f"suite {need.suite} ({need.gate} gate) needs `{field}`, which this answer "
                     f"did not supply ({source.rule or 'not in the answer'}): {_HOW[field]}"
                 )
     return problems
+
+
+def _lacks(traced: Traced, field: FieldName, expected: Provenance | None) -> FieldSource | None:
+    """The source of `field` when one answer lacks it and `expected` did not say it would."""
+    known = expected.get(field) if expected is not None else None
+    if known is not None and known.origin is Origin.ABSENT:
+        return None
+    source = traced.provenance.get(field)
+    return source if source is not None and source.origin is Origin.ABSENT else None
 
 
 def unsupplied(

@@ -145,7 +145,7 @@ def probe_target(
         error = str(exc)
     problems = supply_problems(needs, target)
     if traced is not None:
-        problems += probe_problems(traced, needs, language)
+        problems += probe_problems(traced, needs, target.provides(language))
     return ProbeReport(recording.seen, traced, error, problems)
 
 

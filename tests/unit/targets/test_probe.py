@@ -129,10 +129,8 @@ def test_the_probe_shows_the_request_the_answer_each_field_and_which_gates_could
         "  ground (grounding): refused",
         f"    {tmp_path / 'ground.yaml'}: suite ground (grounding gate) needs `context_ids` in en, "
         f"which http://rag.test/ask does not supply ({absent}): {WITHOUT_IDS}",
-        "    suite ground (grounding gate) needs `context_ids`, which this answer did not supply "
-        f"({absent}): {WITHOUT_IDS}",
     ]
-    assert report.problems == [line.strip() for line in lines[-2:]]
+    assert report.problems == [lines[-1].strip()]  # said once, not again for the answer
 
 
 def test_every_field_a_loaded_suite_needs_supplied_is_no_problem(tmp_path: Path) -> None:
@@ -153,16 +151,40 @@ def test_the_prompt_and_language_are_the_ones_given(tmp_path: Path) -> None:
     assert lines[7:10] == ["    {", '      "q": "¿Horario?",', '      "lang": "es"']
     # No phrases for es: refused is absent in this answer, and the suite cannot run.
     assert "  refused: false  <- absent (no phrases for language es)" in lines
-    assert lines[-4:-2] == ["gates:", "  crisis (refusal): refused"]
+    assert lines[-3:-1] == ["gates:", "  crisis (refusal): refused"]
     assert report.problems == [
         f"{tmp_path / 'crisis.yaml'}: suite crisis (refusal gate) needs `refused` in es, which "
         "http://rag.test/ask does not supply (no phrases for es): map it with a JMESPath "
         "expression, or derive it: `refused: {from_text: {en: [...], es: [...]}}`",
-        "suite crisis (refusal gate) needs `refused`, which this answer did not supply (no "
-        "phrases for language es): map it with a JMESPath expression, or derive it: "
-        "`refused: {from_text: {en: [...], es: [...]}}`",
     ]
-    assert lines[-2:] == [f"    {problem}" for problem in report.problems]
+    assert lines[-1] == f"    {report.problems[0]}"
+
+
+OPENAI = """\
+version: 1
+kind: openai-chat
+base_url: http://llm.test/v1
+model: m
+response:
+  citations: {absent: true}
+  context_ids: {absent: true}
+  escalated: {from_text: {en: ["988"], es: ["988"]}}
+"""
+
+
+def test_a_field_the_answer_lacks_is_named_for_suites_in_any_language(tmp_path: Path) -> None:
+    # The server writes no `refusal`: whatever language the probe asks in, `gauntlet run`'s
+    # pre-flight check would stop the Spanish suite, so the probe says so too.
+    answer = {"choices": [{"index": 0, "message": {"content": "Call 988."}}]}
+    report, lines, _ = _probe(
+        lambda request: MockReply.json(answer), _suites(tmp_path, "crisis.yaml"), text=OPENAI
+    )
+    assert report.problems == [
+        "suite crisis (refusal gate) needs `refused`, which this answer did not supply (the "
+        "answer has no `refusal` field, the file no phrases): map it with a JMESPath "
+        "expression, or derive it: `refused: {from_text: {en: [...], es: [...]}}`"
+    ]
+    assert lines[-2:] == ["  crisis (refusal): refused", f"    {report.problems[0]}"]
 
 
 def test_an_answer_that_breaks_the_mapping_is_shown_with_the_error(tmp_path: Path) -> None:
