@@ -589,9 +589,15 @@ def probe(
     could run against this target and which would be refused, and why. Exit 0 when every
     field those suites need is supplied; 2 otherwise.
     """
+    from gauntlet.cases.model import LANGUAGE_PATTERN
     from gauntlet.targets.probe import probe_target, report_lines
     from gauntlet.targets.target_file import load_target_file
 
+    if not re.fullmatch(LANGUAGE_PATTERN, language):
+        raise UsageError(
+            f"--language {printable(language)!s}: not a BCP 47 language tag, as a case's "
+            "`language` is written (en, es, es-MX)"
+        )
     loaded = load_target_file(target_file)
     suites = _load(cases)
     report = probe_target(loaded, suites, prompt, language, _Options.redactor)
@@ -936,12 +942,7 @@ def _report(error: GauntletError, err: Console) -> None:
             err.print(Text.assemble((location, "bold"), ": ", message))
             if problem.hint:
                 err.print(Text(f"  hint: {printable(problem.hint)}", style="dim"))
-        files = {problem.path for problem in error.errors}
-        err.print(
-            f"{len(error.errors)} {'problem' if len(error.errors) == 1 else 'problems'} "
-            f"in {len(files)} {'file' if len(files) == 1 else 'files'}; nothing was run.",
-            markup=False,
-        )
+        err.print(f"{error}; nothing was run.", markup=False)
     else:
         err.print(f"error: {error}", markup=False)
 

@@ -107,8 +107,11 @@ class ConfigErrors(GauntletError):
         self.errors: tuple[ConfigError, ...] = tuple(errors)
         if not self.errors:
             raise ValueError("ConfigErrors needs at least one error")
-        noun = "problem" if len(self.errors) == 1 else "problems"
-        super().__init__(f"{len(self.errors)} {noun} in the case files")
+        files = len({error.path for error in self.errors})
+        super().__init__(
+            f"{len(self.errors)} {'problem' if len(self.errors) == 1 else 'problems'} "
+            f"in {files} {'file' if files == 1 else 'files'}"
+        )
 
 
 class UsageError(GauntletError):

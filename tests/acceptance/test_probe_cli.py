@@ -166,6 +166,17 @@ def test_a_missing_target_file_exits_2(tmp_path: Path, run_cli: RunCli) -> None:
     )
 
 
+def test_a_language_that_is_not_a_tag_exits_2_before_anything_is_read(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    result = run_cli("probe", "--target", tmp_path / "nope.yaml", "--language", "Spanish!")
+    assert (result.code, result.stdout) == (2, ""), result.show()
+    assert result.stderr == (
+        "error: --language Spanish!: not a BCP 47 language tag, as a case's `language` is "
+        "written (en, es, es-MX)\n"
+    )
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

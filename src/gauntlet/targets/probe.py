@@ -22,7 +22,7 @@ from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.run.fields import probe_problems, suite_needs, supply_problems
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.contract import Conversation, Origin, Traced
-from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request
+from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request, shown_url
 from gauntlet.targets.spec import FieldName, OAuth2ClientCredentials
 from gauntlet.targets.target_file import LoadedTarget
 
@@ -164,7 +164,7 @@ def _report_lines(report: ProbeReport, suites: SuiteSet, redactor: Redactor) -> 
     lines = []
     if seen.request is not None:
         request = seen.request
-        lines += ["request:", f"  {request.method} {request.url}"]
+        lines += ["request:", f"  {request.method} {printable(shown_url(request.url))}"]
         for name, value in request.headers.items():
             shown = "[REDACTED]" if is_credential_name(name) else redactor.text(value)
             lines.append(f"  {name}: {printable(shown)}")

@@ -291,6 +291,16 @@ def test_a_token_endpoints_answer_is_never_shown(tmp_path: Path) -> None:
     assert "16C7e42F" not in "\n".join(lines)
 
 
+def test_the_request_line_masks_a_query_value_named_like_a_credential(tmp_path: Path) -> None:
+    """A function key in the URL (`?code=`, Azure Functions') is a secret nobody declared."""
+    text = TARGET.replace("ask?v=2", "ask?v=2&code=fn-key-8c1d0e6b44")
+    _, lines, _ = _probe(
+        lambda request: MockReply.json(ANSWER), _suites(tmp_path, "talk.yaml"), text=text
+    )
+    assert lines[1] == "  POST http://rag.test/ask?v=2&code=[REDACTED]"
+    assert not any("fn-key-8c1d0e6b44" in line for line in lines)
+
+
 def test_a_recording_exchange_keeps_the_last_request_and_the_start_of_its_answer() -> None:
     inner = MockExchange(lambda request: MockReply(201, [("X-A", "1")], [b"ab", b"cd"]))
     recording = RecordingExchange(inner)
