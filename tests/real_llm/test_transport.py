@@ -261,7 +261,12 @@ def test_probe_shows_where_every_field_comes_from(
     assert set(fields) == {name.value for name in FieldName}, result.show()
     # What the example target file says of each field, whatever the model answered.
     expected = {
-        FieldName.TEXT: ("declared", "`choices[0].message.content`"),
+        FieldName.TEXT: (
+            "declared",
+            "`choices[0].delta.content`, joined across the stream's chunks"
+            if target == STREAM_TARGET
+            else "`choices[0].message.content`",
+        ),
         FieldName.CITATIONS: ("derived", r"regex `\[(RB-\d+)\]` over the answer"),
         FieldName.CONTEXT_IDS: ("absent", "the target file declares it absent"),
         FieldName.REFUSED: ("derived", f"phrases for {language} "),

@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
@@ -235,7 +235,14 @@ class _FileTarget(abc.ABC):
             request = with_cookies(request, conversation.cookies)
         started = self._clock()
         first: list[float] = []
-        called = await self._client.call(request, lambda reply: read(reply, first), stop=stop)
+
+        def attempt(reply: Reply) -> Any:
+            # Each attempt starts clean: the first token is that of the answer that was read
+            # (timed from the first request, retry waits included), never a failed attempt's.
+            first.clear()
+            return read(reply, first)
+
+        called = await self._client.call(request, attempt, stop=stop)
         if conversation is not None:
             keep_cookies(conversation.cookies, called.headers)
         first_ms = round((first[0] - started) * 1000, 3) if first else None
@@ -247,6 +254,17 @@ class _FileTarget(abc.ABC):
                 first.append(self._clock())
 
         return mark
+
+
+def completions_url(base_url: str) -> str:
+    """`<base_url>/chat/completions`, the base URL's query kept after the path.
+
+    Azure OpenAI wants its `?api-version=...` on every request: a base URL that carries one
+    keeps it where a query belongs, not in the middle of the path.
+    """
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/") + "/chat/completions"
+    return urlunsplit(parts._replace(path=path))
 
 
 class OpenAIChatTarget(_FileTarget):
@@ -262,8 +280,9 @@ class OpenAIChatTarget(_FileTarget):
         *,
         clock: Clock = time.perf_counter,
     ) -> None:
-        url = spec.base_url.rstrip("/") + "/chat/completions"
-        super().__init__(url, spec.name, headers, client, auth, spec.response, clock)
+        super().__init__(
+            completions_url(spec.base_url), spec.name, headers, client, auth, spec.response, clock
+        )
         self._spec = spec
         self._system = system if system is not None else spec.system
         if spec.stream:
@@ -304,7 +323,10 @@ class OpenAIChatTarget(_FileTarget):
 
         async def read(reply: Reply, first: list[float]) -> tuple[Mapped, Usage | None]:
             completion = await self._completion(reply, first)
-            return map_openai(self._spec.response, completion, language), _usage(completion)
+            mapped = map_openai(
+                self._spec.response, completion, language, streamed=self._spec.stream
+            )
+            return mapped, _usage(completion)
 
         (mapped, usage), attempts, waited, _, first_ms = await self._ask(
             request, read, stop, conversation
@@ -509,4 +531,4 @@ def _json(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-__all__ = ["OpenAIChatTarget", "TemplateTarget", "build_target"]
+__all__ = ["OpenAIChatTarget", "TemplateTarget", "build_target", "completions_url"]

@@ -66,6 +66,7 @@ OPENAI_REFUSAL = f"{REFUSAL_FIELD} and {CONTENT_FILTER}"
 _CONTENT = "choices[0].message.content"
 _TOOL_CALLS = "choices[0].message.tool_calls"
 _REFUSAL = "choices[0].message.refusal"
+_STREAMED_CONTENT = "`choices[0].delta.content`, joined across the stream's chunks"
 _FINISH_REASON = "choices[0].finish_reason"
 
 _CLOSING = frozenset(".,;:!?)]}»”’…、。，．！？；：")
@@ -585,7 +586,9 @@ def _message(completion: object) -> tuple[dict[str, Any], dict[str, Any]]:
     return choice, message
 
 
-def map_openai(spec: OpenAIResponse, completion: Mapping[str, Any], language: str) -> Mapped:
+def map_openai(
+    spec: OpenAIResponse, completion: Mapping[str, Any], language: str, *, streamed: bool = False
+) -> Mapped:
     """Read an OpenAI-compatible chat completion: `choices[0].message` and the file's rules.
 
     The text is `message.content`. Null content is an empty text beside tool calls, the
@@ -594,6 +597,8 @@ def map_openai(spec: OpenAIResponse, completion: Mapping[str, Any], language: st
     `finish_reason: content_filter`; failing those, the target file's phrases decide it;
     failing phrases, a `refusal` key that is null declares "no"; and with no `refusal` key
     at all the field is absent. The file's JMESPath rules read the whole completion.
+    `streamed` says the completion was assembled from a stream's chunks (`assemble_openai`),
+    so the text's provenance names the deltas it was joined from.
 
     Raises:
         TargetContractError: the completion is not shaped like one (the path is named), or a
@@ -613,7 +618,7 @@ def map_openai(spec: OpenAIResponse, completion: Mapping[str, Any], language: st
         declared = CONTENT_FILTER
 
     if content is not None:
-        text, text_rule = content, f"`{_CONTENT}`"
+        text, text_rule = content, _STREAMED_CONTENT if streamed else f"`{_CONTENT}`"
     elif calls:
         text, text_rule = "", f"`{_CONTENT}` (null beside tool calls)"
     elif refusal:

@@ -572,6 +572,28 @@ def _says(text: str) -> MockReply:
     return MockReply.json(_completion({"content": text, "refusal": None}))
 
 
+@pytest.mark.parametrize(
+    ("base_url", "sent_to"),
+    [
+        ("https://llm.test/v1/", "https://llm.test/v1/chat/completions"),
+        (
+            "https://res.openai.azure.test/openai/deployments/gpt?api-version=2024-06-01",
+            "https://res.openai.azure.test/openai/deployments/gpt/chat/completions"
+            "?api-version=2024-06-01",
+        ),
+    ],
+    ids=["trailing-slash", "azure-query"],
+)
+def test_requests_go_to_chat_completions_under_the_base_url_its_query_kept(
+    base_url: str, sent_to: str
+) -> None:
+    text = OPENAI.replace("base_url: https://llm.test/v1/", f"base_url: {base_url}")
+    target, exchange = _build(text, lambda request: _says("ok"), environ=KEY)
+    _ask(target)
+    [request] = exchange.requests
+    assert request.url == sent_to
+
+
 def test_a_conversation_is_sent_as_messages_the_system_prompt_first(tmp_path: Path) -> None:
     (tmp_path / "system.txt").write_text("You are the Riverbend assistant.\n", encoding="utf-8")
     text = OPENAI.replace("temperature: 0", "temperature: 0\nsystem_file: system.txt")
@@ -894,10 +916,29 @@ def test_a_whole_stream_is_one_answer_with_the_time_to_its_first_chunk(kind: str
         assert request.headers["Accept"] == "text/event-stream"
     if kind == "openai-chat":
         assert json.loads(request.body)["stream"] is True
-    else:
-        assert traced.provenance[FieldName.TEXT] == FieldSource(
-            origin=Origin.DECLARED, rule="JMESPath `delta`, joined across the stream's chunks"
-        )
+    joined = "`choices[0].delta.content`" if kind == "openai-chat" else "JMESPath `delta`"
+    assert traced.provenance[FieldName.TEXT] == FieldSource(
+        origin=Origin.DECLARED, rule=f"{joined}, joined across the stream's chunks"
+    )
+
+
+def test_a_stream_retried_after_a_timeout_times_the_first_token_of_the_answer_read() -> None:
+    """The first attempt's chunk came before its deadline passed; the answer is the second's."""
+    first_event = SSE_BODIES["openai-chat"].split(b"\n\n", 1)[0] + b"\n\n"
+    timed_out = ExchangeError(TargetError("timed out"), retryable=True)
+    replies = iter([_stream([first_event, timed_out]), WHOLE["openai-chat"]])
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    target, exchange = _build(
+        STREAMS["openai-chat"], lambda request: next(replies), environ=KEY, clock=Ticks(),
+        sleep=no_wait,
+    )  # fmt: skip
+    traced = _ask(target)
+    assert (traced.response.text, traced.attempts) == ("Open 9 to 5.", 2)
+    # The clock ticks 0.125 s a reading: the start, the first attempt's chunk, the second's.
+    assert traced.first_token_ms == 250.0
 
 
 BROKEN_BODY = ExchangeError(
