@@ -345,7 +345,15 @@ class OpenAIChatTarget(_FileTarget):
             is_last=openai_is_last,
             on_first_data=self._mark(first),
         )
-        return assemble_openai(chunks)
+        completion = assemble_openai(chunks)
+        if completion["choices"][0]["finish_reason"] is None:
+            # `data: [DONE]` alone is not enough: llama-cpp-python, interrupted by another
+            # request, sends it after a stream it cut short. Every answer that ended says why.
+            raise TargetContractError(
+                "stream ended without a finish_reason for choices[0], so the answer may have "
+                "been cut short"
+            )
+        return completion
 
 
 class TemplateTarget(_FileTarget):

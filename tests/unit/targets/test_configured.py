@@ -954,6 +954,9 @@ UNENDED = {
 }
 """What each framing says of a stream that ends before its terminator."""
 
+NO_FINISH = (
+    "stream ended without a finish_reason for choices[0], so the answer may have been cut short"
+)
 WRONG_TYPE = "asked for a stream, but the answer is {}, not text/event-stream"
 OVERLOADED = _events('{"error": {"message": "model overloaded"}}', event="error")
 SSE_KINDS = ("openai-chat", "http-sse")
@@ -1011,9 +1014,11 @@ BROKEN_STREAMS: list[tuple[str, str, MockReply, str]] = [
     ("http-ndjson", "text-not-a-string", _stream(_lines({"delta": 9, "final": {}})),
      "text: JMESPath `delta` found a number 9 in stream chunk 0, not text"),
     *[(kind, "empty", _stream(b""), UNENDED[kind]) for kind in sorted(STREAMS)],
-    ("openai-chat", "only-done", _stream(_events("[DONE]")),
-     "text: the answer has no content: `choices[0].message.content` is null, with no tool "
-     "calls and no refusal"),
+    ("openai-chat", "only-done", _stream(_events("[DONE]")), NO_FINISH),
+    # What llama-cpp-python sends when another request interrupts a stream: [DONE], cut short.
+    ("openai-chat", "done-without-finish-reason",
+     _stream(_events(*OPENAI_CHUNKS[:2], "[DONE]")),
+     NO_FINISH),
     ("http-sse", "only-done", _stream(_events("[DONE]")), "the stream held no chunk"),
 ]  # fmt: skip
 
