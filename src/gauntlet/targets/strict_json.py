@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from typing import Any, NoReturn
 
 from gauntlet.display import clipped
@@ -56,12 +55,11 @@ def loads(data: bytes | str, what: str = "response") -> Any:
         text = data
     document = text[len(BOM) :] if text.startswith(BOM) else text
     try:
-        return json.loads(
-            document,
-            object_pairs_hook=_no_duplicates(what),
-            parse_constant=_no_constants(what),
-            parse_float=_finite(what),
-        )
+        if document.startswith(BOM):  # a second one; json.loads says so, its decoder does not
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM", document, 0)
+        return _DECODER.decode(document)
+    except _Refused as exc:
+        raise TargetContractError(f"{what} {exc.why}") from None
     except json.JSONDecodeError as exc:
         raise TargetContractError(
             f"{what} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno} "
@@ -98,33 +96,39 @@ def json_kind(value: object) -> str:
             return f"Python {type(value).__name__}"
 
 
-def _no_duplicates(what: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
-    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in seen:
-                raise TargetContractError(f"{what} has the key {clipped(key, QUOTED)!r} twice")
-            seen[key] = value
-        return seen
+class _Refused(Exception):
+    """What a decoding hook refuses; `loads` says which document it was in."""
 
-    return build
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
 
-def _no_constants(what: str) -> Callable[[str], NoReturn]:
-    def refuse(name: str) -> NoReturn:
-        raise TargetContractError(f"{what} holds {name}, which JSON does not allow")
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Refused(f"has the key {clipped(key, QUOTED)!r} twice")
+        seen[key] = value
+    return seen
 
-    return refuse
+
+def _no_constant(name: str) -> NoReturn:
+    raise _Refused(f"holds {name}, which JSON does not allow")
 
 
-def _finite(what: str) -> Callable[[str], float]:
-    def read(number: str) -> float:
-        value = float(number)
-        if math.isinf(value):
-            raise TargetContractError(
-                f"{what} holds a number too large to read ({clipped(number, QUOTED)}): "
-                "beyond a 64-bit float's range"
-            )
-        return value
+def _finite(number: str) -> float:
+    value = float(number)
+    if math.isinf(value):
+        raise _Refused(
+            f"holds a number too large to read ({clipped(number, QUOTED)}): "
+            "beyond a 64-bit float's range"
+        )
+    return value
 
-    return read
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_no_duplicates, parse_constant=_no_constant, parse_float=_finite
+)
+"""One decoder for every document: building one per call cost more than a small chunk's
+parse, and a stream reads twenty of those an answer."""
