@@ -40,7 +40,6 @@ DONE = "[DONE]"
 Framing = Literal["sse", "ndjson"]
 """How a streamed body is cut into chunks: Server-Sent Events, or one JSON text a line."""
 
-_SSE_LINE_END = re.compile(rb"\r\n|\r|\n")
 _BOM = "\ufeff"
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 _NDJSON_BLANK = b" \t\r"
@@ -112,20 +111,22 @@ class SSEDecoder:
         """
         if not chunk:
             return []
-        events: list[ServerSentEvent] = []
-        start = 0
         if self._after_cr:
             self._after_cr = False
             if chunk.startswith(b"\n"):
-                start = 1
-        for end in _SSE_LINE_END.finditer(chunk, start):
-            line = self._take_line(chunk, start, end.start())
-            start = end.end()
-            event = self._line(line)
+                chunk = chunk[1:]  # the LF of a CRLF that the last chunk cut after its CR
+        # bytes.splitlines() cuts at CRLF, CR and LF, and at nothing else: the standard's line
+        # ends. Without one at the end, the last line goes on in the next chunk.
+        lines = chunk.splitlines()
+        ended = chunk.endswith((b"\n", b"\r"))
+        rest = lines.pop() if lines and not ended else b""
+        events: list[ServerSentEvent] = []
+        for line in lines:
+            event = self._line(self._take_line(line))
             if event is not None:
                 events.append(event)
         self._after_cr = chunk.endswith(b"\r")
-        self._keep(chunk, start)
+        self._keep(rest)
         return events
 
     def close(self) -> list[ServerSentEvent]:
@@ -141,22 +142,23 @@ class SSEDecoder:
         self._reset_event()
         return []
 
-    def _take_line(self, chunk: bytes, start: int, end: int) -> bytes:
+    def _take_line(self, end: bytes) -> bytes:
+        """A whole line: what was kept of it from earlier chunks, then its `end`."""
         if self._pending:
-            line = bytes(self._pending) + chunk[start:end]
+            line = bytes(self._pending) + end
             self._pending.clear()
         else:
-            line = chunk[start:end]
+            line = end
         if len(line) > self.max_line:
             _line_too_long(self.max_line)
         return line
 
-    def _keep(self, chunk: bytes, start: int) -> None:
-        rest = len(chunk) - start
+    def _keep(self, rest: bytes) -> None:
+        """Keep the start of a line whose end has not arrived."""
         if rest:
-            if len(self._pending) + rest > self.max_line:
+            if len(self._pending) + len(rest) > self.max_line:
                 _line_too_long(self.max_line)
-            self._pending += chunk[start:]
+            self._pending += rest
 
     def _line(self, raw: bytes) -> ServerSentEvent | None:
         line = raw.decode("utf-8", errors="replace")
