@@ -11,6 +11,15 @@ answers ``POST /`` with one fixed, valid contract answer after ``--latency-ms`` 
 SIGINT. It runs on aiohttp's low-level ``web.Server`` (no router, no middleware) and the
 answer is encoded once at start-up, so a request costs the server little beyond aiohttp's own
 parsing: the load generator in ``bench.py`` measures how little.
+
+It is also an OpenAI-compatible server, for the streaming benchmark: ``POST
+/v1/chat/completions`` answers the same text as a ``chat.completion``, or, when the request
+says ``"stream": true``, as Server-Sent Events: ``STREAM_CHUNKS`` ``chat.completion.chunk``
+events (the text in ``STREAM_CHUNKS - 1`` pieces, then one with ``finish_reason: "stop"``),
+then ``data: [DONE]``. The latency is all spent before the first byte, as for ``POST /``; the
+events then follow one another without delay, each in its own write. So the two ways of
+answering keep the server busy for the same time, and what differs is only what the client
+does with the bytes.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import json
 import os
 import signal
 import sys
+from itertools import pairwise
 
 from aiohttp import web
 
@@ -39,6 +49,53 @@ ANSWER = {
 }
 BODY = json.dumps(ANSWER, separators=(",", ":")).encode()
 
+CHAT_PATH = "/v1/chat/completions"
+STREAM_CHUNKS = 20
+"""`chat.completion.chunk` events in one streamed answer, the last one's `finish_reason` set."""
+_HEAD = {"id": "chatcmpl-bench", "created": 0, "model": "bench-stub"}
+COMPLETION = json.dumps(
+    {
+        **_HEAD,
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": ANSWER_TEXT, "refusal": None},
+                "finish_reason": "stop",
+            }
+        ],
+    },
+    separators=(",", ":"),
+).encode()
+
+
+def split_text(text: str, pieces: int) -> list[str]:
+    """`text` cut into `pieces` runs of characters, as even as can be."""
+    bounds = [len(text) * index // pieces for index in range(pieces + 1)]
+    return [text[start:end] for start, end in pairwise(bounds)]
+
+
+def _event(delta: dict[str, str | None], finish_reason: str | None = None) -> bytes:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
+    chunk = {**_HEAD, "object": "chat.completion.chunk", "choices": [choice]}
+    return b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"
+
+
+EVENTS = (
+    *(
+        _event(
+            {"role": "assistant", "content": piece, "refusal": None}
+            if number == 0
+            else {"content": piece}
+        )
+        for number, piece in enumerate(split_text(ANSWER_TEXT, STREAM_CHUNKS - 1))
+    ),
+    _event({}, finish_reason="stop"),
+    b"data: [DONE]\n\n",
+)
+"""A streamed answer, encoded once: every event as it is written. The first declares "no
+refusal" (`refusal: null`), as the whole answer's message does."""
+
 
 def make_server(latency: float) -> web.Server:
     """A server on aiohttp's low-level `web.Server` (no router, no middleware).
@@ -47,14 +104,28 @@ def make_server(latency: float) -> web.Server:
     """
 
     async def answer(request: web.BaseRequest) -> web.StreamResponse:
-        if request.path != "/":
+        if request.path not in ("/", CHAT_PATH):
             return web.Response(status=404)
         if request.method != "POST":
             return web.Response(status=405, headers={"Allow": "POST"})
-        await request.read()  # read the question, as a real target would
+        question = await request.read()  # read the question, as a real target would
+        if request.path == CHAT_PATH:
+            return await chat(request, json.loads(question).get("stream") is True)
         if latency > 0:
             await asyncio.sleep(latency)
         return web.Response(body=BODY, content_type="application/json")
+
+    async def chat(request: web.BaseRequest, stream: bool) -> web.StreamResponse:
+        if latency > 0:
+            await asyncio.sleep(latency)
+        if not stream:
+            return web.Response(body=COMPLETION, content_type="application/json")
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for event in EVENTS:
+            await response.write(event)
+        await response.write_eof()
+        return response
 
     return web.Server(answer, access_log=None)
 
