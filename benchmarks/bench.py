@@ -1378,7 +1378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
                 if plan.memory_cases and latency == 0:
                     memory = run_memory(stub, plan, work)
-        stream = run_streaming(plan, suites, work)
+        stream = run_streaming(plan, suites, prompts, work)
         startups = run_startups(plan)
         if plan.scale_cases or plan.scale_memory_cases:
             scale = run_scale(plan, work)
@@ -1486,7 +1486,9 @@ def run_memory(stub: Stub, plan: Plan, work: Path) -> Row:
     return row
 
 
-def run_streaming(plan: Plan, suites: SuiteSet, work: Path) -> streaming.Streaming:
+def run_streaming(
+    plan: Plan, suites: SuiteSet, prompts: Sequence[str], work: Path
+) -> streaming.Streaming:
     """The openai-chat target, streamed and not, on its own stub at the streaming latency."""
     runs = streaming.RUNS if plan.repeats > 1 else 1
     with Stub(streaming.LATENCY_MS) as stub:
@@ -1495,7 +1497,7 @@ def run_streaming(plan: Plan, suites: SuiteSet, work: Path) -> streaming.Streami
             f"C={streaming.CONCURRENCY}, {runs} runs each"
         )
         stream = streaming.run_streaming(
-            f"{stub.url}v1", stub.cpu_seconds, suites, work, repeats=runs
+            f"{stub.url}v1", stub.cpu_seconds, suites, prompts, work, repeats=runs
         )
     for cells in stream.cells():
         print(f"  {cells[0]:<28}" + "".join(f"{cell:>12}" for cell in cells[1:]))

@@ -9,21 +9,27 @@ by run, so the noise of a shared machine falls on both alike.
 
 The stub spends its whole latency before the first byte of either answer (see
 `stub_server.py`), so the ideal time is the same for both, and the ratio of their times is
-what reading 20 events costs the client over reading one JSON body.
+what a streamed answer costs over one JSON body. Part of that cost is not gauntlet's: the stub
+writes, and the client's aiohttp reads, 21 pieces instead of one. So a raw aiohttp pair runs
+too, for context, taking turns with the other two: the least a Python client can do with the
+same answers (read the body, `json.loads` each event), streamed and not.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import json
 import math
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from stub_server import STREAM_CHUNKS  # the sibling module: benchmarks/ is on sys.path
+import aiohttp
+from stub_server import MARKER, STREAM_CHUNKS  # the sibling module: benchmarks/ is on sys.path
 
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.run.engine import run_gauntlet
@@ -40,7 +46,10 @@ RUNS = 5
 """Runs of each mode (one with `--quick`); a run is about 2 s, so a few more than elsewhere."""
 
 WHOLE, STREAMED = "openai-chat, stream: false", "openai-chat, stream: true"
-MODES = (WHOLE, STREAMED)
+RAW_WHOLE, RAW_STREAMED = "raw aiohttp, stream: false", "raw aiohttp, stream: true"
+MODES = (RAW_WHOLE, RAW_STREAMED, WHOLE, STREAMED)
+BASELINE = {RAW_WHOLE: RAW_WHOLE, RAW_STREAMED: RAW_WHOLE, WHOLE: WHOLE, STREAMED: WHOLE}
+"""What each mode's time is divided by in the table: the same client, not streaming."""
 
 TARGET_FILE = """\
 version: 1
@@ -65,7 +74,7 @@ COLUMNS = (
     "req/s",
     "ideal s",
     "× ideal",
-    "× stream: false",
+    "× its stream: false",
     "client CPU",
     "stub CPU",
 )
@@ -76,7 +85,7 @@ class Timing(NamedTuple):
 
     seconds: float
     client_cpu: float
-    """CPU seconds of the driver, which runs the engine."""
+    """CPU seconds of the driver, which runs the client (the engine, or the raw loop)."""
     server_cpu: float
     """CPU seconds of the stub server meanwhile."""
 
@@ -122,9 +131,56 @@ def measure(
     return Timing(marks["answered"] - started, marks["cpu"] - cpu, server_used)
 
 
+def measure_raw(
+    url: str,
+    prompts: Sequence[str],
+    concurrency: int,
+    server_cpu: Callable[[], float],
+    *,
+    stream: bool,
+) -> Timing:
+    """The raw aiohttp loop: `concurrency` workers sharing one iterator of prompts."""
+    cpu, server = time.process_time(), server_cpu()
+    seconds = asyncio.run(_raw(url, prompts, concurrency, stream))
+    return Timing(seconds, time.process_time() - cpu, server_cpu() - server)
+
+
+async def _raw(url: str, prompts: Sequence[str], concurrency: int, stream: bool) -> float:
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        pending = iter(prompts)
+
+        async def worker() -> None:
+            for prompt in pending:
+                messages = [{"role": "user", "content": prompt}]
+                body = {"model": "bench-stub", "messages": messages, "stream": stream}
+                async with session.post(url, json=body) as reply:
+                    data = await reply.read()
+                    text = _streamed_text(data) if stream else _completion_text(data)
+                    if reply.status != 200 or MARKER not in text:
+                        raise RuntimeError(f"raw aiohttp: HTTP {reply.status}")
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - started
+
+
+def _completion_text(body: bytes) -> str:
+    return str(json.loads(body)["choices"][0]["message"]["content"])
+
+
+def _streamed_text(body: bytes) -> str:
+    pieces = [
+        json.loads(line[len(b"data: ") :])["choices"][0]["delta"].get("content") or ""
+        for line in body.splitlines()
+        if line.startswith(b"data: ") and line != b"data: [DONE]"
+    ]
+    return "".join(pieces)
+
+
 @dataclass
 class Streaming:
-    """Both modes' runs, and the verdict on the goal."""
+    """Every mode's runs, and the verdict on the goal."""
 
     cases: int
     concurrency: int
@@ -138,13 +194,18 @@ class Streaming:
 
     @property
     def ideal(self) -> float:
-        """ceil(N / C) x latency, the same for both modes."""
+        """ceil(N / C) x latency, the same for every mode."""
         return math.ceil(self.cases / self.concurrency) * self.latency_ms / 1000.0
 
     @property
     def ratio(self) -> float:
-        """The streamed run's median time over the whole answers' median time."""
+        """The openai-chat target's median time streamed over its median time not streamed."""
         return self.median(STREAMED).seconds / self.median(WHOLE).seconds
+
+    @property
+    def raw_ratio(self) -> float:
+        """The same ratio for raw aiohttp: what streaming costs without gauntlet."""
+        return self.median(RAW_STREAMED).seconds / self.median(RAW_WHOLE).seconds
 
     @property
     def met(self) -> bool:
@@ -164,20 +225,20 @@ class Streaming:
             f"stream: false {self.median(WHOLE).seconds:.3f} s"
         )
         runs = len(self.runs[STREAMED])
-        if runs == 1:
-            return detail
-        paired = statistics.median(
-            streamed.seconds / whole.seconds
-            for streamed, whole in zip(self.runs[STREAMED], self.runs[WHOLE], strict=True)
-        )
-        return f"{detail}, medians of {runs} runs; run by run, the median ratio is {paired:.3f}×"
+        if runs > 1:
+            paired = statistics.median(
+                streamed.seconds / whole.seconds
+                for streamed, whole in zip(self.runs[STREAMED], self.runs[WHOLE], strict=True)
+            )
+            detail += f", medians of {runs} runs (run by run, the median ratio is {paired:.3f}×)"
+        return f"{detail}; raw aiohttp's own ratio, for context, {self.raw_ratio:.3f}×"
 
     def cells(self) -> list[list[str]]:
         """The table's rows, one per mode."""
-        whole = self.median(WHOLE).seconds
         rows = []
         for mode in MODES:
             run = self.median(mode)
+            whole = self.median(BASELINE[mode]).seconds
             rows.append(
                 [
                     mode,
@@ -199,12 +260,16 @@ class Streaming:
             f"gauntlet's `openai-chat` target, built from a target file with `stream: true` and "
             f"again with `stream: false`, asks the stub's `POST /v1/chat/completions` the same "
             f"{self.cases:,} cases at concurrency {self.concurrency}, {self.latency_ms:g} ms "
-            "latency; the two take turns, run by run. The stub answers a stream as 20 "
-            "`chat.completion.chunk` events (19 pieces of the text, then `finish_reason: "
-            '"stop"`) and `data: [DONE]`, each in its own write, or the same text as one '
-            "`chat.completion`. Its latency is all spent before the first byte (not spread "
-            "between the events), so both modes have the same ideal time. Timed like the "
-            "engine above: pre-flight off, from the call to the last answer.",
+            f"latency; the two take turns, run by run. The stub answers a stream as "
+            f"{STREAM_CHUNKS} `chat.completion.chunk` events ({STREAM_CHUNKS - 1} pieces of the "
+            'text, then `finish_reason: "stop"`) and `data: [DONE]`, each in its own write, or '
+            "the same text as one `chat.completion`. Its latency is all spent before the first "
+            "byte (not spread between the events), so both modes have the same ideal time. "
+            "Timed like the engine above: pre-flight off, from the call to the last answer. "
+            "For context, not the goal: raw aiohttp (one session, the body read whole, each "
+            "event `json.loads`-ed) asks the same, streamed and not, in turn with the others; "
+            "its ratio is what streaming costs before gauntlet does anything (the stub's writes, "
+            "aiohttp's reads).",
         ]
 
 
@@ -220,17 +285,24 @@ def run_streaming(
     base_url: str,
     server_cpu: Callable[[], float],
     suites: SuiteSet,
+    prompts: Sequence[str],
     work: Path,
     *,
     repeats: int,
     latency_ms: float = LATENCY_MS,
     concurrency: int = CONCURRENCY,
 ) -> Streaming:
-    """Measure both modes `repeats` times, taking turns, against the stub at `base_url`."""
-    files = {mode: write_target_file(work, base_url, stream=mode == STREAMED) for mode in MODES}
+    """Measure every mode `repeats` times, taking turns, against the stub at `base_url`."""
+    files = {stream: write_target_file(work, base_url, stream=stream) for stream in (False, True)}
+    url = f"{base_url}/chat/completions"
     streaming = Streaming(suites.case_total, concurrency, latency_ms)
     for _ in range(repeats):
         for mode in MODES:
             gc.collect()
-            streaming.runs[mode].append(measure(files[mode], suites, concurrency, server_cpu))
+            stream = mode in (STREAMED, RAW_STREAMED)
+            if mode in (RAW_WHOLE, RAW_STREAMED):
+                run = measure_raw(url, prompts, concurrency, server_cpu, stream=stream)
+            else:
+                run = measure(files[stream], suites, concurrency, server_cpu)
+            streaming.runs[mode].append(run)
     return streaming
