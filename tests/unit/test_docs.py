@@ -116,16 +116,56 @@ def test_the_error_tree_in_the_docs_is_the_one_in_the_code() -> None:
 
 
 # `benchmarks/bench.py` writes each target as `- TARGET: **WORD** (figures)`, WORD one of
-# `met`, `NOT MET` and `not measured`.
-_BENCHMARK_TARGET = re.compile(r"- (?P<target>.+?): \*\*(?P<word>[^*]+)\*\* \(")
+# `met`, `NOT MET` and `not measured`, the figures starting with the headline one.
+_BENCHMARK_TARGET = re.compile(
+    r"^- (?P<target>.+?): \*\*(?P<word>[^*]+)\*\* \((?P<figures>.*)\)$", re.MULTILINE
+)
 _BENCHMARKS_ROW = "| benchmarks (`make bench`) |"
+# A ratio or a size: "1.192×", "214.9 MB". The first in a target's figures is its headline.
+_HEADLINE = re.compile(r"\d[\d,]*(?:\.\d+)?(?:×| MB)")
+# The README's row for one target: `| `make bench` target: TARGET | WORD: HEADLINE |`.
+_TARGET_ROW = re.compile(
+    r"^\| `make bench` target: (?P<target>.+?) \| (?P<state>.*?) \|$", re.MULTILINE
+)
+
+
+def _benchmark_section(results: str) -> str:
+    section = results.split("\n## Targets\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("Not a target", 1)[0]
 
 
 def _benchmark_targets(results: str) -> dict[str, str]:
     """Each target of RESULTS.md's Targets section, with the verdict word computed for it."""
-    section = results.split("\n## Targets\n", 1)[1].split("\n## ", 1)[0]
-    section = section.split("Not a target", 1)[0]
-    return {m["target"]: m["word"] for m in _BENCHMARK_TARGET.finditer(section)}
+    return {m["target"]: m["word"] for m in _BENCHMARK_TARGET.finditer(_benchmark_section(results))}
+
+
+def _benchmark_states(results: str) -> dict[str, str]:
+    """Each target of RESULTS.md, with what its README row must say: `WORD: HEADLINE`."""
+    states = {}
+    for m in _BENCHMARK_TARGET.finditer(_benchmark_section(results)):
+        headline = _HEADLINE.search(m["figures"])
+        states[m["target"]] = m["word"] + (f": {headline[0]}" if headline else "")
+    return states
+
+
+def _readme_target_rows(readme: str) -> dict[str, str]:
+    return {m["target"]: m["state"] for m in _TARGET_ROW.finditer(readme)}
+
+
+def _stale_rows(rows: dict[str, str], states: dict[str, str]) -> list[str]:
+    """How the README's target rows differ from RESULTS.md's targets (nothing: in step)."""
+    problems = [
+        f"RESULTS.md has {target!r}: the README has no row for it"
+        if target not in rows
+        else f"RESULTS.md says {state!r} of {target!r}; the README row says {rows[target]!r}"
+        for target, state in states.items()
+        if rows.get(target) != state
+    ]
+    problems += [
+        f"the README has a row for {target!r}, which RESULTS.md does not list"
+        for target in rows.keys() - states.keys()
+    ]
+    return problems
 
 
 def _benchmarks_row(readme: str) -> str:
@@ -154,6 +194,73 @@ def test_the_readme_status_row_says_what_benchmarks_results_say_of_the_targets()
     row = _benchmarks_row(README)
     problem = _disagreement(row, targets)
     assert problem is None, f"{problem}\nrow:{row}"
+
+
+def test_the_readme_has_a_row_for_each_benchmark_target_with_its_figure() -> None:
+    # A new measure in RESULTS.md needs its README row, and a rerun of `make bench` that
+    # moves a figure needs the row's figure moved too: the row is typed by hand.
+    states = _benchmark_states(BENCHMARK_RESULTS)
+    assert states, "benchmarks/RESULTS.md lists no targets under ## Targets"
+    problems = _stale_rows(_readme_target_rows(README), states)
+    assert not problems, "\n".join(
+        [*problems, "copy each target's verdict and headline figure from RESULTS.md"]
+    )
+
+
+_STATES = {"memory under 300 MB": "met: 214.9 MB", "stream within 1.15x": "NOT MET: 1.267×"}
+
+
+@pytest.mark.parametrize(
+    ("readme", "stale"),
+    [
+        (
+            "| `make bench` target: memory under 300 MB | met: 214.9 MB |\n"
+            "| `make bench` target: stream within 1.15x | NOT MET: 1.267× |\n",
+            [],
+        ),
+        ("| `make bench` target: memory under 300 MB | met: 214.9 MB |\n", ["no row"]),
+        (
+            "| `make bench` target: memory under 300 MB | met: 210.0 MB |\n"
+            "| `make bench` target: stream within 1.15x | NOT MET: 1.267× |\n",
+            ["the README row says 'met: 210.0 MB'"],
+        ),
+        (
+            "| `make bench` target: memory under 300 MB | met: 214.9 MB |\n"
+            "| `make bench` target: stream within 1.15x | met: 1.267× |\n",
+            ["the README row says 'met: 1.267×'"],
+        ),
+        (
+            "| `make bench` target: memory under 300 MB | met: 214.9 MB |\n"
+            "| `make bench` target: stream within 1.15x | NOT MET: 1.267× |\n"
+            "| `make bench` target: startup under 1 s | met: 0.9× |\n",
+            ["which RESULTS.md does not list"],
+        ),
+    ],
+)
+def test_the_target_rows_check_finds_a_missing_stale_or_extra_row(
+    readme: str, stale: list[str]
+) -> None:
+    problems = _stale_rows(_readme_target_rows(readme), _STATES)
+    assert len(problems) == len(stale)
+    for problem, said in zip(problems, stale, strict=True):
+        assert said in problem
+
+
+def test_the_headline_is_the_first_ratio_or_size_of_a_targets_figures() -> None:
+    results = (
+        "# Benchmark results\n\n## Targets\n\n"
+        "- 50 ms at C = 8, 32: **met** (at worst 1.192×: C=8 1.056×; C=32 1.192×)\n"
+        "- 0 ms at C = 32: **NOT MET** (0.311×: engine 3,369 req/s, raw 6,592 req/s)\n"
+        "- memory for 20,000 cases under 300 MB: **met** (214.9 MB for 20,000 cases)\n"
+        "- streamed within 1.15×: **not measured** (not measured)\n"
+        "\nNot a target, for context:\n\n- `gauntlet run` at 50 ms: 1.5× ideal (2.0×)\n"
+    )
+    assert _benchmark_states(results) == {
+        "50 ms at C = 8, 32": "met: 1.192×",
+        "0 ms at C = 32": "NOT MET: 0.311×",
+        "memory for 20,000 cases under 300 MB": "met: 214.9 MB",
+        "streamed within 1.15×": "not measured",
+    }
 
 
 _ALL_MET = {"memory under 300 MB": "met", "0.35x raw at C = 32": "met"}
