@@ -17,9 +17,12 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
 
 MAX_REQUEST_BYTES = 64 * 1024
 """The largest request body the server reads; a larger one gets 413."""
@@ -617,3 +620,19 @@ def hostile_server(**options: Any) -> Iterator[HostileServer]:
         yield server
     finally:
         server.close()
+
+
+def write_oauth_target(path: Path, server: HostileServer, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Write a target file that asks `/protected` with a token from `/token`, and return it.
+
+    The client's id and secret are set in the test's environment, where the file reads them.
+    """
+    monkeypatch.setenv("RB_CLIENT_ID", CLIENT_ID)
+    monkeypatch.setenv("RB_CLIENT_SECRET", CLIENT_SECRET)
+    path.write_text(
+        f"version: 1\nkind: gauntlet\nurl: {server.url('/protected?echo=1')}\n"
+        f"auth:\n  kind: oauth2-client-credentials\n  token_url: {server.url('/token')}\n"
+        "  client_id_env: RB_CLIENT_ID\n  client_secret_env: RB_CLIENT_SECRET\n",
+        encoding="utf-8",
+    )
+    return path

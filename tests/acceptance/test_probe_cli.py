@@ -13,7 +13,12 @@ from gauntlet import __version__
 from gauntlet.targets.toy import make_toy
 
 from ..cli_helpers import RunCli
-from ..hostile_server import CLIENT_ID, CLIENT_SECRET, HostileServer, hostile_server
+from ..hostile_server import (
+    CLIENT_SECRET,
+    HostileServer,
+    hostile_server,
+    write_oauth_target,
+)
 from ..toy_servers import running_openai
 
 pytestmark = pytest.mark.network
@@ -211,15 +216,7 @@ def test_an_answer_that_breaks_the_mapping_exits_2_with_the_error(
 def test_oauth_credentials_and_the_token_are_masked_in_the_probe(
     tmp_path: Path, server: HostileServer, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("RB_CLIENT_ID", CLIENT_ID)
-    monkeypatch.setenv("RB_CLIENT_SECRET", CLIENT_SECRET)
-    target = tmp_path / "target.yaml"
-    target.write_text(
-        f"version: 1\nkind: gauntlet\nurl: {server.url('/protected?echo=1')}\n"
-        f"auth:\n  kind: oauth2-client-credentials\n  token_url: {server.url('/token')}\n"
-        "  client_id_env: RB_CLIENT_ID\n  client_secret_env: RB_CLIENT_SECRET\n",
-        encoding="utf-8",
-    )
+    target = write_oauth_target(tmp_path / "target.yaml", server, monkeypatch)
     result = run_cli("probe", "--target", target, "--cases", _cases(tmp_path))
     assert result.code == 0, result.show()
     [token] = server.tokens

@@ -11,7 +11,12 @@ import pytest
 from gauntlet.targets.toy import make_toy
 
 from ..cli_helpers import RunCli
-from ..hostile_server import CLIENT_ID, CLIENT_SECRET, HostileServer, hostile_server
+from ..hostile_server import (
+    CLIENT_SECRET,
+    HostileServer,
+    hostile_server,
+    write_oauth_target,
+)
 from ..toy_servers import running_openai
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,15 +205,7 @@ def test_oauth_through_a_target_file_sends_the_token_and_shows_no_secret(
     run_cli: RunCli,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("RB_CLIENT_ID", CLIENT_ID)
-    monkeypatch.setenv("RB_CLIENT_SECRET", CLIENT_SECRET)
-    target = tmp_path / "target.yaml"
-    target.write_text(
-        f"version: 1\nkind: gauntlet\nurl: {server.url('/protected?echo=1')}\n"
-        f"auth:\n  kind: oauth2-client-credentials\n  token_url: {server.url('/token')}\n"
-        "  client_id_env: RB_CLIENT_ID\n  client_secret_env: RB_CLIENT_SECRET\n",
-        encoding="utf-8",
-    )
+    target = write_oauth_target(tmp_path / "target.yaml", server, monkeypatch)
     out = tmp_path / "r.json"
     result = run_cli("run", "--target", target, "--cases", cases, "--out", out)
     assert result.code == 0, result.show()
