@@ -1,0 +1,1 @@
+"""A model as judge: strict replies, fenced prompts, calibration against human labels."""

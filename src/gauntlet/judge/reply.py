@@ -1,0 +1,126 @@
+"""Reading a judge's reply strictly: a verdict for exactly the criteria asked, or unjudged.
+
+A judge is a model, and a model's reply is untrusted text like any target's answer. Peers
+fail open here: a reply with no verdict counted as a pass, an unparseable one as an attack
+that worked, a truncated one silently dropped. Here a reply is read one way only: the last
+fenced code block (or, with no fence, the whole reply) must be one JSON object,
+`{"criteria": {"<id>": "pass" | "fail", ...}, "rationale": "..."}`, with every criterion that
+was asked and no other. Anything else (no JSON, JSON cut short, a missing or extra criterion,
+`"PASS"`, a verdict written in prose) is `Unjudged`, with why and the reply's start, never a
+pass and never a fail.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+
+from gauntlet.display import clipped, printable
+from gauntlet.errors import TargetContractError
+from gauntlet.targets.strict_json import json_kind, loads
+
+QUOTED = 200
+"""How much of a reply an unjudged check keeps, masked, to show what the judge said."""
+
+_FENCE = re.compile(r"^[ \t]*```[ \t]*(?:json)?[ \t]*\n(?P<body>.*?)^[ \t]*```[ \t]*$", re.S | re.M)
+"""A fenced code block, bare or marked `json`, its fences each on a line of their own."""
+
+
+class Verdict(StrEnum):
+    """A judge's verdict on one criterion."""
+
+    PASS = "pass"  # noqa: S105 - a verdict, not a password
+    FAIL = "fail"
+
+
+class _RubricReply(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    criteria: dict[str, Literal["pass", "fail"]]
+    rationale: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A valid reply: a verdict for every criterion asked, and the judge's reasons."""
+
+    verdicts: Mapping[str, Verdict]
+    rationale: str
+
+    @property
+    def failed(self) -> tuple[str, ...]:
+        """The criteria the judge failed, in the order it gave them."""
+        return tuple(name for name, verdict in self.verdicts.items() if verdict is Verdict.FAIL)
+
+
+@dataclass(frozen=True, slots=True)
+class Unjudged:
+    """A reply that gives no valid verdict: why, and its start (masked, on one line)."""
+
+    why: str
+    reply: str
+
+
+def read_rubric_reply(reply: str, asked: Collection[str]) -> Judged | Unjudged:
+    """Read a judge's reply to a rubric of the criteria `asked`.
+
+    Args:
+        reply: What the judge answered, as text.
+        asked: The ids of the criteria the prompt asked about; the reply must judge each of
+            them and no other.
+
+    Returns:
+        `Judged` with a verdict per criterion, or `Unjudged` saying why not. Never raises on
+        any reply.
+    """
+    quoted = printable(clipped(reply, QUOTED))
+    fenced = list(_FENCE.finditer(reply))
+    if fenced:
+        document = fenced[-1]["body"]
+    elif reply.strip().startswith("{"):
+        document = reply
+    else:
+        return Unjudged("the reply holds no JSON object (no fenced block, no bare object)", quoted)
+    try:
+        value = loads(document, "the reply's JSON")
+    except TargetContractError as exc:
+        return Unjudged(str(exc), quoted)
+    if not isinstance(value, dict):
+        return Unjudged(f"the reply's JSON is {json_kind(value)}, not an object", quoted)
+    try:
+        parsed = _RubricReply.model_validate(value)
+    except ValidationError as exc:
+        return Unjudged(_said(exc), quoted)
+    missing = [name for name in asked if name not in parsed.criteria]
+    extra = [name for name in parsed.criteria if name not in asked]
+    if missing:
+        return Unjudged(f"the reply does not judge {_listed(missing)}", quoted)
+    if extra:
+        return Unjudged(f"the reply judges {_listed(extra)}, which nobody asked", quoted)
+    verdicts = {name: Verdict(verdict) for name, verdict in parsed.criteria.items()}
+    return Judged(verdicts, parsed.rationale)
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(repr(printable(clipped(name, 60))) for name in names)
+
+
+def _said(error: ValidationError) -> str:
+    """The reply's first schema problem, in words: where, and what was wanted."""
+    first = error.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the object"
+    if first["type"] == "missing":
+        return f"the reply has no `{where}`"
+    if first["type"] == "extra_forbidden":
+        return f"the reply has `{printable(clipped(where, 60))}`, which a reply does not hold"
+    if first["type"] == "literal_error":
+        return f'`{printable(clipped(where, 60))}` is not "pass" or "fail"'
+    return f"`{printable(clipped(where, 60))}`: {first['msg']}"
+
+
+__all__ = ["QUOTED", "Judged", "Unjudged", "Verdict", "read_rubric_reply"]
