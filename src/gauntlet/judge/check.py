@@ -1,0 +1,49 @@
+"""One rubric check: ask the judge, and ask once more if its reply cannot be read.
+
+The second ask repeats the whole prompt with one line added. It does not quote the first
+reply: that reply may echo the answer under judgement, and the answer is untrusted text that
+belongs inside a fenced block, never beside the instructions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass
+
+from gauntlet.judge.reply import Judged, Unjudged, read_rubric_reply
+
+Ask = Callable[[str], Awaitable[str]]
+"""Sends one prompt to the judge and returns its reply's text (raising as a target does)."""
+
+AGAIN = (
+    "Your previous reply could not be read. Reply with exactly one JSON object in a fenced "
+    "block, judging every criterion above and no other, as shown."
+)
+"""Added to the prompt for the second and last ask."""
+
+
+@dataclass(frozen=True, slots=True)
+class RubricCheck:
+    """What a rubric check came to, and every reply it took to get there."""
+
+    result: Judged | Unjudged
+    replies: tuple[str, ...]
+    """One reply, or two when the first could not be read."""
+
+
+async def check_rubric(ask: Ask, prompt: str, asked: Collection[str]) -> RubricCheck:
+    """Ask the judge `prompt`; re-ask once if the reply is unreadable; never a third time.
+
+    Returns:
+        The check: `Judged` from the first readable reply, or `Unjudged` with why the last
+        reply could not be read.
+    """
+    first = await ask(prompt)
+    result = read_rubric_reply(first, asked)
+    if isinstance(result, Judged):
+        return RubricCheck(result, (first,))
+    second = await ask(f"{prompt}\n\n{AGAIN}")
+    return RubricCheck(read_rubric_reply(second, asked), (first, second))
+
+
+__all__ = ["AGAIN", "Ask", "RubricCheck", "check_rubric"]
