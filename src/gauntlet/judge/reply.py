@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
@@ -79,6 +79,29 @@ def read_rubric_reply(reply: str, asked: Collection[str]) -> Judged | Unjudged:
         any reply.
     """
     quoted = printable(clipped(reply, QUOTED))
+    found = _object(reply, quoted)
+    if isinstance(found, Unjudged):
+        return found
+    try:
+        parsed = _RubricReply.model_validate(found)
+    except ValidationError as exc:
+        return Unjudged(_said(exc), quoted)
+    missing = [name for name in asked if name not in parsed.criteria]
+    extra = [name for name in parsed.criteria if name not in asked]
+    if missing:
+        return Unjudged(f"the reply does not judge {_listed(missing)}", quoted)
+    if extra:
+        return Unjudged(f"the reply judges {_listed(extra)}, which nobody asked", quoted)
+    verdicts = {name: Verdict(verdict) for name, verdict in parsed.criteria.items()}
+    return Judged(verdicts, parsed.rationale)
+
+
+def reply_object(reply: str) -> dict[str, Any] | Unjudged:
+    """The one JSON object a reply holds: its last fenced block's, or the bare reply's."""
+    return _object(reply, printable(clipped(reply, QUOTED)))
+
+
+def _object(reply: str, quoted: str) -> dict[str, Any] | Unjudged:
     fenced = list(_FENCE.finditer(reply))
     if fenced:
         document = fenced[-1]["body"]
@@ -92,18 +115,12 @@ def read_rubric_reply(reply: str, asked: Collection[str]) -> Judged | Unjudged:
         return Unjudged(str(exc), quoted)
     if not isinstance(value, dict):
         return Unjudged(f"the reply's JSON is {json_kind(value)}, not an object", quoted)
-    try:
-        parsed = _RubricReply.model_validate(value)
-    except ValidationError as exc:
-        return Unjudged(_said(exc), quoted)
-    missing = [name for name in asked if name not in parsed.criteria]
-    extra = [name for name in parsed.criteria if name not in asked]
-    if missing:
-        return Unjudged(f"the reply does not judge {_listed(missing)}", quoted)
-    if extra:
-        return Unjudged(f"the reply judges {_listed(extra)}, which nobody asked", quoted)
-    verdicts = {name: Verdict(verdict) for name, verdict in parsed.criteria.items()}
-    return Judged(verdicts, parsed.rationale)
+    return value
+
+
+def said(error: ValidationError, reply: str) -> Unjudged:
+    """A reply whose object breaks its model, unjudged with the first problem in words."""
+    return Unjudged(_said(error), printable(clipped(reply, QUOTED)))
 
 
 def _listed(names: list[str]) -> str:
@@ -119,8 +136,8 @@ def _said(error: ValidationError) -> str:
     if first["type"] == "extra_forbidden":
         return f"the reply has `{printable(clipped(where, 60))}`, which a reply does not hold"
     if first["type"] == "literal_error":
-        return f'`{printable(clipped(where, 60))}` is not "pass" or "fail"'
+        return f"`{printable(clipped(where, 60))}` is not {first['ctx']['expected']}"
     return f"`{printable(clipped(where, 60))}`: {first['msg']}"
 
 
-__all__ = ["QUOTED", "Judged", "Unjudged", "Verdict", "read_rubric_reply"]
+__all__ = ["QUOTED", "Judged", "Unjudged", "Verdict", "read_rubric_reply", "reply_object", "said"]
