@@ -27,8 +27,9 @@ from gauntlet.targets.strict_json import json_kind, loads
 QUOTED = 200
 """How much of a reply an unjudged check keeps, masked, to show what the judge said."""
 
-_FENCE = re.compile(r"^[ \t]*```[ \t]*(?:json)?[ \t]*\n(?P<body>.*?)^[ \t]*```[ \t]*$", re.S | re.M)
-"""A fenced code block, bare or marked `json`, its fences each on a line of their own."""
+_OPENING = re.compile(r"[ \t]*```[ \t]*(?:json)?[ \t]*\r?")
+_CLOSING = re.compile(r"[ \t]*```[ \t]*\r?")
+"""The lines that open and close a fenced block, bare or marked `json`."""
 
 
 class Verdict(StrEnum):
@@ -102,9 +103,9 @@ def reply_object(reply: str) -> dict[str, Any] | Unjudged:
 
 
 def _object(reply: str, quoted: str) -> dict[str, Any] | Unjudged:
-    fenced = list(_FENCE.finditer(reply))
-    if fenced:
-        document = fenced[-1]["body"]
+    fenced = _last_fenced(reply)
+    if fenced is not None:
+        document = fenced
     elif reply.strip().startswith("{"):
         document = reply
     else:
@@ -116,6 +117,25 @@ def _object(reply: str, quoted: str) -> dict[str, Any] | Unjudged:
     if not isinstance(value, dict):
         return Unjudged(f"the reply's JSON is {json_kind(value)}, not an object", quoted)
     return value
+
+
+def _last_fenced(reply: str) -> str | None:
+    """The body of the reply's last complete fenced block, or None when it has none.
+
+    One pass over the lines, pairing fences left to right: a reply of many fences that never
+    close costs no more than its length (a regular expression took seconds on 80 KB of them).
+    """
+    last = None
+    opened: int | None = None
+    lines = reply.split("\n")
+    for number, line in enumerate(lines):
+        if opened is None:
+            if _OPENING.fullmatch(line):
+                opened = number
+        elif _CLOSING.fullmatch(line):
+            last = "\n".join(lines[opened + 1 : number])
+            opened = None
+    return last
 
 
 def said(error: ValidationError, reply: str) -> Unjudged:

@@ -108,3 +108,15 @@ def test_a_verdict_is_read_only_when_the_criteria_are_exactly_those_asked(
     else:
         assert isinstance(result, Judged)
         assert {name: verdict.value for name, verdict in result.verdicts.items()} == criteria
+
+
+def test_a_megabyte_of_fences_that_never_close_is_unjudged_in_one_pass() -> None:
+    """A regular expression over these took 4 s for 80 KB and grew with the square."""
+    result = read_rubric_reply("```json\n{\n" * 100_000, ASKED)
+    assert isinstance(result, Unjudged) and "no JSON object" in result.why
+
+
+def test_fences_with_windows_line_ends_are_read() -> None:
+    body = _reply({"deadline": "pass", "tone": "pass"})
+    result = read_rubric_reply(f"Verdict:\r\n```json\r\n{body}\r\n```\r\n", ASKED)
+    assert isinstance(result, Judged)
