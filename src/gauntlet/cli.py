@@ -525,7 +525,7 @@ def _file_target(
     path: Path, timeout: float | None, retries: int | None, concurrency: int
 ) -> tuple[AsyncTarget, TargetInfo]:
     """The target a target file describes; `--timeout` and `--retries` override its `http:`."""
-    from gauntlet.run.results import TargetInfo
+    from gauntlet.run.results import TARGET_FILE_KINDS, TargetInfo
     from gauntlet.targets.configured import build_target
     from gauntlet.targets.target_file import load_target_file
 
@@ -542,9 +542,8 @@ def _file_target(
     redactor = _Options.redactor
     target = build_target(loaded, concurrency=concurrency, redactor=redactor)
     _note_unmasked(redactor)
-    kinds = {"gauntlet": "http", "openai-chat": "openai-chat", "http": "http-template"}
     info = TargetInfo(
-        kind=kinds[loaded.spec.kind],  # type: ignore[arg-type]
+        kind=TARGET_FILE_KINDS[loaded.spec.kind],
         name=redactor.text(target.name),
         target_file=str(path),
     )

@@ -69,10 +69,21 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
+TargetKind = Literal["toy", "callable", "http", "openai-chat", "http-template"]
+"""How a run reached its target, as the results record it."""
+
+TARGET_FILE_KINDS: dict[str, TargetKind] = {
+    "gauntlet": "http",
+    "openai-chat": "openai-chat",
+    "http": "http-template",
+}
+"""The results' kind for each kind of target file."""
+
+
 class TargetInfo(_Record):
     """What was asked."""
 
-    kind: Literal["toy", "callable", "http", "openai-chat", "http-template"]
+    kind: TargetKind
     """How gauntlet reached the target: `http` speaks the native contract (`--http-url`, or a
     target file of kind `gauntlet`); `openai-chat` and `http-template` are target files of
     kinds `openai-chat` and `http`."""

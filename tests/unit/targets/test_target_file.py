@@ -794,3 +794,14 @@ def test_arbitrary_yaml_structures_load_or_raise_only_the_loaders_error(
     data: Any, flow: bool | None
 ) -> None:
     _check(yaml.safe_dump(data, default_flow_style=flow, allow_unicode=True))
+
+
+def test_every_kind_of_target_file_has_the_kind_its_results_record() -> None:
+    from typing import get_args
+
+    from gauntlet.run.results import TARGET_FILE_KINDS
+    from gauntlet.targets.spec import TargetSpec
+
+    kinds = {get_args(spec.model_fields["kind"].annotation)[0] for spec in get_args(TargetSpec)}
+    assert kinds == {"gauntlet", "openai-chat", "http"}
+    assert set(TARGET_FILE_KINDS) == kinds
