@@ -34,6 +34,38 @@ class Block:
     text: str
 
 
+PROMPT = "the prompt"
+"""The label of the block holding a case's one prompt."""
+CONVERSATION = "the conversation"
+"""The label of the block holding a multi-turn case's turns, before the answer judged."""
+ANSWER = "the answer"
+"""The label of the block holding the answer judged."""
+REFERENCE = "the reference answer"
+"""The label of the block holding an approved answer to compare with (a golden `expected`)."""
+SOURCES = "the ids of the sources retrieved"
+"""The label of the block holding a grounding answer's retrieved source ids."""
+
+
+def case_blocks(
+    prompt: str,
+    answer: str,
+    *,
+    reference: str | None = None,
+    sources: Sequence[str] = (),
+    conversation: bool = False,
+) -> list[Block]:
+    """The blocks of a rubric check, in the order shown: prompt, answer, then any reference.
+
+    With `conversation`, `prompt` is a multi-turn case's turns written out, one after another.
+    """
+    blocks = [Block(CONVERSATION if conversation else PROMPT, prompt), Block(ANSWER, answer)]
+    if reference is not None:
+        blocks.append(Block(REFERENCE, reference))
+    if sources:
+        blocks.append(Block(SOURCES, ", ".join(sources)))
+    return blocks
+
+
 def seeded(run_id: str, case_id: str, trial: int) -> random.Random:
     """The generator for one trial's boundaries: the same run, case and trial, the same draws."""
     seed = hashlib.sha256(f"{run_id}\0{case_id}\0{trial}".encode()).digest()
@@ -87,4 +119,17 @@ def rubric_prompt(
     return "\n".join(lines)
 
 
-__all__ = ["BOUNDARY_BITS", "Block", "Criterion", "boundary", "rubric_prompt", "seeded"]
+__all__ = [
+    "ANSWER",
+    "BOUNDARY_BITS",
+    "CONVERSATION",
+    "PROMPT",
+    "REFERENCE",
+    "SOURCES",
+    "Block",
+    "Criterion",
+    "boundary",
+    "case_blocks",
+    "rubric_prompt",
+    "seeded",
+]
