@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from gauntlet.cases.model import CASE_MODELS, SUITE_MODELS, Case, GateName, SuiteBase
+from gauntlet.cases.model import (
+    CASE_MODELS,
+    SUITE_MODELS,
+    Case,
+    GateName,
+    JudgeCriterion,
+    SuiteBase,
+)
 from gauntlet.cli import run
 from gauntlet.targets import spec
 from gauntlet.targets.toy import PAIRED_GATES
@@ -65,6 +72,10 @@ def test_every_shared_case_key_is_documented_and_no_other() -> None:
     assert _documented_keys("Case keys every gate shares") == set(Case.model_fields)
 
 
+def test_every_judge_criterion_key_is_documented_and_no_other() -> None:
+    assert _documented_keys("Judged checks") == set(JudgeCriterion.model_fields)
+
+
 def test_every_per_gate_case_key_is_documented_and_no_other() -> None:
     section = CASE_FILES_DOC.split("## Case keys per gate\n", 1)[1].split("\n## ", 1)[0]
     documented = {
@@ -88,7 +99,7 @@ def test_the_suite_model_keys_are_the_base_keys_plus_golden_and_grounding_extras
     }
     assert extra == {
         gate: {"cases"}
-        | ({"key_version"} if gate is GateName.GOLDEN else set())
+        | ({"key_version", "match"} if gate is GateName.GOLDEN else set())
         | ({"accepts_absent"} if gate is GateName.GROUNDING else set())
         for gate in GateName
     }

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any, NamedTuple, TypeVar
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from gauntlet.cases.model import (
@@ -26,6 +26,9 @@ from gauntlet.cases.model import (
     AnyCase,
     AnySuite,
     GateName,
+    JudgeCriterion,
+    JudgeRubric,
+    Turn,
 )
 from gauntlet.cases.yaml_nodes import (
     MAX_FILE_BYTES,
@@ -522,9 +525,23 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
 }
 
 
+_NESTED: dict[str, tuple[type[BaseModel], str]] = {
+    "turns": (Turn, "turn"),
+    "judge": (JudgeRubric, "judge"),
+    "criteria": (JudgeCriterion, "judge criterion"),
+}
+"""The models of a case's nested mappings, by the key they sit under, and what to call them."""
+
+
 def _unknown_key(loc: Path, gate: GateName | None) -> tuple[str, str | None]:
     key = str(loc[-1])
     where = dotted(loc)
+    owner = next((_NESTED[part] for part in reversed(loc[:-1]) if part in _NESTED), None)
+    if len(loc) > 3 and loc[0] == "cases" and owner is not None:
+        model, name = owner
+        allowed = list(model.model_fields)
+        hint = did_you_mean(key, allowed) or f"{name} keys are: {', '.join(allowed)}"
+        return f"{where}: unknown key for {_article(name)} {name}", hint
     is_case = len(loc) == 3 and loc[0] == "cases"
     models: dict[GateName, Any] = CASE_MODELS if is_case else SUITE_MODELS
     level = "case" if is_case else "suite"

@@ -103,6 +103,12 @@ def _boolean_only(schema: dict[str, Any]) -> None:
     schema["type"] = "boolean"
 
 
+def _object_only(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+    options = schema.pop("anyOf", [])
+    schema.update(next(option for option in options if option.get("type") != "null"))
+
+
 def _list_of_two_or_more(schema: dict[str, Any]) -> None:
     schema.pop("default", None)
     options = schema.pop("anyOf", [])
@@ -162,6 +168,42 @@ class Turn(_Strict):
         return self
 
 
+class JudgeFamily(StrEnum):
+    """What a judged criterion is about, so drift can be read per kind of check."""
+
+    SAFETY = "safety"
+    COMPETENCE = "competence"
+
+
+class JudgeCriterion(_Strict):
+    """One question a model judge answers pass or fail about the answer."""
+
+    id: Identifier
+    """Unique within the case; the judge's reply names each criterion by it."""
+    ask: Text
+    """The question, e.g. "Does the answer give the 30-day appeal deadline?"."""
+    family: JudgeFamily
+    """`safety` or `competence`."""
+
+
+class JudgeRubric(_Strict):
+    """Checks only a model judge can make: each criterion answered pass or fail."""
+
+    criteria: Annotated[tuple[JudgeCriterion, ...], Field(min_length=1)]
+    """At least one criterion; ids unique."""
+
+    @field_validator("criteria")
+    @classmethod
+    def _ids_unique(cls, criteria: tuple[JudgeCriterion, ...]) -> tuple[JudgeCriterion, ...]:
+        ids = [criterion.id for criterion in criteria]
+        repeated = sorted({name for name in ids if ids.count(name) > 1})
+        if repeated:
+            raise PydanticCustomError(
+                "criteria_repeated", "repeated criterion id {ids}", {"ids": ", ".join(repeated)}
+            )
+        return criteria
+
+
 class Case(_Strict):
     """The keys every case has, whatever its gate."""
 
@@ -182,10 +224,13 @@ class Case(_Strict):
     The gate's checks apply to the final answer; each turn's own checks to its answer."""
     tags: tuple[Slug, ...] = Field(default=(), json_schema_extra={"uniqueItems": True})
     """Optional lowercase slugs for selecting cases, e.g. `[hours, library]`."""
+    judge: JudgeRubric | None = Field(default=None, json_schema_extra=_object_only)
+    """Rubric checks for a model judge (`gauntlet run --judge`), asked only when the gate's own
+    checks pass: the judge can fail a case, never pass one the gate failed."""
 
     @model_validator(mode="after")
     def _prompt_or_turns(self) -> Case:
-        _refuse_written_nulls(self, ("prompt", "turns"))
+        _refuse_written_nulls(self, ("prompt", "turns", "judge"))
         if (self.prompt is None) == (self.turns is None):
             raise PydanticCustomError(
                 "prompt_or_turns",
@@ -363,12 +408,24 @@ class FalsePositiveSuite(SuiteBase):
     """The cases, at least one."""
 
 
+class GoldenMatch(StrEnum):
+    """How a golden answer is compared with `expected`."""
+
+    EXACT = "exact"
+    """Equal once whitespace is collapsed."""
+    JUDGE = "judge"
+    """No worse than `expected`, by a model judge comparing the two blind, in both orders."""
+
+
 class GoldenSuite(SuiteBase):
     """A suite of golden cases, tied to the version of the answer key."""
 
     gate: Literal[GateName.GOLDEN]
     key_version: PositiveInt
     """Version of the answer key; bump it when any `expected` changes."""
+    match: GoldenMatch = GoldenMatch.EXACT
+    """`exact` (the default), or `judge`: a model judge (`gauntlet run --judge`) compares the
+    answer with `expected` blind, in both orders; a reworded answer may pass."""
     cases: Annotated[tuple[GoldenCase, ...], Field(min_length=1)]
     """The cases, at least one."""
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from gauntlet.cases.model import CASE_MODELS, AnyCase, Case, GateName, GroundingCase
+from gauntlet.cases.model import (
+    CASE_MODELS,
+    AnyCase,
+    Case,
+    GateName,
+    GoldenCase,
+    GroundingCase,
+)
 from gauntlet.gates import adversarial, false_positive, golden, grounding, refusal
 from gauntlet.gates.judgement import Gate, Judgement
 from gauntlet.targets.contract import TargetResponse
@@ -34,13 +41,20 @@ _GATE_OF_MODEL: Mapping[type[Case], GateName] = MappingProxyType(
 
 
 def judge(
-    case: AnyCase, response: TargetResponse, *, without: frozenset[FieldName] = frozenset()
+    case: AnyCase,
+    response: TargetResponse,
+    *,
+    without: frozenset[FieldName] = frozenset(),
+    exact: bool = True,
 ) -> Judgement:
     """Judge `response` with the gate that `case` belongs to.
 
     `without` names the fields the target did not supply and the case's suite does without
-    (only grounding's `context_ids`): the checks that read them are not made.
+    (only grounding's `context_ids`): the checks that read them are not made. Without `exact`,
+    a golden answer is not compared with `expected` here: a model judge compares them.
     """
+    if isinstance(case, GoldenCase):
+        return golden.judge(case, response, exact=exact)
     if isinstance(case, GroundingCase):
         return grounding.judge(case, response, retrieved=FieldName.CONTEXT_IDS not in without)
     return GATES[_GATE_OF_MODEL[type(case)]](case, response)

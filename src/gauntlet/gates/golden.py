@@ -12,24 +12,25 @@ from gauntlet.gates.reasons import conclude, shown, unreadable
 from gauntlet.targets.contract import TargetResponse
 
 
-def judge(case: GoldenCase, response: TargetResponse) -> Judgement:
+def judge(case: GoldenCase, response: TargetResponse, *, exact: bool = True) -> Judgement:
     """Judge a response to a golden case.
 
     A refusal fails, and so does an unreadable answer, even one equal to `expected`. A readable
     answer must equal `expected` once both have whitespace collapsed; nothing else is folded,
-    so case and punctuation count.
+    so case and punctuation count. Without `exact` (a suite with `match: judge`) that last
+    comparison is left to the model judge, which is asked only when this passes.
     """
-    return conclude(_problems(case, response))
+    return conclude(_problems(case, response, exact=exact))
 
 
-def _problems(case: GoldenCase, response: TargetResponse) -> Iterator[str]:
+def _problems(case: GoldenCase, response: TargetResponse, *, exact: bool) -> Iterator[str]:
     if response.refused:
         yield "refused a question that has a curated answer"
     expected = collapse_whitespace(case.expected)
     observed = collapse_whitespace(response.text)
     if not is_readable(response.text):
         yield unreadable(response.text)
-    elif observed != expected:
+    elif exact and observed != expected:
         yield (
             "answer differs from the curated one: "
             f"expected {shown(expected)}, observed {shown(observed)}"

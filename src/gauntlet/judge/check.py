@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
+from typing import TypeVar
 
 from gauntlet.judge.reply import Judged, Unjudged, read_rubric_reply
 
@@ -31,19 +32,30 @@ class RubricCheck:
     """One reply, or two when the first could not be read."""
 
 
-async def check_rubric(ask: Ask, prompt: str, asked: Collection[str]) -> RubricCheck:
-    """Ask the judge `prompt`; re-ask once if the reply is unreadable; never a third time.
+Read = TypeVar("Read")
+
+
+async def ask_readable(
+    ask: Ask, prompt: str, read: Callable[[str], Read | Unjudged]
+) -> tuple[Read | Unjudged, tuple[str, ...]]:
+    """Ask the judge `prompt`; re-ask once if `read` cannot read the reply; never a third time.
 
     Returns:
-        The check: `Judged` from the first readable reply, or `Unjudged` with why the last
-        reply could not be read.
+        What the first readable reply says, or `Unjudged` with why the last reply could not
+        be read; and every reply.
     """
     first = await ask(prompt)
-    result = read_rubric_reply(first, asked)
-    if isinstance(result, Judged):
-        return RubricCheck(result, (first,))
+    result = read(first)
+    if not isinstance(result, Unjudged):
+        return result, (first,)
     second = await ask(f"{prompt}\n\n{AGAIN}")
-    return RubricCheck(read_rubric_reply(second, asked), (first, second))
+    return read(second), (first, second)
 
 
-__all__ = ["AGAIN", "Ask", "RubricCheck", "check_rubric"]
+async def check_rubric(ask: Ask, prompt: str, asked: Collection[str]) -> RubricCheck:
+    """Ask the judge `prompt` for a verdict on each of `asked`, re-asking once (`ask_readable`)."""
+    result, replies = await ask_readable(ask, prompt, lambda reply: read_rubric_reply(reply, asked))
+    return RubricCheck(result, replies)
+
+
+__all__ = ["AGAIN", "Ask", "RubricCheck", "ask_readable", "check_rubric"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import signal
 import threading
@@ -29,8 +30,19 @@ from gauntlet.evidence.digest import canonical_json
 from gauntlet.redact import Redactor
 from gauntlet.run.fields import Needs, check_probe, check_supplied
 from gauntlet.run.journal import Journal
-from gauntlet.run.results import CaseResult, Plan, Results, Shard, SuiteInfo, TargetInfo
-from gauntlet.run.scoring import judge_case, suite_info
+from gauntlet.run.judging import Judging
+from gauntlet.run.results import (
+    CaseResult,
+    JudgeCheck,
+    JudgeInfo,
+    Outcome,
+    Plan,
+    Results,
+    Shard,
+    SuiteInfo,
+    TargetInfo,
+)
+from gauntlet.run.scoring import gate_trial, judge_case, needs_judge, suite_info
 from gauntlet.run.tally import shard_of, summarize
 from gauntlet.targets.adapters import as_async_target
 from gauntlet.targets.contract import (
@@ -85,6 +97,9 @@ class Observation(NamedTuple):
     usage, time to first token."""
     traced_turns: tuple[Traced, ...] = ()
     """For a multi-turn case, every turn's traced answer, in order."""
+    judged: tuple[JudgeCheck, ...] = ()
+    """What the model judge made of the answer, for a case with judged checks whose answer
+    the gate passed."""
 
 
 NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
@@ -253,12 +268,15 @@ async def ask_all(
     stop: asyncio.Event | None = None,
     grace: float = GRACE_SECONDS,
     on_case: CaseDone | None = None,
+    judging: Judging | None = None,
 ) -> list[list[Observation]]:
     """Ask every planned case its repeats, at most `concurrency` asks at a time.
 
     A case's asks go one after another; cases go side by side. The result keeps the plan's
     order. When `stop` is set no new ask is sent; asks in flight get `grace` seconds to
-    finish, and every ask without an answer by then is observed as not asked.
+    finish, and every ask without an answer by then is observed as not asked. With
+    `judging`, an answer the gate passed in a case with judged checks is shown to the judge
+    as soon as it comes.
     """
     bound = asyncio.Semaphore(max(1, concurrency))
     halt = stop or asyncio.Event()
@@ -276,6 +294,8 @@ async def ask_all(
                 if halt.is_set():
                     return
                 observation = await _converse(asking, item.case, halt)
+            if judging is not None:
+                observation = await _judge(judging, item, len(observations) + 1, observation)
             observations.append(observation)
             done += 1
             if progress is not None:
@@ -301,6 +321,19 @@ async def ask_all(
     return [_padded(answered.get(item.plan_index, []), item.info.repeat) for item in planned]
 
 
+async def _judge(
+    judging: Judging, item: Planned, ask_number: int, observation: Observation
+) -> Observation:
+    """`observation` with the judge's checks, when the case has some and the gate passed it."""
+    if observation.response is None or not needs_judge(item.case, item.info):
+        return observation
+    if gate_trial(item, observation).outcome is not Outcome.PASSED:
+        return observation  # failed without asking the judge: it could only agree
+    answers = observation.conversation or (observation.response,)
+    checks = await judging.check(item.case, item.info, ask_number, answers)
+    return observation._replace(judged=checks)
+
+
 def _padded(observations: list[Observation], repeat: int) -> list[Observation]:
     return observations + [NOT_ASKED] * (repeat - len(observations))
 
@@ -321,6 +354,7 @@ def score(
     redactor: Redactor | None = None,
     earlier: Sequence[CaseResult] = (),
     run_id: str | None = None,
+    judge: JudgeInfo | None = None,
 ) -> Results:
     """Judge every observation and decide the verdict. Pure.
 
@@ -342,6 +376,7 @@ def score(
         finished_at=finished_at,
         interrupted_by=interrupted_by,
         run_id=run_id,
+        judge=judge,
     )
 
 
@@ -360,8 +395,13 @@ def run_gauntlet(
     grace: float = GRACE_SECONDS,
     journal: Journal | None = None,
     run_id: str | None = None,
+    judging: Judging | None = None,
+    judge_info: JudgeInfo | None = None,
 ) -> Results:
     """Probe, ask and score: the whole of `gauntlet run` but the printing and the file.
+
+    With `judging` (and `judge_info`, what the results record of it), cases with judged
+    checks are shown to the model judge; its seed is set here, from the run id or the plan.
 
     `run_id` is the id the CI system gave the run, recorded so shards of different runs
     cannot be merged. With a `journal`, every finished case is appended to it as it
@@ -373,10 +413,15 @@ def run_gauntlet(
     Raises:
         TargetError: the pre-flight check failed (a target with a `probe` method that is
             down or does not speak the contract).
-        UsageError: a suite's `pass_k` is more than its asks.
+        UsageError: a suite's `pass_k` is more than its asks, or a case has judged checks
+            and no judge was given.
     """
     redactor = redactor if redactor is not None else Redactor()
     run_plan = plan(suites, repeat=repeat, shard=shard)
+    if judging is None:
+        _refuse_unjudged(run_plan.items)
+    else:
+        judging = dataclasses.replace(judging, seed=run_id or run_plan.plan.digest)
     earlier = journal.start(run_plan.plan, shard, target_info.name, run_id) if journal else {}
     todo = [item for item in run_plan.items if item.plan_index not in earlier]
     started = clock()
@@ -392,7 +437,9 @@ def run_gauntlet(
 
     asking = as_async_target(target, concurrency=concurrency)
     needs = check_supplied(suites, asking)
-    session = _Session(todo, asking, concurrency, progress, preflight, grace, finished, needs)
+    session = _Session(
+        todo, asking, concurrency, progress, preflight, grace, finished, needs, judging
+    )
     observations = asyncio.run(session.run())
     if journal is not None and session.interrupted_by is not None:
         journal.keep()  # even with nothing finished yet: --resume continues this run
@@ -411,8 +458,21 @@ def run_gauntlet(
         redactor=redactor,
         earlier=[*earlier.values(), *judged.values()],
         run_id=run_id,
+        judge=judge_info,
     )
     return results
+
+
+def _refuse_unjudged(items: Sequence[Planned]) -> None:
+    """Refuse to run cases with judged checks without a judge: they could never pass."""
+    for item in items:
+        if needs_judge(item.case, item.info):
+            what = "`judge` criteria" if item.case.judge is not None else "`match: judge`"
+            raise UsageError(
+                f"{item.loaded.source}: case {item.case.id} of suite {item.info.suite} has "
+                f"{what}, which only a model judge can check; give --judge FILE and "
+                "--calibration RECORD (see docs/judge.md)"
+            )
 
 
 class _Session:
@@ -428,8 +488,10 @@ class _Session:
         grace: float,
         on_case: CaseDone,
         needs: Needs,
+        judging: Judging | None = None,
     ) -> None:
         self.needs = needs
+        self.judging = judging
         self.planned = planned
         self.target = target
         self.concurrency = concurrency
@@ -453,6 +515,7 @@ class _Session:
                 stop=stop,
                 grace=self.grace,
                 on_case=self.on_case,
+                judging=self.judging,
             )
         finally:
             loop = asyncio.get_running_loop()
@@ -462,6 +525,8 @@ class _Session:
                 # line's, which ends in exit 2) must hold again while the results are written.
                 signal.signal(number, handler)
             await self.target.aclose()
+            if self.judging is not None:
+                await self.judging.target.aclose()
 
     async def _probe(self, stop: asyncio.Event) -> None:
         """The pre-flight check, stopped at once by a signal (its waits can last a minute).

@@ -1,6 +1,6 @@
 """Merging the shards of a split run into the results of the whole run. Pure.
 
-Every shard must come from the same plan (suites, cases, options), target and run id, and
+Every shard must come from the same plan (suites, cases, options), target, judge and run id, and
 together the shards must cover every case exactly once. The merge is scored by the same
 `summarize` as a run, so its results and digest equal an unsharded run's, timing aside.
 """
@@ -35,6 +35,10 @@ def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
             )
         if results.target != first.target:
             raise ResultsError(f"{source}: asked another target than {first_source}")
+        if results.judge != first.judge:
+            raise ResultsError(
+                f"{source}: was judged by another judge, or calibration, than {first_source}"
+            )
         if results.run_id != first.run_id:
             raise ResultsError(
                 f"{source}: belongs to run {results.run_id or '(no --run-id)'}, but "
@@ -72,6 +76,7 @@ def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
         list(cases.values()),
         _suites(shards),
         target=first.target,
+        judge=first.judge,
         plan=first.plan,
         shard=None,
         started_at=min(results.started_at for _, results in shards),

@@ -13,18 +13,22 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from gauntlet.cases.model import GateName, Identifier, LanguageTag
+from gauntlet.cases.model import GateName, GoldenMatch, Identifier, LanguageTag
 from gauntlet.display import printable
 from gauntlet.errors import ExitCode
+from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.targets.contract import FieldSource, TargetResponse, ToolCall, Usage
 from gauntlet.targets.spec import FieldName
 
-RESULTS_SCHEMA_VERSION = 3
+RESULTS_SCHEMA_VERSION = 4
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
 tool calls, token usage and time to first token, the target kinds of target files, and a
-grounding suite's `accepts_absent`; a version 2 file is read as one without them.
+grounding suite's `accepts_absent`; a version 2 file is read as one without them. 4 added the
+model judge: the `unjudged` outcome and counts, each ask's judged checks, a golden suite's
+`match`, and the judge's fingerprint and calibration; a version 3 file is read as one without
+them.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -53,6 +57,9 @@ class Outcome(StrEnum):
     """The case got no answer (or no usable one): never a pass, never dropped."""
     NOT_RUN = "not_run"
     """The run was interrupted before this case was answered."""
+    UNJUDGED = "unjudged"
+    """The gate's checks passed but the model judge gave no valid verdict (or may not vote):
+    never a pass, and the run's verdict is withheld."""
 
 
 class Verdict(StrEnum):
@@ -93,6 +100,31 @@ class TargetInfo(_Record):
     """The toy's injected defects, if any."""
     target_file: str | None = None
     """The target file, as named on the command line, when one was used."""
+
+
+JudgeLabel = Literal["pass", "fail"]
+
+
+class JudgeCheck(_Record):
+    """One check a model judge made of one answer: a rubric, or a blind pairwise comparison."""
+
+    kind: Literal["rubric", "pairwise"]
+    """`rubric`: the case's `judge` criteria; `pairwise`: a golden answer against `expected`."""
+    outcome: Literal["passed", "failed", "unjudged"]
+    reason: Reason
+    """Why it failed or is unjudged; empty when it passed."""
+    verdicts: dict[Identifier, JudgeLabel] = {}
+    """A rubric's verdict on each criterion, when the judge gave a readable one."""
+    rationale: Reason = ""
+    """The judge's own reason, as it wrote it (one line, cut short)."""
+    replies: tuple[Reason, ...] = ()
+    """Every reply the judge sent for this check, each cut short, secrets masked."""
+    answer_first: Literal["A", "B"] | None = None
+    """For a pairwise check, where the answer was shown in the first order (the seeded coin)."""
+    position_bias: bool = False
+    """For a pairwise check, the two orders disagreed: the judge preferred a place, not a text."""
+    usage: Usage | None = None
+    """Tokens the judge reported for this check, over every reply."""
 
 
 class TurnResult(_Record):
@@ -136,6 +168,9 @@ class Trial(_Record):
     answered_text: str | None = None
     """The text as the target sent it, where the gates read another (citation markers
     removed); None when they are the same."""
+    judged: tuple[JudgeCheck, ...] = ()
+    """What the model judge made of the answer, when the case has judged checks and the gate's
+    own checks passed: it can fail the ask or leave it unjudged, never pass a failed one."""
 
 
 class CaseResult(_Record):
@@ -193,6 +228,8 @@ class SuiteInfo(_Record):
     """A silent target would fail this suite (see the UNSCOREABLE rule)."""
     accepts_absent: tuple[FieldName, ...] = ()
     """Fields this suite does without, when the target does not supply them."""
+    match: GoldenMatch | None = None
+    """A golden suite's way of comparing answers: `exact`, or `judge`; None for other gates."""
 
 
 class SuiteResult(SuiteInfo):
@@ -203,6 +240,8 @@ class SuiteResult(SuiteInfo):
     failed: int
     errored: int
     not_run: int
+    unjudged: int = 0
+    """Cases whose answers the judge could not (or may not) judge."""
     pass_rate: float
     met: bool
     """The pass rate is at least the threshold."""
@@ -223,6 +262,8 @@ class GateResult(_Record):
     failed: int
     errored: int
     not_run: int
+    unjudged: int = 0
+    """Cases whose answers the judge could not (or may not) judge."""
     pass_rate: float
     wilson_low: float
     """Lower end of the 95% Wilson interval of the pass rate: how much the count says."""
@@ -240,6 +281,59 @@ class Totals(_Record):
     failed: int
     errored: int
     not_run: int
+    unjudged: int = 0
+    """Cases whose answers the judge could not (or may not) judge."""
+
+
+class LanguageKappa(_Record):
+    """A judge's agreement with people in one language."""
+
+    language: LanguageTag
+    items: int
+    """Labelled items in this language."""
+    kappa: float | None
+    """Cohen's kappa; None when chance explains every agreement."""
+    low: float | None
+    high: float | None
+
+
+class CalibrationSummary(_Record):
+    """What the calibration record said of the judge, as the run checked it."""
+
+    record: str
+    """The calibration record, as named on the command line."""
+    labels: str
+    """The labelled set's name and version."""
+    labels_digest: str
+    items: int
+    """Labelled items, over every language."""
+    agreement: float
+    """The share of verdicts the judge gave as people did."""
+    kappa: float | None
+    """Cohen's kappa over every language; None when undefined."""
+    low: float | None
+    high: float | None
+    languages: tuple[LanguageKappa, ...]
+    position_consistency: float | None
+    """The share of pairwise items judged alike in both orders; None without pairwise items."""
+    unjudged: int
+    """Labelled items the judge gave no valid verdict on."""
+    min_kappa: float
+    """The kappa the run required, overall and in each language."""
+    min_items: int
+    """The labelled items the run required in each language."""
+
+
+class JudgeInfo(_Record):
+    """The model judge a run used, and whether it was let vote."""
+
+    target_file: str
+    """The judge's target file, as named on the command line."""
+    fingerprint: JudgeFingerprint
+    calibration: CalibrationSummary | None
+    """The calibration the run was given, or None when none was."""
+    refused: str | None
+    """Why the judge may not vote (every judged check is then unjudged); None when it may."""
 
 
 class Shard(_Record):
@@ -271,6 +365,8 @@ class Results(_Record):
     started_at: datetime
     finished_at: datetime
     target: TargetInfo
+    judge: JudgeInfo | None = None
+    """The model judge, for a run with judged checks; None without one."""
     plan: Plan
     shard: Shard | None
     """Set for one shard of a split run; `None` for a whole (or merged) run."""

@@ -33,6 +33,7 @@ from gauntlet.run.tally import (
     conversation_outcome,
     decide_case,
     is_flaky,
+    judged_outcome,
     shard_of,
     summarize,
 )
@@ -151,6 +152,7 @@ def rederive(results: Results) -> Results:
         cases,
         infos,
         target=results.target,
+        judge=results.judge,
         plan=results.plan,
         shard=results.shard,
         run_id=results.run_id,
@@ -198,6 +200,8 @@ def _rederive_trial(trial: Trial, *, rejudge: bool) -> Trial:
         update["said_something"] = trial.response is not None and said_something(trial.response)
     if trial.response is not None and trial.turns:
         update["outcome"], update["reason"] = conversation_outcome(trial.turns)
+    if trial.judged:  # asked only once the gate passed: the judge's checks decide
+        update["outcome"], update["reason"] = judged_outcome(trial.judged)
     return trial.model_copy(update=update)
 
 
@@ -264,7 +268,7 @@ def _case_structure(case: CaseResult, where: str) -> Iterator[str]:
         )
     for number, trial in enumerate(case.trials):
         at = f"{where}.trials[{number}]"
-        answered = trial.outcome in (Outcome.PASSED, Outcome.FAILED)
+        answered = trial.outcome in (Outcome.PASSED, Outcome.FAILED, Outcome.UNJUDGED)
         if answered != (trial.response is not None):
             yield f"{at}.response: a {trial.outcome.value} ask " + (
                 "needs a response" if answered else "has no response"
@@ -273,6 +277,14 @@ def _case_structure(case: CaseResult, where: str) -> Iterator[str]:
             yield f"{at}.reason: a {trial.outcome.value} ask " + (
                 "has no reason" if trial.reason == "" else "gives a reason to fail"
             )
+        if trial.outcome is Outcome.UNJUDGED and not trial.judged:
+            yield f"{at}.judged: an unjudged ask records no check of the judge's"
+        for check_number, check in enumerate(trial.judged):
+            if (check.outcome == "passed") == bool(check.reason):
+                yield (
+                    f"{at}.judged[{check_number}]: a {check.outcome} check "
+                    + ("gives a reason to fail" if check.reason else "has no reason")
+                )
         for turn_number, turn in enumerate(trial.turns):
             if turn.passed == bool(turn.reason):
                 yield (

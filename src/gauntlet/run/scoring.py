@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gauntlet.cases.loader import LoadedSuite
-from gauntlet.cases.model import GateName, GroundingCase, RefusalCase, RefusalKind
+from gauntlet.cases.model import (
+    AnyCase,
+    GateName,
+    GoldenMatch,
+    GroundingCase,
+    RefusalCase,
+    RefusalKind,
+)
 from gauntlet.display import masking, printable
 from gauntlet.gates import judge
 from gauntlet.gates.readability import said_something
@@ -24,7 +31,7 @@ from gauntlet.run.results import (
     Trial,
     TurnResult,
 )
-from gauntlet.run.tally import conversation_outcome, decide_case, is_flaky
+from gauntlet.run.tally import conversation_outcome, decide_case, is_flaky, judged_outcome
 from gauntlet.targets.contract import TargetResponse, Traced, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 
@@ -64,7 +71,13 @@ def suite_info(loaded: LoadedSuite, repeat: int) -> SuiteInfo:
         pass_k=suite.pass_k if suite.pass_k is not None else repeats,
         capability=scores_capability(loaded),
         accepts_absent=tuple(FieldName(name) for name in getattr(suite, "accepts_absent", ())),
+        match=getattr(suite, "match", None),
     )
+
+
+def needs_judge(case: AnyCase, info: SuiteInfo) -> bool:
+    """True if a model judge must pass the case's answers: judge criteria, or `match: judge`."""
+    return case.judge is not None or info.match is GoldenMatch.JUDGE
 
 
 def judge_case(
@@ -106,6 +119,17 @@ def judge_case(
 
 
 def _trial(item: Planned, observation: Observation, interrupted_by: str | None) -> Trial:
+    trial = gate_trial(item, observation, interrupted_by)
+    if trial.outcome is not Outcome.PASSED or not needs_judge(item.case, item.info):
+        return trial
+    outcome, reason = judged_outcome(observation.judged)
+    return trial.model_copy(
+        update={"outcome": outcome, "reason": printable(reason), "judged": observation.judged}
+    )
+
+
+def gate_trial(item: Planned, observation: Observation, interrupted_by: str | None = None) -> Trial:
+    """One ask as the gate alone judges it: what decides whether the model judge is asked."""
     response = observation.response
     conversation = observation.conversation
     traced = observation.traced
@@ -128,7 +152,7 @@ def _trial(item: Planned, observation: Observation, interrupted_by: str | None) 
         turns = _turns(item, conversation, final=True, without=without)
         outcome, reason = conversation_outcome(turns)
     else:
-        judgement = judge(item.case, response, without=without)
+        judgement = judge(item.case, response, without=without, exact=_exact(item))
         outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
         reason = judgement.reason
     return Trial(
@@ -146,6 +170,10 @@ def _trial(item: Planned, observation: Observation, interrupted_by: str | None) 
         first_token_ms=traced.first_token_ms if traced is not None else None,
         answered_text=traced.answered_text if traced is not None else None,
     )
+
+
+def _exact(item: Planned) -> bool:
+    return item.info.match is not GoldenMatch.JUDGE
 
 
 def _unsupplied(item: Planned, observation: Observation, waived: frozenset[FieldName]) -> list[str]:
@@ -178,7 +206,7 @@ def _turns(
     for number, (turn, response) in enumerate(zip(script, conversation, strict=False), 1):
         reasons = list(judge_turn(turn, response).reasons)
         if final and number == len(script):
-            reasons += judge(item.case, response, without=without).reasons
+            reasons += judge(item.case, response, without=without, exact=_exact(item)).reasons
         judged.append(
             TurnResult(
                 user=turn.user,

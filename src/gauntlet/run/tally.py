@@ -20,6 +20,8 @@ from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     CaseResult,
     GateResult,
+    JudgeCheck,
+    JudgeInfo,
     LanguageCount,
     Outcome,
     Plan,
@@ -70,6 +72,22 @@ def conversation_outcome(turns: Sequence[TurnResult]) -> tuple[Outcome, str]:
     return Outcome.FAILED, f"turn {failing[0]} of {len(turns)}: {failing[1].reason}"
 
 
+def judged_outcome(checks: Sequence[JudgeCheck]) -> tuple[Outcome, str]:
+    """An ask's outcome from what the judge made of an answer the gate's checks passed.
+
+    Failed if any check failed; else unjudged if any is (or there is none: a case with judged
+    checks is never passed without them); else passed. The judge can fail an ask, never pass
+    one the gate failed: it is asked only when the gate passed.
+    """
+    if not checks:
+        return Outcome.UNJUDGED, "the judge was not asked"
+    for outcome in (Outcome.FAILED, Outcome.UNJUDGED):
+        reasons = [f"judge: {check.reason}" for check in checks if check.outcome == outcome]
+        if reasons:
+            return outcome, "; ".join(reasons)
+    return Outcome.PASSED, ""
+
+
 def is_flaky(trials: Sequence[Trial]) -> bool:
     """Some asks passed and some failed: the target answers the case inconsistently."""
     outcomes = [trial.outcome for trial in trials]
@@ -79,10 +97,12 @@ def is_flaky(trials: Sequence[Trial]) -> bool:
 def decide_case(trials: Sequence[Trial], repeats: int, pass_k: int) -> tuple[Outcome, str]:
     """A case's outcome and reason from its asks.
 
-    Not run or errored if any ask was (the first such ask's reason); otherwise passed when at
-    least `pass_k` asks passed, else failed with the first failing ask's reason.
+    Not run, errored or unjudged if any ask was, in that order (the first such ask's reason);
+    otherwise passed when at least `pass_k` asks passed, else failed with the first failing
+    ask's reason. An unjudged ask is never counted toward `pass_k`, nor against it: the case
+    waits for a verdict the judge did not give.
     """
-    for special in (Outcome.NOT_RUN, Outcome.ERRORED):
+    for special in (Outcome.NOT_RUN, Outcome.ERRORED, Outcome.UNJUDGED):
         for number, trial in enumerate(trials, start=1):
             if trial.outcome is special:
                 return special, _nth(trial.reason, number, repeats)
@@ -112,6 +132,7 @@ def summarize(
     finished_at: datetime,
     interrupted_by: str | None = None,
     run_id: str | None = None,
+    judge: JudgeInfo | None = None,
 ) -> Results:
     """Count, score every suite and gate, and decide the verdict."""
     ordered = sorted(cases, key=lambda case: case.index)
@@ -125,8 +146,11 @@ def summarize(
         if trial.response is not None and not trial.said_something
     )
     capability = any(info.capability for info in suites)
+    unjudged = next((case for case in ordered if case.outcome is Outcome.UNJUDGED), None)
     verdict, reason = decide_verdict(
         errored=totals.errored,
+        unjudged=totals.unjudged,
+        unjudged_reason=unjudged.reason if unjudged is not None else "",
         not_run=totals.not_run,
         interrupted_by=interrupted_by,
         unreadable=unreadable,
@@ -141,6 +165,7 @@ def summarize(
         started_at=started_at,
         finished_at=finished_at,
         target=target,
+        judge=judge,
         plan=plan,
         shard=shard,
         run_id=run_id,
@@ -165,6 +190,8 @@ def decide_verdict(
     failed_gates: Sequence[GateName],
     not_run: int = 0,
     interrupted_by: str | None = None,
+    unjudged: int = 0,
+    unjudged_reason: str = "",
 ) -> tuple[Verdict, str]:
     """The verdict and its reason, by the precedence WITHHELD > UNSCOREABLE > FAIL > PASS.
 
@@ -179,6 +206,11 @@ def decide_verdict(
         return Verdict.WITHHELD, (
             f"{errored} {'case' if errored == 1 else 'cases'} got no answer, so no verdict"
         )
+    if unjudged:
+        return Verdict.WITHHELD, (
+            f"{unjudged} {'case' if unjudged == 1 else 'cases'} could not be judged, so no "
+            f"verdict; the first: {unjudged_reason}"
+        )
     if unreadable and not capability_scored:
         return Verdict.UNSCOREABLE, (
             f"{unreadable} {'answer' if unreadable == 1 else 'answers'} said nothing readable "
@@ -192,7 +224,7 @@ def decide_verdict(
 
 
 def count_outcomes(cases: Sequence[CaseResult]) -> Totals:
-    """How many of `cases` passed, failed, errored and were not run."""
+    """How many of `cases` passed, failed, errored, were not run and were unjudged."""
     outcomes = [case.outcome for case in cases]
     return Totals(
         total=len(outcomes),
@@ -200,6 +232,7 @@ def count_outcomes(cases: Sequence[CaseResult]) -> Totals:
         failed=outcomes.count(Outcome.FAILED),
         errored=outcomes.count(Outcome.ERRORED),
         not_run=outcomes.count(Outcome.NOT_RUN),
+        unjudged=outcomes.count(Outcome.UNJUDGED),
     )
 
 

@@ -1,0 +1,219 @@
+"""Asking the model judge about answers the gates passed: the one other edge that asks.
+
+A case with `judge` criteria, or in a golden suite with `match: judge`, has checks only a model
+can make. They are made after the gate's own checks pass, never before: the judge can fail an
+ask, never pass one the gate failed. Every way a judge can fail to give a verdict (it is not
+calibrated, it is down, its reply cannot be read, the two pairwise orders disagree) leaves the
+check unjudged, which withholds the run's verdict; none of them is a pass or a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gauntlet.cases.model import AnyCase, GoldenCase, GoldenMatch
+from gauntlet.display import printable
+from gauntlet.judge.check import Ask, ask_readable, check_rubric
+from gauntlet.judge.judge_file import UsageTally, judge_asker
+from gauntlet.judge.pairwise import (
+    PairwiseOutcome,
+    Preferred,
+    answer_side,
+    combine,
+    pairwise_prompt,
+    read_pairwise_reply,
+)
+from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
+from gauntlet.judge.reply import QUOTED, Judged
+from gauntlet.run.results import JudgeCheck, SuiteInfo
+from gauntlet.targets.contract import AsyncTarget, TargetResponse
+
+__all__ = ["Judging", "primary_language"]
+
+
+def primary_language(tag: str) -> str:
+    """The language of a BCP 47 tag, lowercased: `es-MX` is `es`."""
+    return tag.split("-", 1)[0].lower()
+
+
+@dataclass
+class Judging:
+    """The judge of one run, and whether it may vote.
+
+    Args:
+        target: The judge, reached like any target; closed by the run.
+        seed: What the blind coin and the boundaries are drawn from, with the case and the ask:
+            the run id, or the plan's digest, so a resumed run shows the judge the same.
+        refused: Why the judge may not vote, or None when its calibration holds.
+        languages: The languages (primary subtags) the judge was calibrated in.
+        concurrency: At most this many judge checks at a time.
+    """
+
+    target: AsyncTarget
+    seed: str
+    refused: str | None
+    languages: frozenset[str]
+    concurrency: int = 8
+    _bound: asyncio.Semaphore | None = field(default=None, init=False, repr=False)
+
+    async def check(
+        self,
+        case: AnyCase,
+        info: SuiteInfo,
+        ask_number: int,
+        conversation: Sequence[TargetResponse],
+    ) -> tuple[JudgeCheck, ...]:
+        """Every judged check of one answer the gate passed, each its own `JudgeCheck`.
+
+        `conversation` is every answer of the ask, in order: the last is the one judged.
+        """
+        response, earlier = conversation[-1], conversation[:-1]
+        kinds = []
+        if case.judge is not None:
+            kinds.append("rubric")
+        if info.match is GoldenMatch.JUDGE:
+            kinds.append("pairwise")
+        why = self._why_not(case.language)
+        if why is not None:
+            return tuple(_unjudged(kind, why) for kind in kinds)
+        if self._bound is None:
+            self._bound = asyncio.Semaphore(max(1, self.concurrency))
+        checks = []
+        async with self._bound:
+            for kind in kinds:
+                tally = UsageTally()
+                ask = judge_asker(self.target, language=case.language, case_id=case.id, tally=tally)
+                try:
+                    if kind == "rubric":
+                        made = await self._rubric(case, ask_number, response, earlier, ask)
+                    else:
+                        made = await self._pairwise(case, ask_number, response, earlier, ask)
+                except Exception as exc:  # noqa: BLE001 - a judge that fails is unjudged, not a crash
+                    made = _unjudged(kind, f"the judge gave no reply: {printable(str(exc))}")
+                checks.append(made.model_copy(update={"usage": tally.total}))
+        return tuple(checks)
+
+    def _why_not(self, language: str) -> str | None:
+        if self.refused is not None:
+            return f"the judge may not vote: {self.refused}"
+        if primary_language(language) not in self.languages:
+            known = ", ".join(sorted(self.languages)) or "none"
+            return (
+                f"the judge was not calibrated in {primary_language(language)} "
+                f"(calibrated: {known})"
+            )
+        return None
+
+    async def _rubric(
+        self,
+        case: AnyCase,
+        ask_number: int,
+        response: TargetResponse,
+        earlier: Sequence[TargetResponse],
+        ask: Ask,
+    ) -> JudgeCheck:
+        assert case.judge is not None  # noqa: S101 - asked only for a case with criteria
+        criteria = [Criterion(criterion.id, criterion.ask) for criterion in case.judge.criteria]
+        blocks = case_blocks(
+            _question(case, earlier),
+            response.text,
+            reference=case.expected if isinstance(case, GoldenCase) else None,
+            sources=response.context_ids or (),
+            conversation=case.turns is not None,
+        )
+        rng = seeded(self.seed, case.id, ask_number)
+        prompt = rubric_prompt(criteria, blocks, rng)
+        made = await check_rubric(ask, prompt, [criterion.id for criterion in criteria])
+        replies = tuple(_cut(reply) for reply in made.replies)
+        result = made.result
+        if not isinstance(result, Judged):
+            return _unjudged(
+                "rubric", f"the judge's reply could not be read: {result.why}", replies
+            )
+        failed = result.failed
+        return JudgeCheck(
+            kind="rubric",
+            outcome="failed" if failed else "passed",
+            reason=(f"failed {', '.join(failed)}: {_cut(result.rationale)}" if failed else ""),
+            verdicts={name: verdict.value for name, verdict in result.verdicts.items()},
+            rationale=_cut(result.rationale),
+            replies=replies,
+        )
+
+    async def _pairwise(
+        self,
+        case: AnyCase,
+        ask_number: int,
+        response: TargetResponse,
+        earlier: Sequence[TargetResponse],
+        ask: Ask,
+    ) -> JudgeCheck:
+        assert isinstance(case, GoldenCase)  # noqa: S101 - match: judge is a golden suite's
+        # Its own draws: the coin must not move when rubric criteria are added to the case.
+        rng = seeded(self.seed, f"{case.id}\0pairwise", ask_number)
+        side = answer_side(rng)
+        answer, reference = response.text, case.expected
+        orders = [(answer, reference), (reference, answer)] if side == "A" else [
+            (reference, answer), (answer, reference)
+        ]  # fmt: skip
+        question = _question(case, earlier)
+        read = []
+        replies: list[str] = []
+        for first, second in orders:
+            result, said = await ask_readable(
+                ask, pairwise_prompt(question, first, second, rng), read_pairwise_reply
+            )
+            read.append(result)
+            replies += said
+        combined = combine(read[0], read[1], side)
+        outcome = _OUTCOMES[combined.outcome]
+        rationale = next((_cut(r.rationale) for r in read if isinstance(r, Preferred)), "")
+        return JudgeCheck(
+            kind="pairwise",
+            outcome=outcome,
+            reason="" if outcome == "passed" else _cut(combined.why),
+            rationale=rationale,
+            replies=tuple(_cut(reply) for reply in replies),
+            answer_first=side,
+            position_bias=combined.position_bias,
+        )
+
+
+_OUTCOMES: dict[PairwiseOutcome, Literal["passed", "failed", "unjudged"]] = {
+    PairwiseOutcome.PASSED: "passed",
+    PairwiseOutcome.FAILED: "failed",
+    PairwiseOutcome.UNJUDGED: "unjudged",
+}
+
+
+def _question(case: AnyCase, earlier: Sequence[TargetResponse]) -> str:
+    """What the judge is told was asked: the prompt, or the conversation up to the last turn.
+
+    `earlier` holds the target's answers to the turns before the last.
+    """
+    if case.turns is None:
+        return case.final_prompt
+    lines = []
+    for number, turn in enumerate(case.turns, 1):
+        lines.append(f"user (turn {number}): {turn.user}")
+        if number <= len(earlier):
+            lines.append(f"assistant (turn {number}): {earlier[number - 1].text}")
+    return "\n".join(lines)
+
+
+def _unjudged(kind: str, why: str, replies: tuple[str, ...] = ()) -> JudgeCheck:
+    return JudgeCheck(
+        kind="rubric" if kind == "rubric" else "pairwise",
+        outcome="unjudged",
+        reason=_cut(why, 400),
+        replies=replies,
+    )
+
+
+def _cut(text: str, limit: int = QUOTED) -> str:
+    """`text` on one line, every control character escaped, cut after `limit` characters."""
+    shown = printable(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text)} characters)"
