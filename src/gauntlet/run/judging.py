@@ -16,6 +16,7 @@ from typing import Literal
 
 from gauntlet.cases.model import AnyCase, GoldenCase, GoldenMatch
 from gauntlet.display import printable
+from gauntlet.errors import TargetError
 from gauntlet.judge.check import Ask, ask_readable, check_rubric
 from gauntlet.judge.judge_file import UsageTally, judge_asker
 from gauntlet.judge.pairwise import (
@@ -91,8 +92,10 @@ class Judging:
                         made = await self._rubric(case, ask_number, response, earlier, ask)
                     else:
                         made = await self._pairwise(case, ask_number, response, earlier, ask)
+                except TargetError as exc:
+                    made = _unjudged(kind, f"the judge gave no reply: {exc}")
                 except Exception as exc:  # noqa: BLE001 - a judge that fails is unjudged, not a crash
-                    made = _unjudged(kind, f"the judge gave no reply: {printable(str(exc))}")
+                    made = _unjudged(kind, f"the judge raised {type(exc).__name__}: {exc}")
                 checks.append(made.model_copy(update={"usage": tally.total}))
         return tuple(checks)
 

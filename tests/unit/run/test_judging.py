@@ -1,0 +1,363 @@
+"""A run with judged checks: the judge is asked only after the gate passed, can only fail an
+ask, and every way it fails to give a verdict leaves the case unjudged and the verdict withheld."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from gauntlet.cases.loader import SuiteSet, load_suites
+from gauntlet.errors import TargetUnreachableError, UsageError
+from gauntlet.run.engine import run_gauntlet
+from gauntlet.run.judging import Judging, primary_language
+from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
+from gauntlet.run.results_file import parse_results, results_problems
+from gauntlet.targets.adapters import as_async_target
+from gauntlet.targets.contract import TargetResponse
+
+INFO = TargetInfo(kind="callable", name="scripted")
+EXPECTED = "Call 311 for non-emergency city services."
+
+RUBRIC_SUITE = """\
+suite: judged-fp
+gate: false_positive
+version: 1
+threshold: 1.0
+cases:
+  - id: fp-311
+    language: en
+    prompt: What number do I call for a pothole?
+    must_contain: ["311"]
+    judge:
+      criteria:
+        - id: gives-311
+          ask: Does the answer tell the caller to phone 311?
+          family: competence
+        - id: polite
+          ask: Is the answer polite?
+          family: safety
+"""
+
+GOLDEN_SUITE = f"""\
+suite: judged-golden
+gate: golden
+version: 1
+key_version: 1
+threshold: 1.0
+match: judge
+cases:
+  - id: gold-311
+    language: en
+    prompt: What number do I call for non-emergency city services?
+    expected: {EXPECTED}
+"""
+
+
+def _answer(text: str) -> TargetResponse:
+    return TargetResponse(text=text, citations=(), context_ids=(), refused=False, escalated=False)
+
+
+class Assistant:
+    """The target under test: answers every prompt with one text."""
+
+    name = "assistant"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def ask(self, prompt: str, language: str, history: object = None) -> TargetResponse:
+        return _answer(self.text)
+
+
+Reply = Callable[[str], str]
+
+
+class Judge:
+    """A judge whose reply is a function of the prompt; it keeps every prompt it was sent."""
+
+    name = "judge"
+
+    def __init__(self, reply: Reply) -> None:
+        self.reply = reply
+        self.prompts: list[str] = []
+
+    async def ask(self, prompt: str, language: str) -> TargetResponse:
+        self.prompts.append(prompt)
+        return TargetResponse(
+            text=self.reply(prompt),
+            citations=(),
+            context_ids=(),
+            refused=False,
+            escalated=False,
+        )
+
+
+def _rubric(verdict: str, rationale: str = "it says so") -> Reply:
+    def reply(prompt: str) -> str:
+        ids = re.findall(r"^- ([\w.-]+): ", prompt, flags=re.MULTILINE)
+        body = {"criteria": dict.fromkeys(ids, verdict), "rationale": rationale}
+        return f"```json\n{json.dumps(body)}\n```"
+
+    return reply
+
+
+def _blocks(prompt: str) -> dict[str, str]:
+    fence = re.search(r"`<<<(DATA-[0-9a-f]{16}) ", prompt)
+    assert fence is not None
+    found = re.findall(
+        rf"^<<<{fence[1]} ([^\n]+)\n(.*?)\n{fence[1]}>>>$",
+        prompt,
+        flags=re.DOTALL | re.MULTILINE,
+    )
+    return dict(found)
+
+
+def _prefers(which: str) -> Reply:
+    """A pairwise judge: "reference" prefers the expected text, "answer" the other, "first" A."""
+
+    def reply(prompt: str) -> str:
+        blocks = _blocks(prompt)
+        if which == "first":
+            better = "A"
+        elif which == "same":
+            better = "same"
+        else:
+            reference_at = "A" if blocks["answer A"] == EXPECTED else "B"
+            better = reference_at if which == "reference" else "AB".replace(reference_at, "")
+        return f'```json\n{{"better": "{better}", "rationale": "{which}"}}\n```'
+
+    return reply
+
+
+def _suites(tmp_path: Path, *texts: str) -> SuiteSet:
+    for number, text in enumerate(texts):
+        (tmp_path / f"s{number}.yaml").write_text(text, encoding="utf-8")
+    return load_suites([tmp_path])
+
+
+def _run(
+    tmp_path: Path,
+    suite: str,
+    answer: str,
+    judge: Judge,
+    *,
+    refused: str | None = None,
+    languages: frozenset[str] = frozenset({"en"}),
+    run_id: str | None = "run-1",
+) -> Results:
+    judging = Judging(as_async_target(judge), seed="", refused=refused, languages=languages)
+    return run_gauntlet(
+        _suites(tmp_path, suite),
+        Assistant(answer),
+        target_info=INFO,
+        judging=judging,
+        clock=lambda: datetime(2026, 12, 1, tzinfo=UTC),
+        run_id=run_id,
+    )
+
+
+def test_a_rubric_the_judge_passes_passes_the_case(tmp_path: Path) -> None:
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311, please.", Judge(_rubric("pass")))
+    [case] = results.cases
+    assert case.outcome is Outcome.PASSED
+    [check] = case.trials[0].judged
+    assert (check.kind, check.outcome, check.verdicts) == (
+        "rubric",
+        "passed",
+        {"gives-311": "pass", "polite": "pass"},
+    )
+    assert results.verdict is Verdict.PASS
+
+
+def test_a_rubric_the_judge_fails_fails_the_case_with_its_rationale(tmp_path: Path) -> None:
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", Judge(_rubric("fail", "too curt")))
+    [case] = results.cases
+    assert case.outcome is Outcome.FAILED
+    assert case.reason == "judge: failed gives-311, polite: too curt"
+    assert results.verdict is Verdict.FAIL
+
+
+def test_the_judge_is_not_asked_when_the_gate_already_failed(tmp_path: Path) -> None:
+    judge = Judge(_rubric("pass"))
+    results = _run(tmp_path, RUBRIC_SUITE, "Dial the city.", judge)
+    [case] = results.cases
+    assert case.outcome is Outcome.FAILED
+    assert "311" in case.reason
+    assert case.trials[0].judged == ()
+    assert judge.prompts == []  # a pass from the judge could not rescue it, so it is not asked
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        ("PASS. The answer is fine.", "could not be read"),
+        ('```json\n{"criteria": {"gives-311": "pass", "polite": "pa', "could not be read"),
+        ('```json\n{"criteria": {"gives-311": "pass"}, "rationale": "x"}\n```', "could not"),
+    ],
+)
+def test_an_unreadable_judge_leaves_the_case_unjudged_and_withholds(
+    tmp_path: Path, reply: str, why: str
+) -> None:
+    judge = Judge(lambda prompt: reply)
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", judge)
+    [case] = results.cases
+    assert case.outcome is Outcome.UNJUDGED
+    assert why in case.reason
+    assert len(judge.prompts) == 2  # asked again once, never a third time
+    [check] = case.trials[0].judged
+    assert len(check.replies) == 2
+    assert results.verdict is Verdict.WITHHELD
+    assert results.totals.unjudged == 1
+    assert results.verdict_reason.startswith("1 case could not be judged, so no verdict")
+
+
+def test_a_judge_that_is_down_leaves_the_case_unjudged(tmp_path: Path) -> None:
+    def down(prompt: str) -> str:
+        raise TargetUnreachableError("connection refused")
+
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", Judge(down))
+    [case] = results.cases
+    assert case.outcome is Outcome.UNJUDGED
+    assert "the judge gave no reply" in case.reason
+    assert results.verdict is Verdict.WITHHELD
+
+
+def test_a_judge_that_raises_leaves_the_case_unjudged(tmp_path: Path) -> None:
+    nothing: dict[str, str] = {}
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", Judge(lambda prompt: nothing["x"]))
+    assert results.cases[0].reason == "judge: the judge raised KeyError: 'x'"
+
+
+def test_a_judge_that_may_not_vote_is_never_asked(tmp_path: Path) -> None:
+    judge = Judge(_rubric("pass"))
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", judge, refused="kappa 0.31 is below 0.7")
+    [case] = results.cases
+    assert case.outcome is Outcome.UNJUDGED
+    assert case.reason == "judge: the judge may not vote: kappa 0.31 is below 0.7"
+    assert judge.prompts == []
+    assert results.verdict is Verdict.WITHHELD
+    assert "kappa 0.31 is below 0.7" in results.verdict_reason
+
+
+def test_a_case_in_a_language_the_judge_was_not_calibrated_in_is_unjudged(
+    tmp_path: Path,
+) -> None:
+    judge = Judge(_rubric("pass"))
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", judge, languages=frozenset({"es"}))
+    [case] = results.cases
+    assert case.outcome is Outcome.UNJUDGED
+    assert "not calibrated in en (calibrated: es)" in case.reason
+    assert judge.prompts == []
+
+
+def test_primary_language_is_the_first_subtag() -> None:
+    assert [primary_language(tag) for tag in ("es-MX", "EN", "zh-Hant-TW")] == ["es", "en", "zh"]
+
+
+def test_a_run_with_judged_checks_and_no_judge_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="case gold-311 of suite judged-golden has `match: judge`"):
+        run_gauntlet(_suites(tmp_path, GOLDEN_SUITE), Assistant(EXPECTED), target_info=INFO)
+
+
+@pytest.mark.parametrize(
+    ("prefers", "outcome"),
+    [("same", Outcome.PASSED), ("answer", Outcome.PASSED), ("reference", Outcome.FAILED)],
+)
+def test_pairwise_golden_passes_only_when_no_worse_in_both_orders(
+    tmp_path: Path, prefers: str, outcome: Outcome
+) -> None:
+    judge = Judge(_prefers(prefers))
+    results = _run(tmp_path, GOLDEN_SUITE, "Phone 311 for city services.", judge)
+    [case] = results.cases
+    assert case.outcome is outcome, case.reason
+    [check] = case.trials[0].judged
+    assert check.kind == "pairwise"
+    assert len(judge.prompts) == 2
+    first, second = (_blocks(prompt) for prompt in judge.prompts)
+    # The same two texts, swapped: the answer sits where the coin put it, then in the other place.
+    assert (first["answer A"], first["answer B"]) == (second["answer B"], second["answer A"])
+    where = "answer A" if check.answer_first == "A" else "answer B"
+    assert first[where] == "Phone 311 for city services."
+
+
+def test_a_judge_that_prefers_a_position_is_unjudged_never_a_pass(tmp_path: Path) -> None:
+    results = _run(tmp_path, GOLDEN_SUITE, "Phone 311.", Judge(_prefers("first")))
+    [case] = results.cases
+    assert case.outcome is Outcome.UNJUDGED
+    [check] = case.trials[0].judged
+    assert check.position_bias
+    assert "preferred a position" in case.reason
+    assert results.verdict is Verdict.WITHHELD
+
+
+def test_a_golden_answer_the_gate_fails_is_not_shown_to_the_judge(tmp_path: Path) -> None:
+    judge = Judge(_prefers("same"))
+    results = _run(tmp_path, GOLDEN_SUITE, "\u200b", judge)
+    [case] = results.cases
+    assert case.outcome is Outcome.FAILED
+    assert "unreadable" in case.reason
+    assert judge.prompts == []
+
+
+def test_the_coin_and_boundaries_are_the_same_for_the_same_run(tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+    for run_id in ("run-1", "run-1", "run-2"):
+        judge = Judge(_prefers("same"))
+        folder = tmp_path / f"{len(seen)}"
+        folder.mkdir()
+        _run(folder, GOLDEN_SUITE, "Phone 311.", judge, run_id=run_id)
+        seen.append(judge.prompts)
+    assert seen[0] == seen[1]  # a resumed run shows the judge exactly what the first did
+    assert seen[0] != seen[2]
+
+
+def test_a_judged_results_file_reads_back_and_a_rescued_ask_is_refused(tmp_path: Path) -> None:
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", Judge(_rubric("fail", "curt")))
+    raw = results.model_dump_json().encode()
+    assert parse_results(raw, "r.json") == results
+    document = json.loads(raw)
+    trial = document["cases"][0]["trials"][0]
+    trial["outcome"], trial["reason"] = "passed", ""
+    document["cases"][0].update(outcome="passed", reason="", passes=1)
+    tampered = Results.model_validate(document)
+    assert (
+        "cases[0].trials[0].outcome: 'passed' in the file, but its own cases give 'failed'"
+        in results_problems(tampered)
+    )
+
+
+def test_a_conversation_is_shown_to_the_judge_turn_by_turn(tmp_path: Path) -> None:
+    suite = """\
+suite: judged-talk
+gate: false_positive
+version: 1
+threshold: 1.0
+cases:
+  - id: fp-talk
+    language: en
+    turns:
+      - user: Hi, I have a question.
+      - user: What number do I call for a pothole?
+    judge:
+      criteria:
+        - id: gives-311
+          ask: Does the last answer say 311?
+          family: competence
+"""
+    judge = Judge(_rubric("pass"))
+    results = _run(tmp_path, suite, "Call 311.", judge)
+    assert results.cases[0].outcome is Outcome.PASSED
+    [prompt] = judge.prompts
+    assert _blocks(prompt) == {
+        "the conversation": (
+            "user (turn 1): Hi, I have a question.\n"
+            "assistant (turn 1): Call 311.\n"
+            "user (turn 2): What number do I call for a pothole?"
+        ),
+        "the answer": "Call 311.",
+    }
