@@ -1,0 +1,446 @@
+"""The labelled set a judge is calibrated on: items people judged, loaded strictly.
+
+A labels directory holds one or more `*.yaml` files of one set (the same `labels` name and
+`version` in each). Every item is either a rubric item (`criteria`, each with the label a
+person gave it) or a pairwise item (`preferred`: which of the answer and the reference a
+person found better, or `same`). The files are read with the case files' YAML reader (no
+anchors, aliases, tags, duplicate keys or YAML 1.1 booleans) and validated as strictly;
+every problem in every file, and across files, is reported at once, each as
+`path:line:column`.
+
+`labels_digest` names what a calibration was measured on. It covers the items' content
+(what the judge is shown and what people said), not their layout: the items are taken in
+order of id, so moving an item to another file or reordering a file keeps the digest, and
+any change to a prompt, answer, reference, criterion or label changes it. The criteria of an
+item keep their written order: the judge is shown them in that order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path as FsPath
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from gauntlet.cases.loader import (
+    describe_common,
+    did_you_mean,
+    dotted,
+    find_case_files,
+    kind_of,
+    read_config_file,
+    relevant,
+    validate_document,
+)
+from gauntlet.cases.model import Identifier, LanguageTag, Text
+from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Document, Mark, Path, read_document
+from gauntlet.cases.yaml_nodes import decode_source as _decode
+from gauntlet.display import unencodable
+from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
+
+_PACKAGE = FsPath(__file__).resolve().parent.parent
+
+LabelValue = Literal["pass", "fail"]
+"""What a person said of one criterion."""
+Preferred = Literal["answer", "reference", "same"]
+"""Which text a person found better for a pairwise item, or neither."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True
+    )
+
+
+class LabelledCriterion(_Strict):
+    """One rubric question and the label a person gave the item's answer for it."""
+
+    id: Identifier
+    """Unique within the item; the judge's reply names it."""
+    ask: Text
+    """The question, answered pass or fail."""
+    label: LabelValue
+    """What a person said."""
+
+
+class LabelItem(_Strict):
+    """One labelled item: a rubric item (`criteria`) or a pairwise item (`preferred`)."""
+
+    id: Identifier
+    """Unique across every file of the set."""
+    language: LanguageTag
+    """BCP 47 tag of the item's language; figures are kept per primary subtag (es-MX: es)."""
+    prompt: Text
+    """What was asked."""
+    answer: Text
+    """The answer judged."""
+    reference: Text | None = None
+    """An approved answer: shown to a rubric judge when given, compared with in pairwise."""
+    criteria: tuple[LabelledCriterion, ...] | None = Field(default=None, min_length=1)
+    """A rubric item's questions, each with a person's label."""
+    preferred: Preferred | None = None
+    """A pairwise item: which text a person found better, `answer`, `reference` or `same`."""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> LabelItem:
+        for name in ("reference", "criteria", "preferred"):
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise PydanticCustomError(
+                    "null", "write a value, or leave the key out", {"at": (name,)}
+                )
+        if self.criteria is not None and self.preferred is not None:
+            raise PydanticCustomError(
+                "both_kinds",
+                "an item has `criteria` (a rubric item) or `preferred` (a pairwise item), not both",
+                {"at": ("preferred",), "key": True},
+            )
+        if self.criteria is None and self.preferred is None:
+            raise PydanticCustomError(
+                "no_kind",
+                "an item needs `criteria` (a rubric item) or `preferred` (a pairwise item)",
+                {"at": ()},
+            )
+        if self.preferred is not None and self.reference is None:
+            raise PydanticCustomError(
+                "no_reference",
+                "a pairwise item needs `reference`: the answer is compared with it",
+                {"at": ("preferred",), "key": True},
+            )
+        seen: dict[str, int] = {}
+        for index, criterion in enumerate(self.criteria or ()):
+            if criterion.id in seen:
+                raise PydanticCustomError(
+                    "criterion_repeated",
+                    "duplicate criterion id '{id}' (first at criteria[{first}]); criterion "
+                    "ids are unique within an item",
+                    {
+                        "at": ("criteria", index, "id"),
+                        "id": criterion.id,
+                        "first": seen[criterion.id],
+                    },
+                )
+            seen[criterion.id] = index
+        return self
+
+    @property
+    def pairwise(self) -> bool:
+        """Whether this is a pairwise item (else a rubric item)."""
+        return self.preferred is not None
+
+
+class LabelsFile(_Strict):
+    """One labels file."""
+
+    labels: Identifier
+    """The set's name, the same in every file of the set."""
+    version: Annotated[int, Field(ge=1)]
+    """The set's version, the same in every file of the set; bump it when the items change."""
+    items: tuple[LabelItem, ...] = Field(min_length=1)
+    """The labelled items."""
+
+
+LABELS_ADAPTER: TypeAdapter[LabelsFile] = TypeAdapter(LabelsFile)
+
+
+@dataclass(frozen=True)
+class LoadedLabels:
+    """One labels file as validated, and where its parts are."""
+
+    file: LabelsFile
+    source: str
+    """The file, as found under the directory the user named."""
+    id_marks: tuple[Mark, ...]
+    """Where each item's `id` value is, in the order of `file.items`."""
+    name_mark: Mark
+    version_mark: Mark
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """Every file of one labelled set, in a stable order (by path)."""
+
+    files: tuple[LoadedLabels, ...]
+    source: str
+    """The directory (or file) the user named."""
+
+    @property
+    def name(self) -> str:
+        """The set's name."""
+        return self.files[0].file.labels
+
+    @property
+    def version(self) -> int:
+        """The set's version."""
+        return self.files[0].file.version
+
+    @property
+    def items(self) -> tuple[LabelItem, ...]:
+        """Every item, file by file, each file's in its order."""
+        return tuple(item for loaded in self.files for item in loaded.file.items)
+
+
+def primary_language(tag: str) -> str:
+    """The primary subtag of a BCP 47 tag, lowercased: `es-MX` and `ES` are both `es`."""
+    return tag.split("-", 1)[0].lower()
+
+
+def builtin_labels_dir() -> FsPath:
+    """The directory of the labelled set gauntlet ships (the Riverbend domain).
+
+    A wheel carries it as `gauntlet/_builtin_labels` (see `pyproject.toml`); an editable
+    install reads the checkout's `labels/` directly.
+    """
+    bundled = _PACKAGE / "_builtin_labels"
+    if bundled.is_dir():
+        return bundled
+    return _PACKAGE.parent.parent / "labels"
+
+
+def labels_digest(labels: LabelSet | Iterable[LabelItem]) -> str:
+    """`sha256:` over the items' content, in order of id (see the module's doc).
+
+    The set's name and version are not covered: a record keeps them beside the digest.
+    """
+    items = labels.items if isinstance(labels, LabelSet) else tuple(labels)
+    canonical = [item.model_dump(mode="json") for item in sorted(items, key=lambda i: i.id)]
+    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ------------------------------------------------------------------ loading
+
+
+def parse_labels(raw: str | bytes, source: str) -> LoadedLabels:
+    """Parse and validate one labels file's content. Pure: reads nothing but its arguments.
+
+    Raises:
+        ConfigErrors: every problem found, each located.
+    """
+    try:
+        text = _decode(raw, source) if isinstance(raw, bytes) else raw
+        document = read_document(text, source)
+    except ConfigErrors as exc:
+        raise ConfigErrors(_reworded(error) for error in exc.errors) from None
+    file = validate_document(
+        LABELS_ADAPTER,
+        document,
+        lambda errors: [_schema_error(error, document, source) for error in relevant(errors)],
+    )
+    return LoadedLabels(
+        file=file,
+        source=source,
+        id_marks=tuple(
+            document.mark_for(("items", index, "id")) for index in range(len(file.items))
+        ),
+        name_mark=document.mark_for(("labels",)),
+        version_mark=document.mark_for(("version",)),
+    )
+
+
+def load_labels(path: str | os.PathLike[str]) -> LabelSet:
+    """Load every `*.yaml` file at or under `path` as one labelled set.
+
+    Raises:
+        ConfigErrors: every problem in every file and across files, each located: a file that
+            does not load, files of different sets or versions, an item id used twice.
+    """
+    root = FsPath(path)
+    errors: list[ConfigError] = []
+    found = find_case_files(root, errors)
+    errors = [_reworded(error) for error in errors]
+    loaded: list[LoadedLabels] = []
+    seen: set[FsPath] = set()
+    for file in found:
+        if unencodable(str(file)) is not None:
+            errors.append(ConfigError(file, "the file's name is not valid UTF-8; rename it"))
+            continue
+        real = file.resolve()
+        if real in seen:  # pragma: no cover - find_case_files lists each path once
+            continue
+        seen.add(real)
+        try:
+            raw = read_config_file(
+                file, limit=MAX_FILE_BYTES, what="a labels file", too_large=_TOO_LARGE
+            )
+            loaded.append(parse_labels(raw, str(file)))
+        except ConfigErrors as exc:
+            errors.extend(exc.errors)
+    errors.extend(_across_files(loaded))
+    if errors:
+        raise ConfigErrors(errors)
+    return LabelSet(tuple(loaded), str(root))
+
+
+_TOO_LARGE = "split the items into several files"
+
+# The YAML reader and the file finder are the case files'; so is some of their wording.
+_CASE_FILE_WORDS = (
+    ("one suite per file", "one labels document per file"),
+    ("split the suite into several files", _TOO_LARGE),
+    ("a suite that never runs", "labels that are never read"),
+    ("run no cases and prove nothing", "calibrate on nothing"),
+    ("with its own --cases", "with --labels"),
+    ("case directory", "labels directory"),
+    ("case files", "labels files"),
+    ("case file", "labels file"),
+)
+
+
+def _reworded(error: ConfigError) -> ConfigError:
+    def reworded(text: str) -> str:
+        for case_words, label_words in _CASE_FILE_WORDS:
+            text = text.replace(case_words, label_words)
+        return text
+
+    return type(error)(
+        error.path,
+        reworded(error.message),
+        line=error.line,
+        column=error.column,
+        hint=reworded(error.hint) if error.hint else None,
+    )
+
+
+def _across_files(loaded: Sequence[LoadedLabels]) -> list[ConfigError]:
+    """One name and one version for the whole set, and item ids unique across its files."""
+    errors: list[ConfigError] = []
+    if not loaded:
+        return errors
+    first = loaded[0]
+    ids: dict[str, tuple[str, Mark]] = {}
+    for labels in loaded:
+        for key, mine, theirs, mark, their_mark in (
+            ("labels", labels.file.labels, first.file.labels, labels.name_mark, first.name_mark),
+            (
+                "version",
+                labels.file.version,
+                first.file.version,
+                labels.version_mark,
+                first.version_mark,
+            ),
+        ):
+            if mine != theirs:
+                errors.append(
+                    ConfigSchemaError(
+                        labels.source,
+                        f"{key}: {mine!r} differs from {theirs!r} in {first.source}; every "
+                        "file of a labels directory belongs to one set",
+                        line=mark.line,
+                        column=mark.column,
+                        hint=f"{first.source}:{their_mark.line}:{their_mark.column} says "
+                        f"{theirs!r}; keep another set in another directory",
+                    )
+                )
+        for index, (item, mark) in enumerate(zip(labels.file.items, labels.id_marks, strict=True)):
+            if item.id in ids:
+                where, at = ids[item.id]
+                errors.append(
+                    ConfigSchemaError(
+                        labels.source,
+                        f"items[{index}].id: duplicate item id {item.id!r}",
+                        line=mark.line,
+                        column=mark.column,
+                        hint=f"first defined at {where}:{at.line}:{at.column}; item ids are "
+                        "unique across every file of the set",
+                    )
+                )
+            else:
+                ids[item.id] = (labels.source, mark)
+    return errors
+
+
+# ------------------------------------------------------------------ schema error messages
+
+_KEYS: dict[int, tuple[str, list[str]]] = {
+    1: ("a labels file", list(LabelsFile.model_fields)),
+    3: ("an item", list(LabelItem.model_fields)),
+    5: ("a criterion", list(LabelledCriterion.model_fields)),
+}
+"""The keys allowed at each depth of a location (file, item, criterion), for suggestions."""
+
+_PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
+    "id": (
+        "{value!r} is not a valid id",
+        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+    ),
+    "labels": (
+        "{value!r} is not a valid name for a set",
+        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+    ),
+    "language": ("{value!r} is not a BCP 47 language tag", "for example en, es, es-MX, zh-Hant"),
+}
+
+
+def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
+    """One pydantic error as a located, plain-language `ConfigSchemaError`."""
+    loc: Path = tuple(error["loc"])
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    value = error.get("input")
+    mark = document.mark_for(loc)
+    if "at" in ctx:  # an item's own rule, located at the key or value that breaks it
+        loc = (*loc, *ctx["at"])
+        marks = document.key_marks if ctx.get("key") else document.value_marks
+        mark = marks.get(loc) or document.mark_for(loc)
+        message = f"{dotted(loc)}: {error['msg']}"
+        return ConfigSchemaError(source, message, line=mark.line, column=mark.column)
+    message, hint = _describe(error, loc, value, document)
+    if kind == "extra_forbidden":
+        mark = document.key_marks.get(loc, mark)
+    return ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
+
+
+def _describe(
+    error: ErrorDetails, loc: Path, value: Any, document: Document
+) -> tuple[str, str | None]:
+    kind = error["type"]
+    where = dotted(loc)
+    field = next((part for part in reversed(loc) if isinstance(part, str)), "")
+    if kind in ("dict_type", "model_type") and not loc:
+        return (
+            f"a labels file must be a mapping of labels, version and items, not {kind_of(value)}",
+            None,
+        )
+    if kind == "extra_forbidden":
+        what, allowed = _KEYS.get(len(loc), ("here", []))
+        close = did_you_mean(str(loc[-1]), allowed)
+        return (
+            f"{where}: unknown key for {what}",
+            close or f"keys of {what} are: {', '.join(allowed)}",
+        )
+    if kind == "too_short" and field == "items":
+        return f"{where}: a labels file needs at least one item", None
+    if kind == "too_short" and field == "criteria":
+        return f"{where}: a rubric item needs at least one criterion", None
+    common = describe_common(error, loc, document.plain_texts.get(loc))
+    if common is not None:
+        return common
+    if kind == "string_pattern_mismatch":
+        pattern, hint = _PATTERN_MESSAGES.get(field, ("must not be blank", None))
+        return f"{where}: {pattern.format(value=value)}", hint
+    if kind == "greater_than_equal":
+        return f"{where}: must be a whole number of at least 1, got {value!r}", None
+    return f"{where}: {error['msg']}", None  # pragma: no cover - every rule is described above
+
+
+__all__ = [
+    "LABELS_ADAPTER",
+    "LabelItem",
+    "LabelSet",
+    "LabelValue",
+    "LabelledCriterion",
+    "LabelsFile",
+    "LoadedLabels",
+    "Preferred",
+    "builtin_labels_dir",
+    "labels_digest",
+    "load_labels",
+    "parse_labels",
+    "primary_language",
+]
