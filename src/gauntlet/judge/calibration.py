@@ -1,0 +1,906 @@
+"""Calibration: how far a judge agrees with people, measured on a labelled set and recorded.
+
+A judge may vote on a merge only after it has shown, on items people labelled, that it
+agrees with them beyond chance (Cohen's kappa), in every language it will judge, and that
+its pairwise verdicts do not follow the order the texts are shown in. `calibrate` asks the
+judge every item; `build_record` turns its verdicts into a `CalibrationRecord`, which holds
+every pair it was computed from, so a reader recomputes each figure and refuses a record
+whose stated figures disagree with its pairs; `check_calibration` says whether a record lets
+a judge vote, and if not, why, in one sentence.
+
+Unjudged counts against the judge. A reply that cannot be read, a pairwise item whose two
+orders disagree, or a judge that could not be asked gives the judge label `unjudged`: a
+third category that people never use. It stays in `n`, never agrees with a person, and adds
+nothing to chance agreement (a person's share of `unjudged` is zero), so a judge that often
+says nothing cannot score well by being right on the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from rich.text import Text
+
+from gauntlet import __version__
+from gauntlet.display import clipped, printable
+from gauntlet.errors import GauntletError, TargetContractError, UsageError
+from gauntlet.files import RefusedFileError, read_regular_file, write_atomically
+from gauntlet.judge.agreement import ONE_LABEL_ONLY, Agreement, Label, position_consistency
+from gauntlet.judge.agreement import Preference as AgreementPreference
+from gauntlet.judge.check import Ask, check_rubric
+from gauntlet.judge.judge_file import JudgeFingerprint
+from gauntlet.judge.labels import LabelItem, LabelSet, labels_digest, primary_language
+from gauntlet.judge.pairwise import (
+    PairwiseCheck,
+    PairwiseOutcome,
+    Preference,
+    Preferred,
+    Side,
+    answer_side,
+    combine,
+    pairwise_prompt,
+    read_pairwise_reply,
+)
+from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
+from gauntlet.judge.reply import Judged, Unjudged, Verdict
+from gauntlet.run.tally import Z_95
+from gauntlet.targets.strict_json import loads
+
+CALIBRATION_SCHEMA_VERSION = 1
+RUN_ID = "calibration"
+"""The run id the judge's prompts are seeded with: the same item, the same prompt."""
+PAIRWISE = "pairwise"
+"""The `criterion` of a pairwise item's one pair."""
+UNJUDGED: Final = "unjudged"
+"""The judge label of a verdict that could not be read; people never give it."""
+
+DEFAULT_MIN_KAPPA = 0.7
+"""Kappa at or above 0.7 on both the whole set and each language: "substantial" agreement on
+the usual scale (Landis and Koch put 0.61 to 0.80 there), so most of what the judge gets
+right is not chance."""
+LOWEST_MIN_KAPPA = 0.4
+"""No threshold below this is accepted: under 0.4 kappa is at best "fair" agreement, and a
+judge that agrees that little with people would be voting on little more than chance."""
+DEFAULT_MIN_ITEMS = 30
+"""Labelled items needed per language: with fewer, kappa's 95% interval is too wide to
+tell a good judge from a middling one (at n = 30 and kappa 0.7 it spans about ±0.25)."""
+DEFAULT_MIN_POSITION_CONSISTENCY = 0.9
+"""The share of pairwise items whose two orders must state the same preference. Each
+inconsistent item is a position-bias event, unjudged in a run, which withholds its verdict:
+a judge inconsistent on more than one item in ten would withhold most runs of any golden
+suite judged pairwise."""
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""The largest calibration record read (64 MiB), checked before reading."""
+MAX_WHY = 200
+"""How much of why a verdict is unjudged a record keeps."""
+MAX_SHOWN = 20
+"""Problems listed in one error; the rest are counted."""
+
+JudgeLabel = Literal["pass", "fail", "unjudged"]
+"""What the judge said of one criterion or pairwise item; `unjudged` when it said nothing
+that could be read."""
+OrderVerdict = Literal["A", "B", "same"]
+"""A pairwise verdict as the judge said it of the order it was shown."""
+AskFor = Callable[[str, str], Ask]
+"""Gives the `Ask` for one item: called with the item's language and its id."""
+Progress = Callable[[int, int], None]
+"""Called with (items done, items in all) after each item."""
+
+
+class CalibrationRecordError(GauntletError):
+    """A calibration record that cannot be written, or read back as one."""
+
+
+# ------------------------------------------------------------------ agreement with unjudged
+
+
+def judge_agreement(pairs: Sequence[tuple[JudgeLabel, Label]], z: float = Z_95) -> Agreement:
+    """Cohen's kappa of `(judge, human)` pairs, the judge also able to say `unjudged`.
+
+    The judge rates in three categories, people in two. An `unjudged` pair never agrees, and
+    since people never say `unjudged`, it adds nothing to chance agreement:
+    `p_e = p_judge(pass)·p_human(pass) + p_judge(fail)·p_human(fail)`. Without an `unjudged`
+    pair every figure equals `agreement`'s.
+
+    Raises:
+        ValueError: no pairs, a judge label not pass/fail/unjudged, a human one not pass/fail.
+    """
+    if not pairs:
+        raise ValueError("agreement needs at least one labelled pair; got none")
+    for judge, human in pairs:
+        if judge not in ("pass", "fail", UNJUDGED) or human not in ("pass", "fail"):
+            raise ValueError(
+                f"a judge says pass, fail or unjudged and a person pass or fail; got "
+                f"({judge!r}, {human!r})"
+            )
+    n = len(pairs)
+    observed = Fraction(sum(judge == human for judge, human in pairs), n)
+    judge_counts = Counter(judge for judge, _ in pairs)
+    human_counts = Counter(human for _, human in pairs)
+    chance = Fraction(
+        judge_counts["pass"] * human_counts["pass"] + judge_counts["fail"] * human_counts["fail"],
+        n * n,
+    )
+    if chance == 1:
+        return Agreement(n, float(observed), 1.0, None, None, None, None, ONE_LABEL_ONLY)
+    kappa = (observed - chance) / (1 - chance)
+    standard_error = math.sqrt(observed * (1 - observed) / (n * (1 - chance) ** 2))
+    return Agreement(
+        n=n,
+        observed=float(observed),
+        chance=float(chance),
+        kappa=float(kappa),
+        standard_error=standard_error,
+        low=max(-1.0, float(kappa) - z * standard_error),
+        high=min(1.0, float(kappa) + z * standard_error),
+        reason=None,
+    )
+
+
+# ------------------------------------------------------------------ the record
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+    )
+
+
+class Orders(_Record):
+    """A pairwise item's two asks: where the answer was first, and each order's verdict."""
+
+    answer_first: Side
+    """Where the answer was shown in the first order (A or B); the second swapped them."""
+    first: OrderVerdict | None
+    """The first order's verdict as the judge said it (A, B or same); None when unreadable
+    or not asked."""
+    second: OrderVerdict | None
+    """The second order's verdict, of the texts as shown then; None likewise."""
+
+
+class RecordedPair(_Record):
+    """One (judge, human) pair: a rubric item's criterion, or a pairwise item."""
+
+    item: str
+    """The item's id."""
+    language: str
+    """The item's language tag, as written in the labels."""
+    criterion: str
+    """The criterion's id, or `pairwise` for a pairwise item."""
+    judge: JudgeLabel
+    """What the judge said: pass, fail, or unjudged."""
+    human: Label
+    """What a person said; for a pairwise item, pass when they preferred the answer or
+    found both the same."""
+    orders: Orders | None = None
+    """A pairwise item's two orders, from which `judge` is derived; None for a criterion."""
+    why: str | None = None
+    """Why the judge's label is unjudged (clipped); None otherwise."""
+
+
+class LabelsInfo(_Record):
+    """Which labelled set the judge was calibrated on."""
+
+    name: str
+    version: int
+    digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+    """`labels_digest` of the set: what a gate compares with the shipped or named labels."""
+    source: str
+    """The labels directory, as named."""
+    items: int
+    """How many items the set holds."""
+
+
+class Figures(_Record):
+    """Agreement over some pairs, and the items they came from."""
+
+    items: int
+    """Labelled items."""
+    pairs: int
+    """(judge, human) pairs: one per criterion, one per pairwise item."""
+    judged: int
+    """Pairs the judge gave pass or fail (the rest are unjudged)."""
+    observed: float
+    """The share of pairs on which the judge said what a person said."""
+    chance: float
+    """The agreement chance alone would give."""
+    kappa: float | None
+    """Cohen's kappa; None when undefined (see `reason`)."""
+    standard_error: float | None
+    low: float | None
+    """Lower end of kappa's 95% interval."""
+    high: float | None
+    """Upper end of kappa's 95% interval."""
+    reason: str | None
+    """Why kappa is undefined, or None."""
+
+
+class LanguageFigures(Figures):
+    """Figures for one language (its primary subtag)."""
+
+    language: str
+
+
+class PairwiseFigures(_Record):
+    """How the judge did on pairwise items, order against order."""
+
+    items: int
+    """Pairwise items in the set."""
+    both_orders: int
+    """Items with a readable verdict in both orders: what consistency is measured over."""
+    position_consistency: float | None
+    """The share of those whose two verdicts state the same preference; None when none."""
+    position_bias_events: int
+    """Items unjudged because the two orders disagreed on whether the answer was worse."""
+
+
+class CalibrationRecord(_Record):
+    """A judge's calibration: its figures, and every pair they are computed from."""
+
+    schema_version: Literal[1] = 1
+    gauntlet_version: str
+    created_at: AwareDatetime
+    judge: JudgeFingerprint
+    """The judge calibrated: the record holds for this fingerprint and no other."""
+    labels: LabelsInfo
+    overall: Figures
+    """Agreement over every pair."""
+    languages: tuple[LanguageFigures, ...]
+    """Agreement per language, by primary subtag, in order of language."""
+    pairwise: PairwiseFigures
+    unjudged: int
+    """Pairs the judge left unjudged: counted in every figure, never as agreeing."""
+    pairs: tuple[RecordedPair, ...] = Field(min_length=1)
+
+
+def calibrated_languages(record: CalibrationRecord) -> tuple[str, ...]:
+    """The languages (primary subtags) a record has figures for, in order."""
+    return tuple(figures.language for figures in record.languages)
+
+
+# ------------------------------------------------------------------ asking the judge
+
+
+async def calibrate(
+    labels: LabelSet,
+    ask_for: AskFor,
+    *,
+    concurrency: int = 8,
+    progress: Progress | None = None,
+) -> tuple[RecordedPair, ...]:
+    """Ask the judge every item of `labels`, at most `concurrency` at once.
+
+    A judge that raises while an item is asked (a `TargetError`, or anything else) makes
+    that item unjudged, with why; the run goes on.
+
+    Returns:
+        One pair per criterion of each rubric item and one per pairwise item, in the set's
+        order.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency is at least 1; got {concurrency}")
+    items = labels.items
+    gate = asyncio.Semaphore(concurrency)
+    done = 0
+
+    async def one(item: LabelItem) -> list[RecordedPair]:
+        nonlocal done
+        async with gate:
+            ask = ask_for(item.language, item.id)
+            pairs = await (_pairwise(item, ask) if item.pairwise else _rubric(item, ask))
+        done += 1
+        if progress is not None:
+            progress(done, len(items))
+        return pairs
+
+    asked = await asyncio.gather(*(one(item) for item in items))
+    return tuple(pair for pairs in asked for pair in pairs)
+
+
+async def _rubric(item: LabelItem, ask: Ask) -> list[RecordedPair]:
+    criteria = item.criteria or ()
+    prompt = rubric_prompt(
+        [Criterion(criterion.id, criterion.ask) for criterion in criteria],
+        case_blocks(item.prompt, item.answer, reference=item.reference),
+        seeded(RUN_ID, item.id, 0),
+    )
+    try:
+        check = await check_rubric(ask, prompt, [criterion.id for criterion in criteria])
+        result: Judged | Unjudged = check.result
+    except Exception as exc:  # noqa: BLE001 - a judge that breaks leaves the item unjudged
+        result = Unjudged(_could_not_ask(exc), "")
+    pairs = []
+    for criterion in criteria:
+        if isinstance(result, Judged):
+            judge: JudgeLabel = _RUBRIC_LABELS[result.verdicts[criterion.id]]
+            why = None
+        else:
+            judge, why = UNJUDGED, _why(result.why)
+        pairs.append(
+            RecordedPair(
+                item=item.id,
+                language=item.language,
+                criterion=criterion.id,
+                judge=judge,
+                human=criterion.label,
+                why=why,
+            )
+        )
+    return pairs
+
+
+async def _pairwise(item: LabelItem, ask: Ask) -> list[RecordedPair]:
+    assert item.reference is not None  # noqa: S101 - a pairwise item has one (the model says)
+    rng = seeded(RUN_ID, item.id, 0)
+    side = answer_side(rng)
+    texts = (item.answer, item.reference) if side == "A" else (item.reference, item.answer)
+    replies: list[Preferred | Unjudged] = []
+    try:
+        for shown in (texts, texts[::-1]):
+            reply = await ask(pairwise_prompt(item.prompt, *shown, rng))
+            replies.append(read_pairwise_reply(reply))
+    except Exception as exc:  # noqa: BLE001 - a judge that breaks leaves the item unjudged
+        replies.append(Unjudged(_could_not_ask(exc), ""))
+    verdicts: list[OrderVerdict | None] = [
+        _ORDER_VERDICTS[reply.better] if isinstance(reply, Preferred) else None for reply in replies
+    ]
+    verdicts += [None] * (2 - len(verdicts))
+    orders = Orders(answer_first=side, first=verdicts[0], second=verdicts[1])
+    judge = pairwise_label(orders)
+    why = None
+    if judge == UNJUDGED:
+        unreadable = next((reply for reply in replies if isinstance(reply, Unjudged)), None)
+        why = _why(unreadable.why) if unreadable is not None else _why(_outcome(orders).why)
+    human: Label = "pass" if item.preferred in ("answer", "same") else "fail"
+    return [
+        RecordedPair(
+            item=item.id,
+            language=item.language,
+            criterion=PAIRWISE,
+            judge=judge,
+            human=human,
+            orders=orders,
+            why=why,
+        )
+    ]
+
+
+def _could_not_ask(exc: Exception) -> str:
+    return f"the judge could not be asked: {type(exc).__name__}: {exc}"
+
+
+def _why(text: str) -> str:
+    return printable(clipped(text, MAX_WHY))
+
+
+_RUBRIC_LABELS: dict[Verdict, JudgeLabel] = {Verdict.PASS: "pass", Verdict.FAIL: "fail"}
+_ORDER_VERDICTS: dict[Preference, OrderVerdict] = {
+    Preference.A: "A",
+    Preference.B: "B",
+    Preference.SAME: "same",
+}
+
+
+def _outcome(orders: Orders) -> PairwiseCheck:
+    """What the two orders come to, by the rule a run applies (`pairwise.combine`)."""
+    readable: list[Preferred | Unjudged] = [
+        Preferred(Preference(verdict), "") if verdict is not None else Unjudged("unreadable", "")
+        for verdict in (orders.first, orders.second)
+    ]
+    return combine(readable[0], readable[1], orders.answer_first)
+
+
+def pairwise_label(orders: Orders) -> JudgeLabel:
+    """The judge label a pairwise item's two orders come to: pass, fail or unjudged."""
+    outcome = _outcome(orders).outcome
+    if outcome is PairwiseOutcome.PASSED:
+        return "pass"
+    if outcome is PairwiseOutcome.FAILED:
+        return "fail"
+    return UNJUDGED
+
+
+# ------------------------------------------------------------------ figures from pairs
+
+
+@dataclass(frozen=True)
+class Derived:
+    """Every figure of a record, as its pairs give them."""
+
+    overall: Figures
+    languages: tuple[LanguageFigures, ...]
+    pairwise: PairwiseFigures
+    unjudged: int
+
+
+def derive(pairs: Sequence[RecordedPair]) -> Derived:
+    """The figures `pairs` give: overall, per language, pairwise, and the unjudged count.
+
+    Raises:
+        ValueError: when there are no pairs.
+    """
+    by_language: dict[str, list[RecordedPair]] = {}
+    for pair in pairs:
+        by_language.setdefault(primary_language(pair.language), []).append(pair)
+    pairwise = [pair.orders for pair in pairs if pair.orders is not None]
+    both = [
+        (_AS_SAID[orders.first], _AS_SAID[orders.second])
+        for orders in pairwise
+        if orders.first is not None and orders.second is not None
+    ]
+    return Derived(
+        overall=Figures(**_figures(pairs)),
+        languages=tuple(
+            LanguageFigures(language=language, **_figures(group))
+            for language, group in sorted(by_language.items())
+        ),
+        pairwise=PairwiseFigures(
+            items=len(pairwise),
+            both_orders=len(both),
+            position_consistency=position_consistency(both) if both else None,
+            position_bias_events=sum(_outcome(orders).position_bias for orders in pairwise),
+        ),
+        unjudged=sum(pair.judge == UNJUDGED for pair in pairs),
+    )
+
+
+_AS_SAID: dict[OrderVerdict, AgreementPreference] = {"A": "A", "B": "B", "same": "tie"}
+"""A pairwise reply's verdict in `agreement.position_consistency`'s words."""
+
+
+def _figures(pairs: Sequence[RecordedPair]) -> dict[str, Any]:
+    figures = judge_agreement([(pair.judge, pair.human) for pair in pairs])
+    return {
+        "items": len({pair.item for pair in pairs}),
+        "pairs": len(pairs),
+        "judged": sum(pair.judge != UNJUDGED for pair in pairs),
+        "observed": figures.observed,
+        "chance": figures.chance,
+        "kappa": figures.kappa,
+        "standard_error": figures.standard_error,
+        "low": figures.low,
+        "high": figures.high,
+        "reason": figures.reason,
+    }
+
+
+def build_record(
+    labels: LabelSet,
+    pairs: Sequence[RecordedPair],
+    judge: JudgeFingerprint,
+    *,
+    created_at: datetime | None = None,
+) -> CalibrationRecord:
+    """The record of a calibration of `judge` on `labels` that gave `pairs`."""
+    derived = derive(pairs)
+    return CalibrationRecord(
+        gauntlet_version=__version__,
+        created_at=created_at if created_at is not None else datetime.now(UTC),
+        judge=judge,
+        labels=LabelsInfo(
+            name=labels.name,
+            version=labels.version,
+            digest=labels_digest(labels),
+            source=labels.source,
+            items=len(labels.items),
+        ),
+        overall=derived.overall,
+        languages=derived.languages,
+        pairwise=derived.pairwise,
+        unjudged=derived.unjudged,
+        pairs=tuple(pairs),
+    )
+
+
+# ------------------------------------------------------------------ the record on disk
+
+
+def write_record(record: CalibrationRecord, path: Path) -> None:
+    """Write `record` to `path` atomically.
+
+    Raises:
+        CalibrationRecordError: the file cannot be written.
+    """
+    try:
+        write_atomically(path, record.model_dump_json(indent=2) + "\n")
+    except OSError as exc:
+        raise CalibrationRecordError(
+            f"{path}: cannot write the calibration record: {exc.strerror or exc}"
+        ) from exc
+
+
+def read_record(path: Path) -> CalibrationRecord:
+    """Read a calibration record strictly, and check that its figures are its pairs'.
+
+    Raises:
+        CalibrationRecordError: not a regular file, over `MAX_RECORD_BYTES`, unreadable, not
+            strict JSON (located by line and column), newer than this gauntlet, not a
+            record (located by JSON path), or a record whose figures disagree with its pairs.
+    """
+    try:
+        raw = read_regular_file(path, limit=MAX_RECORD_BYTES, what="a calibration record")
+    except RefusedFileError as exc:
+        raise CalibrationRecordError(str(exc)) from None
+    except OSError as exc:
+        raise CalibrationRecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_record(raw, str(path))
+
+
+def parse_record(raw: bytes, source: str) -> CalibrationRecord:
+    """Parse and check a calibration record's bytes. Pure; see `read_record`.
+
+    Raises:
+        CalibrationRecordError: as `read_record`.
+    """
+    try:
+        data = loads(raw, f"{source}: the calibration record")
+    except TargetContractError as exc:
+        raise CalibrationRecordError(str(exc)) from None
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise CalibrationRecordError(
+            f"{source}: not a gauntlet calibration record (no schema_version)"
+        )
+    if version > CALIBRATION_SCHEMA_VERSION:
+        raise CalibrationRecordError(
+            f"{source}: calibration record format version {version} is newer than this "
+            f"gauntlet reads ({CALIBRATION_SCHEMA_VERSION}); upgrade gauntlet"
+        )
+    try:
+        record = CalibrationRecord.model_validate_json(raw, strict=True)
+    except ValidationError as exc:
+        problems = [
+            f"{_path(error['loc'])}: {printable(error['msg'])}"
+            for error in exc.errors(include_url=False)
+        ]
+        raise CalibrationRecordError(
+            _located(source, "not a valid calibration record", problems)
+        ) from None
+    problems = record_problems(record)
+    if problems:
+        raise CalibrationRecordError(
+            _located(source, "a calibration record whose figures are not its pairs'", problems)
+        )
+    return record
+
+
+def record_problems(record: CalibrationRecord) -> list[str]:
+    """Every way `record` disagrees with itself, each as `json.path: problem`."""
+    problems = list(_structure(record))
+    if problems:
+        return problems
+    derived = derive(record.pairs)
+    for name in ("overall", "languages", "pairwise", "unjudged"):
+        problems += _differences(getattr(record, name), getattr(derived, name), name)
+    return problems
+
+
+def _structure(record: CalibrationRecord) -> Iterator[str]:
+    seen: dict[tuple[str, str], int] = {}
+    languages: dict[str, str] = {}
+    kinds: dict[str, bool] = {}
+    for index, pair in enumerate(record.pairs):
+        at = f"pairs[{index}]"
+        key = (pair.item, pair.criterion)
+        if key in seen:
+            yield f"{at}: item {pair.item!r}, {pair.criterion!r} repeats pairs[{seen[key]}]"
+        seen.setdefault(key, index)
+        if languages.setdefault(pair.item, pair.language) != pair.language:
+            yield f"{at}.language: item {pair.item!r} has another language in another pair"
+        pairwise = pair.orders is not None
+        if kinds.setdefault(pair.item, pairwise) != pairwise or (
+            pairwise and pair.criterion != PAIRWISE
+        ):
+            yield f"{at}: a pairwise item has one pair, {PAIRWISE!r}, with its orders"
+        if pair.orders is not None and pair.judge != pairwise_label(pair.orders):
+            yield (
+                f"{at}.judge: {pair.judge!r}, but its orders give {pairwise_label(pair.orders)!r}"
+            )
+        if (pair.judge == UNJUDGED) != (pair.why is not None):
+            yield f"{at}.why: an unjudged pair says why, and only an unjudged pair"
+    if len(languages) != record.labels.items:
+        yield f"labels.items: {record.labels.items}, but the pairs are of {len(languages)} items"
+
+
+def _differences(stored: object, derived: object, path: str) -> Iterator[str]:
+    """Each leaf where `stored` and `derived` differ, as `path: stored, but derived`."""
+    if stored == derived:
+        return
+    if isinstance(stored, BaseModel) and type(stored) is type(derived):
+        for name in type(stored).model_fields:
+            yield from _differences(getattr(stored, name), getattr(derived, name), f"{path}.{name}")
+        return
+    if isinstance(stored, tuple) and isinstance(derived, tuple) and len(stored) == len(derived):
+        for index, (mine, theirs) in enumerate(zip(stored, derived, strict=True)):
+            yield from _differences(mine, theirs, f"{path}[{index}]")
+        return
+    yield f"{path}: {_shown(stored)} in the record, but its pairs give {_shown(derived)}"
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, tuple):
+        return f"{len(value)} {'entry' if len(value) == 1 else 'entries'}"
+    return printable(repr(value)[:80])
+
+
+def _path(loc: Sequence[int | str]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return printable(text) or "(top)"
+
+
+def _located(source: str, what: str, problems: list[str]) -> str:
+    shown = problems[:MAX_SHOWN]
+    more = f"\n  ... and {len(problems) - MAX_SHOWN} more" if len(problems) > MAX_SHOWN else ""
+    return f"{source}: {what}:\n" + "\n".join(f"  {source}: {p}" for p in shown) + more
+
+
+# ------------------------------------------------------------------ may the judge vote?
+
+
+def check_thresholds(min_kappa: float, min_items: int, min_position_consistency: float) -> None:
+    """Refuse thresholds that would let a judge vote on too little.
+
+    Raises:
+        UsageError: `min_kappa` below `LOWEST_MIN_KAPPA` or above 1, `min_items` below 1,
+            `min_position_consistency` outside 0 to 1.
+    """
+    if not LOWEST_MIN_KAPPA <= min_kappa <= 1:
+        raise UsageError(
+            f"minimum kappa {min_kappa:g}: must be from {LOWEST_MIN_KAPPA:g} to 1; below "
+            f"{LOWEST_MIN_KAPPA:g} a judge agrees with people little more than chance does"
+        )
+    if min_items < 1:
+        raise UsageError(f"minimum items per language {min_items}: must be at least 1")
+    if not 0 <= min_position_consistency <= 1:
+        raise UsageError(
+            f"minimum position consistency {min_position_consistency:g}: must be from 0 to 1"
+        )
+
+
+def check_calibration(
+    record: CalibrationRecord,
+    *,
+    fingerprint: JudgeFingerprint,
+    labels_digests: Collection[str],
+    min_kappa: float = DEFAULT_MIN_KAPPA,
+    min_items: int = DEFAULT_MIN_ITEMS,
+    min_position_consistency: float = DEFAULT_MIN_POSITION_CONSISTENCY,
+    labels: LabelSet | None = None,
+) -> str | None:
+    """None when `record` lets the judge of `fingerprint` vote; else one sentence why not.
+
+    Args:
+        record: The calibration record (its figures are derived again from its pairs).
+        fingerprint: The judge about to vote.
+        labels_digests: The digests of the labels a record may have been made on: the
+            shipped set's, and any the user named.
+        min_kappa: The least kappa, overall and in each language (at least 0.4).
+        min_items: The fewest labelled items in each language.
+        min_position_consistency: The least share of pairwise items judged alike in both
+            orders.
+        labels: The labelled set itself, when at hand: the record's human labels are then
+            checked against it, so a record whose labels were edited along with its figures
+            is refused too.
+
+    Raises:
+        UsageError: a threshold `check_thresholds` refuses.
+    """
+    check_thresholds(min_kappa, min_items, min_position_consistency)
+    problems = record_problems(record)
+    if problems:
+        return f"the record disagrees with itself ({problems[0]})"
+    if record.judge != fingerprint:
+        differences = _fingerprint_differences(record.judge, fingerprint)
+        return f"the record is for another judge: {differences}"
+    if record.labels.digest not in labels_digests:
+        return (
+            f"the record was made on labels {record.labels.name!r} ({record.labels.digest[:19]}…), "
+            "which are neither the shipped labels nor the ones named"
+        )
+    if labels is not None and labels_digest(labels) == record.labels.digest:
+        mislabelled = _label_problems(record, labels)
+        if mislabelled:
+            return f"the record's pairs are not the labels' ({mislabelled[0]})"
+    overall = record.overall
+    if overall.kappa is None:
+        return f"overall kappa is undefined ({overall.reason})"
+    if overall.kappa < min_kappa:
+        return f"overall kappa {overall.kappa:.2f} is below {min_kappa:g}"
+    for figures in record.languages:
+        language = figures.language
+        if figures.items < min_items:
+            return (
+                f"{language} has {figures.items} labelled "
+                f"{'item' if figures.items == 1 else 'items'}, fewer than the {min_items} "
+                "needed per language"
+            )
+        if figures.kappa is None:
+            return f"kappa in {language} is undefined ({figures.reason})"
+        if figures.kappa < min_kappa:
+            return f"kappa in {language} is {figures.kappa:.2f}, below {min_kappa:g}"
+    pairwise = record.pairwise
+    if pairwise.position_consistency is None:
+        return "position consistency was not measured: " + (
+            "the labels hold no pairwise item"
+            if pairwise.items == 0
+            else "no pairwise item got a readable verdict in both orders"
+        )
+    if pairwise.position_consistency < min_position_consistency:
+        events = pairwise.position_bias_events
+        return (
+            f"position consistency {pairwise.position_consistency:.2f} is below "
+            f"{min_position_consistency:g} ({events} position-bias "
+            f"{'event' if events == 1 else 'events'})"
+        )
+    return None
+
+
+def _fingerprint_differences(recorded: JudgeFingerprint, judge: JudgeFingerprint) -> str:
+    differences = [
+        f"{name} {_short(getattr(recorded, name))} in the record, "
+        f"{_short(getattr(judge, name))} here"
+        for name in JudgeFingerprint.model_fields
+        if getattr(recorded, name) != getattr(judge, name)
+    ]
+    return "; ".join(differences)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return printable(text if len(text) <= 24 else text[:22] + "…'")
+
+
+def _label_problems(record: CalibrationRecord, labels: LabelSet) -> list[str]:
+    """How the record's items, languages and human labels differ from the set's."""
+    expected: dict[tuple[str, str], tuple[str, Label]] = {}
+    for item in labels.items:
+        if item.pairwise:
+            human: Label = "pass" if item.preferred in ("answer", "same") else "fail"
+            expected[(item.id, PAIRWISE)] = (item.language, human)
+        for criterion in item.criteria or ():
+            expected[(item.id, criterion.id)] = (item.language, criterion.label)
+    problems = []
+    for pair in record.pairs:
+        wanted = expected.pop((pair.item, pair.criterion), None)
+        if wanted != (pair.language, pair.human):
+            problems.append(
+                f"item {pair.item!r}, {pair.criterion!r}: "
+                + (
+                    "not in the labels"
+                    if wanted is None
+                    else f"the labels say {wanted[1]!r} in {wanted[0]}"
+                )
+            )
+    problems += [f"item {item!r}, {criterion!r}: not in the record" for item, criterion in expected]
+    return problems
+
+
+# ------------------------------------------------------------------ what a person reads
+
+
+def summary_lines(record: CalibrationRecord, reason: str | None) -> list[Text]:
+    """The calibration as a table a person reads, ending with ACCEPTED or REFUSED (why)."""
+    judge = record.judge
+    settings = ", ".join(
+        f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}"
+        for name, value in (("temperature", judge.temperature), ("max_tokens", judge.max_tokens))
+        if value is not None
+    )
+    model = f" {judge.model}" if judge.model is not None else ""
+    lines = [
+        Text(
+            printable(
+                f"judge: {judge.kind}{model} at {judge.host}"
+                + (f" ({settings})" if settings else "")
+            )
+        ),
+        Text(
+            printable(
+                f"labels: {record.labels.name} v{record.labels.version}, "
+                f"{record.labels.items} items, {record.labels.digest[:19]}… "
+                f"({record.labels.source})"
+            )
+        ),
+        Text(""),
+    ]
+    header = ["language", "items", "pairs", "unjudged", "agreement", "kappa", "95% interval"]
+    rows = [_row(figures.language, figures) for figures in record.languages]
+    rows.append(_row("overall", record.overall))
+    widths = [max(len(cells[i]) for cells in [header, *rows]) for i in range(len(header))]
+    lines += [Text(printable(_aligned(cells, widths)).rstrip()) for cells in [header, *rows]]
+    pairwise = record.pairwise
+    if pairwise.position_consistency is None:
+        consistency = (
+            "not measured (no pairwise items)"
+            if pairwise.items == 0
+            else f"not measured (none of {pairwise.items} pairwise items readable in both orders)"
+        )
+    else:
+        events = pairwise.position_bias_events
+        consistency = (
+            f"{pairwise.position_consistency:.2f} over {pairwise.both_orders} of "
+            f"{pairwise.items} pairwise items judged in both orders; {events} position-bias "
+            f"{'event' if events == 1 else 'events'}"
+        )
+    lines += [
+        Text(""),
+        Text(f"position consistency: {consistency}"),
+        Text(f"unjudged: {record.unjudged} of {record.overall.pairs} pairs"),
+        Text(""),
+    ]
+    if reason is None:
+        lines.append(Text.assemble("calibration: ", ("ACCEPTED", "bold green")))
+    else:
+        lines.append(
+            Text.assemble("calibration: ", ("REFUSED", "bold red"), f" ({printable(reason)})")
+        )
+    return lines
+
+
+def _row(name: str, figures: Figures) -> list[str]:
+    if figures.kappa is None:
+        kappa, interval = "undefined", figures.reason or ""
+    else:
+        kappa, interval = f"{figures.kappa:.2f}", f"{figures.low:.2f} to {figures.high:.2f}"
+    return [
+        name,
+        str(figures.items),
+        str(figures.pairs),
+        str(figures.pairs - figures.judged),
+        f"{figures.observed:.3f}",
+        kappa,
+        interval,
+    ]
+
+
+def _aligned(cells: list[str], widths: list[int]) -> str:
+    return "  ".join(
+        cell.ljust(width) if index == 0 or index == len(cells) - 1 else cell.rjust(width)
+        for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
+    )
+
+
+__all__ = [
+    "CALIBRATION_SCHEMA_VERSION",
+    "DEFAULT_MIN_ITEMS",
+    "DEFAULT_MIN_KAPPA",
+    "DEFAULT_MIN_POSITION_CONSISTENCY",
+    "LOWEST_MIN_KAPPA",
+    "PAIRWISE",
+    "UNJUDGED",
+    "AskFor",
+    "CalibrationRecord",
+    "CalibrationRecordError",
+    "Derived",
+    "Figures",
+    "JudgeLabel",
+    "LabelsInfo",
+    "LanguageFigures",
+    "Orders",
+    "PairwiseFigures",
+    "RecordedPair",
+    "build_record",
+    "calibrate",
+    "calibrated_languages",
+    "check_calibration",
+    "check_thresholds",
+    "derive",
+    "judge_agreement",
+    "pairwise_label",
+    "parse_record",
+    "read_record",
+    "record_problems",
+    "summary_lines",
+    "write_record",
+]
