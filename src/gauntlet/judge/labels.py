@@ -197,7 +197,7 @@ def builtin_labels_dir() -> FsPath:
     install reads the checkout's `labels/` directly.
     """
     bundled = _PACKAGE / "_builtin_labels"
-    if bundled.is_dir():
+    if bundled.is_dir():  # pragma: no cover - an installed wheel, tested in a subprocess
         return bundled
     return _PACKAGE.parent.parent / "labels"
 
