@@ -360,7 +360,7 @@ async def _pairwise(item: LabelItem, ask: Ask) -> list[RecordedPair]:
     if judge == UNJUDGED:
         unreadable = next((reply for reply in replies if isinstance(reply, Unjudged)), None)
         why = _why(unreadable.why) if unreadable is not None else _why(_outcome(orders).why)
-    human: Label = "pass" if item.preferred in ("answer", "same") else "fail"
+    human = pairwise_human(item)
     return [
         RecordedPair(
             item=item.id,
@@ -372,6 +372,11 @@ async def _pairwise(item: LabelItem, ask: Ask) -> list[RecordedPair]:
             why=why,
         )
     ]
+
+
+def pairwise_human(item: LabelItem) -> Label:
+    """A person's label of a pairwise item: pass when they found the answer no worse."""
+    return "pass" if item.preferred in ("answer", "same") else "fail"
 
 
 def _could_not_ask(exc: Exception) -> str:
@@ -766,8 +771,7 @@ def _label_problems(record: CalibrationRecord, labels: LabelSet) -> list[str]:
     expected: dict[tuple[str, str], tuple[str, Label]] = {}
     for item in labels.items:
         if item.pairwise:
-            human: Label = "pass" if item.preferred in ("answer", "same") else "fail"
-            expected[(item.id, PAIRWISE)] = (item.language, human)
+            expected[(item.id, PAIRWISE)] = (item.language, pairwise_human(item))
         for criterion in item.criteria or ():
             expected[(item.id, criterion.id)] = (item.language, criterion.label)
     problems = []
@@ -897,6 +901,7 @@ __all__ = [
     "check_thresholds",
     "derive",
     "judge_agreement",
+    "pairwise_human",
     "pairwise_label",
     "parse_record",
     "read_record",
