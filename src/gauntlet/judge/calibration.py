@@ -36,7 +36,7 @@ from gauntlet.errors import GauntletError, TargetContractError, UsageError
 from gauntlet.files import RefusedFileError, read_regular_file, write_atomically
 from gauntlet.judge.agreement import ONE_LABEL_ONLY, Agreement, Label, position_consistency
 from gauntlet.judge.agreement import Preference as AgreementPreference
-from gauntlet.judge.check import Ask, check_rubric
+from gauntlet.judge.check import Ask, ask_readable, check_rubric
 from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.judge.labels import LabelItem, LabelSet, labels_digest, primary_language
 from gauntlet.judge.pairwise import (
@@ -340,14 +340,16 @@ async def _rubric(item: LabelItem, ask: Ask) -> list[RecordedPair]:
 
 async def _pairwise(item: LabelItem, ask: Ask) -> list[RecordedPair]:
     assert item.reference is not None  # noqa: S101 - a pairwise item has one (the model says)
-    rng = seeded(RUN_ID, item.id, 0)
+    # Drawn as a run draws a golden case's coin and boundaries (`run.judging`).
+    rng = seeded(RUN_ID, f"{item.id}\0pairwise", 0)
     side = answer_side(rng)
     texts = (item.answer, item.reference) if side == "A" else (item.reference, item.answer)
     replies: list[Preferred | Unjudged] = []
     try:
         for shown in (texts, texts[::-1]):
-            reply = await ask(pairwise_prompt(item.prompt, *shown, rng))
-            replies.append(read_pairwise_reply(reply))
+            prompt = pairwise_prompt(item.prompt, *shown, rng)
+            read, _ = await ask_readable(ask, prompt, read_pairwise_reply)
+            replies.append(read)
     except Exception as exc:  # noqa: BLE001 - a judge that breaks leaves the item unjudged
         replies.append(Unjudged(_could_not_ask(exc), ""))
     verdicts: list[OrderVerdict | None] = [

@@ -266,7 +266,7 @@ def test_a_pairwise_item_is_asked_in_both_orders_with_the_seeded_coin(small: Lab
     assert len(shown) == 2
     first, second = shown
     assert (first["answer A"], first["answer B"]) == (second["answer B"], second["answer A"])
-    rng = seeded("calibration", item.id, 0)
+    rng = seeded("calibration", f"{item.id}\0pairwise", 0)
     side = "A" if rng.random() < 0.5 else "B"
     assert first[f"answer {side}"] == item.answer
     opening = pairwise_prompt(item.prompt, first["answer A"], first["answer B"], rng)
@@ -299,13 +299,17 @@ def test_a_judge_that_obeys_the_answer_is_caught_by_the_labels(small: LabelSet) 
     assert record.overall.kappa < 1
 
 
-def test_an_unreadable_reply_is_asked_once_more_then_unjudged(small: LabelSet) -> None:
+def test_an_unreadable_reply_is_asked_once_more_then_unjudged_in_either_kind(
+    small: LabelSet,
+) -> None:
     judge = FakeJudge(small, "malformed")
     record = build_record(small, run(small, judge), FINGERPRINT)
     rubric_items = sum(not item.pairwise for item in small.items)
     pairwise_items = sum(item.pairwise for item in small.items)
-    assert len(judge.prompts) == 2 * rubric_items + 2 * pairwise_items
-    assert sum(prompt.endswith(AGAIN) for prompt in judge.prompts) == rubric_items
+    assert len(judge.prompts) == 2 * rubric_items + 4 * pairwise_items
+    assert sum(prompt.endswith(AGAIN) for prompt in judge.prompts) == rubric_items + 2 * (
+        pairwise_items
+    )
     assert record.unjudged == len(record.pairs)
     assert record.overall.kappa == 0.0
     rubric = next(pair for pair in record.pairs if pair.orders is None)
