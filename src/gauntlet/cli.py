@@ -302,6 +302,54 @@ def run_command(
             "killed run); refuses a journal from other suites, options or target.",
         ),
     ] = False,
+    judge_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--judge",
+            metavar="FILE",
+            help="A model judge for the cases' `judge` criteria and `match: judge` golden "
+            "suites: a target file of any kind (typically openai-chat at temperature 0). It "
+            "is asked only about answers the gates passed, and can fail them, never pass them.",
+            show_default=False,
+        ),
+    ] = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(
+            "--calibration",
+            metavar="RECORD",
+            help="The judge's calibration record (from `gauntlet calibrate`). Without one, or "
+            "when it is for another judge or falls short of the thresholds, every judged "
+            "check is unjudged and the verdict is withheld (exit 2).",
+            show_default=False,
+        ),
+    ] = None,
+    labels: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--labels",
+            metavar="DIR",
+            help="A labelled set the calibration may have been made on, besides the one "
+            "gauntlet ships (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    min_kappa: Annotated[
+        float,
+        typer.Option(
+            "--min-kappa",
+            help="The least Cohen's kappa the calibration must show, overall and in every "
+            "language; never below 0.4.",
+        ),
+    ] = 0.7,
+    min_items: Annotated[
+        int,
+        typer.Option(
+            "--min-items",
+            min=1,
+            help="The fewest labelled items the calibration must hold in every language.",
+        ),
+    ] = 30,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, only the summary.")
     ] = False,
@@ -319,7 +367,8 @@ def run_command(
     from gauntlet.run.results_file import write_results
     from gauntlet.targets.http import parse_header
 
-    _replace_out(out, inputs=[*(cases or ()), *([target_file] if target_file else [])])
+    given = [*(cases or ()), *(path for path in (target_file, judge_file, calibration) if path)]
+    _replace_out(out, inputs=given)
     part = _parse_shard(shard)
     _check_run_id(run_id)
     headers = [parse_header(spec, os.environ) for spec in header or []]
@@ -342,6 +391,21 @@ def run_command(
             f"{'case' if total == 1 else 'cases'}, so a shard would hold none; split the run "
             f"at most {total} ways"
         )
+    judging, judge_info = None, None
+    if judge_file is not None:
+        from gauntlet.run.judge_setup import prepare_judge
+
+        judging, judge_info = prepare_judge(
+            judge_file,
+            calibration=calibration,
+            labels=labels or (),
+            min_kappa=min_kappa,
+            min_items=min_items,
+            concurrency=concurrency,
+            redactor=_Options.redactor,
+        )
+    elif calibration is not None or labels:
+        raise UsageError("--calibration and --labels are for a model judge: give --judge FILE")
     journal = Journal(journal_path(out), resume=resume)
     finished = False
     try:
@@ -357,6 +421,8 @@ def run_command(
                 redactor=_Options.redactor,
                 journal=journal,
                 run_id=run_id,
+                judging=judging,
+                judge_info=judge_info,
             )
         write_results(results, out)
         finished = results.complete

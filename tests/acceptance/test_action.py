@@ -587,6 +587,7 @@ def test_a_path_cannot_forge_an_output(tmp_path: Path) -> None:
         ({"annotations": "yes"}, "annotations: expected true or false"),
         ({"fail-on-gate-failure": "False"}, "fail-on-gate-failure: expected true or false"),
         ({"report-path": ""}, "report-path: must not be empty"),
+        ({"calibration-file": "record.json"}, "calibration-file: is for a model judge"),
         ({"working-directory": "nowhere"}, "working-directory: not a directory"),
     ],
     ids=lambda value: str(value)[:30],
@@ -829,3 +830,26 @@ def test_shard_and_repeat_reach_gauntlet(tmp_path: Path) -> None:
     assert results["shard"] == {"index": 1, "count": 2}
     assert 0 < len(results["cases"]) < results["plan"]["cases"]
     assert all(case["repeats"] == 2 for case in results["cases"])
+
+
+def test_judge_file_reaches_gauntlet(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    (workspace / "judge.yaml").write_text(
+        "version: 1\nkind: openai-chat\nbase_url: http://127.0.0.1:9/v1\nmodel: judge\n"
+        "temperature: 0\nresponse:\n  citations: {absent: true}\n  context_ids: {absent: true}\n"
+        "  escalated: {absent: true}\n",
+        encoding="utf-8",
+    )
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:passing",
+        "judge-file": "judge.yaml",
+        "job-summary": "false",
+        "annotations": "false",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 0, run.show()  # no case here has judged checks: the judge is not asked
+    results = json.loads((workspace / "gauntlet" / "results.json").read_text(encoding="utf-8"))
+    assert results["judge"]["target_file"] == "judge.yaml"
+    assert results["judge"]["fingerprint"]["model"] == "judge"
+    assert results["judge"]["refused"].startswith("no calibration record was given")

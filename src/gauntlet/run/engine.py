@@ -422,7 +422,9 @@ def run_gauntlet(
         _refuse_unjudged(run_plan.items)
     else:
         judging = dataclasses.replace(judging, seed=run_id or run_plan.plan.digest)
-    earlier = journal.start(run_plan.plan, shard, target_info.name, run_id) if journal else {}
+    earlier = (
+        journal.start(run_plan.plan, shard, target_info.name, run_id, judge_info) if journal else {}
+    )
     todo = [item for item in run_plan.items if item.plan_index not in earlier]
     started = clock()
 

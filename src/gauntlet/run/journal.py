@@ -20,7 +20,7 @@ from gauntlet.files import (
     open_for_writing,
     read_regular_file,
 )
-from gauntlet.run.results import CaseResult, Plan, Shard
+from gauntlet.run.results import CaseResult, JudgeInfo, Plan, Shard
 from gauntlet.run.results_file import MAX_RESULTS_BYTES, case_problems
 
 JOURNAL_SUFFIX = ".journal"
@@ -36,6 +36,8 @@ class JournalHeader(BaseModel):
     shard: Shard | None
     target: str
     run_id: str | None = None
+    judge: JudgeInfo | None = None
+    """The judge and its calibration: a resumed run is judged by the same judge, or not at all."""
 
 
 def journal_path(results_path: Path) -> Path:
@@ -58,7 +60,12 @@ class Journal:
         self._header: JournalHeader | None = None
 
     def start(
-        self, plan: Plan, shard: Shard | None, target: str, run_id: str | None = None
+        self,
+        plan: Plan,
+        shard: Shard | None,
+        target: str,
+        run_id: str | None = None,
+        judge: JudgeInfo | None = None,
     ) -> dict[int, CaseResult]:
         """Say which run this is; return the cases an earlier, interrupted attempt finished.
 
@@ -66,7 +73,9 @@ class Journal:
             UsageError: `--resume` found no journal, or one written for another run, or one
                 whose entries disagree with themselves.
         """
-        self._header = JournalHeader(plan=plan, shard=shard, target=target, run_id=run_id)
+        self._header = JournalHeader(
+            plan=plan, shard=shard, target=target, run_id=run_id, judge=judge
+        )
         if not self.resume:
             try:  # now, before anything is asked: the journal is opened only later
                 check_writable_in_place(self.path)
@@ -142,6 +151,7 @@ class Journal:
             ("shard", "shard"),
             ("target", "target"),
             ("run_id", "run id"),
+            ("judge", "judge or calibration"),
         ):
             if getattr(header, field) != getattr(expected, field):
                 raise UsageError(

@@ -19,6 +19,7 @@ from gauntlet.display import printable
 from gauntlet.errors import TargetError
 from gauntlet.judge.check import Ask, ask_readable, check_rubric
 from gauntlet.judge.judge_file import UsageTally, judge_asker
+from gauntlet.judge.labels import primary_language
 from gauntlet.judge.pairwise import (
     PairwiseOutcome,
     Preferred,
@@ -32,12 +33,7 @@ from gauntlet.judge.reply import QUOTED, Judged
 from gauntlet.run.results import JudgeCheck, SuiteInfo
 from gauntlet.targets.contract import AsyncTarget, TargetResponse
 
-__all__ = ["Judging", "primary_language"]
-
-
-def primary_language(tag: str) -> str:
-    """The language of a BCP 47 tag, lowercased: `es-MX` is `es`."""
-    return tag.split("-", 1)[0].lower()
+__all__ = ["Judging"]
 
 
 @dataclass

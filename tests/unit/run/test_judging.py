@@ -14,7 +14,7 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.errors import TargetUnreachableError, UsageError
 from gauntlet.run.engine import run_gauntlet
-from gauntlet.run.judging import Judging, primary_language
+from gauntlet.run.judging import Judging
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
 from gauntlet.run.results_file import parse_results, results_problems
 from gauntlet.targets.adapters import as_async_target
@@ -253,10 +253,6 @@ def test_a_case_in_a_language_the_judge_was_not_calibrated_in_is_unjudged(
     assert case.outcome is Outcome.UNJUDGED
     assert "not calibrated in en (calibrated: es)" in case.reason
     assert judge.prompts == []
-
-
-def test_primary_language_is_the_first_subtag() -> None:
-    assert [primary_language(tag) for tag in ("es-MX", "EN", "zh-Hant-TW")] == ["es", "en", "zh"]
 
 
 def test_a_run_with_judged_checks_and_no_judge_is_refused(tmp_path: Path) -> None:
