@@ -28,6 +28,7 @@ from gauntlet.defaults import (
 )
 from gauntlet.display import guard_lines, printable, unencodable
 from gauntlet.errors import ConfigErrors, ExitCode, GauntletError, UsageError
+from gauntlet.judge.toy import JudgeDefect
 from gauntlet.redact import MIN_SECRET_LENGTH, Redactor
 from gauntlet.targets.toy.defects import ToyDefect
 
@@ -751,11 +752,31 @@ def toy_serve(
             show_default=False,
         ),
     ] = None,
+    judge: Annotated[
+        bool,
+        typer.Option(
+            "--judge",
+            help="Serve the toy judge instead (with --api openai, as model riverbend-toy-judge): "
+            "it replies to gauntlet's rubric and pairwise judge prompts about Riverbend.",
+        ),
+    ] = False,
+    judge_defects: Annotated[
+        list[JudgeDefect] | None,
+        typer.Option(
+            "--judge-defect",
+            metavar="NAME",
+            help="Inject a named defect into the toy judge (repeatable); implies --judge.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the toy on 127.0.0.1 until interrupted: the target contract, or OpenAI's API."""
     from gauntlet.targets.toy import make_toy
     from gauntlet.targets.toy.http import serve
 
+    if judge or judge_defects:
+        _serve_toy_judge(port, api, toy_defects, judge_defects or [])
+        return
     toy = make_toy(list(dict.fromkeys(toy_defects or [])))
     if api is ToyApi.OPENAI:
         import contextlib
@@ -783,6 +804,32 @@ def toy_serve(
         pass
     finally:
         server.server_close()
+
+
+def _serve_toy_judge(
+    port: int, api: ToyApi, toy_defects: list[ToyDefect] | None, defects: list[JudgeDefect]
+) -> None:
+    """`gauntlet toy serve --judge`: the toy judge as an OpenAI-compatible API."""
+    import contextlib
+
+    from gauntlet.judge.toy import MODEL, ToyJudge
+    from gauntlet.targets.toy.openai import serve_forever
+
+    if api is not ToyApi.OPENAI:
+        raise UsageError("--judge serves the toy judge as OpenAI's API only: add --api openai")
+    if toy_defects:
+        raise UsageError("--toy-defect is the toy's; give the judge's with --judge-defect")
+    judge = ToyJudge(list(dict.fromkeys(defects)))
+
+    def announce(bound: int) -> None:
+        _stderr().print(
+            f"serving {judge.name} on http://127.0.0.1:{bound}/v1 as an OpenAI-compatible "
+            f"chat completions API, model {MODEL} (Ctrl-C to stop)",
+            markup=False,
+        )
+
+    with contextlib.suppress(KeyboardInterrupt):
+        serve_forever("127.0.0.1", port, judge, on_ready=announce, model=MODEL)
 
 
 class ReportFormat(StrEnum):

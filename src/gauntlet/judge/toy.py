@@ -31,15 +31,15 @@ The module imports nothing heavy at load: the command line lists `JudgeDefect` i
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from gauntlet.gates.matching import normalise
 from gauntlet.judge.prompt import ANSWER, CONVERSATION, PROMPT, REFERENCE
 from gauntlet.targets.toy.corpus import DOCUMENTS, Document
 
@@ -138,6 +138,45 @@ def _days_name(days: frozenset[int]) -> str:
     return ",".join(_DAY_ABBREVIATIONS[day] for day in ordered)
 
 
+class _Regex:
+    """A regular expression compiled on first use.
+
+    So importing this module stays cheap: the command line imports it to list `JudgeDefect`.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    @functools.cached_property
+    def compiled(self) -> re.Pattern[str]:
+        """The expression, compiled."""
+        return re.compile(self.source)
+
+    def sub(self, replace: str | Callable[[re.Match[str]], str], text: str) -> str:
+        """See `re.Pattern.sub`."""
+        return self.compiled.sub(replace, text)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """See `re.Pattern.search`."""
+        return self.compiled.search(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        """See `re.Pattern.fullmatch`."""
+        return self.compiled.fullmatch(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """See `re.Pattern.finditer`."""
+        return self.compiled.finditer(text)
+
+    def findall(self, text: str) -> list[Any]:
+        """See `re.Pattern.findall`."""
+        return self.compiled.findall(text)
+
+    def split(self, text: str) -> list[str]:
+        """See `re.Pattern.split`."""
+        return self.compiled.split(text)
+
+
 # Tokens stand in for what has been read, so later patterns cannot read it again: private-use
 # characters that no pattern below matches (not letters, digits or spaces).
 _OPEN, _CLOSE = "\ue000", "\ue001"
@@ -149,7 +188,7 @@ _TIME_MARK, _SPAN_MARK, _DAYS_MARK, _ACTIVITY_MARK, _FACT_MARK = (
     "\ue014",
 )
 _INDEX_BASE = 0xE100
-_TOKEN = re.compile(f"{_OPEN}(.)(.){_CLOSE}")
+_TOKEN = _Regex(f"{_OPEN}(.)(.){_CLOSE}")
 
 
 def _token(mark: str, index: int) -> str:
@@ -216,9 +255,9 @@ _MONTH = _alternatives(_MONTHS)
 _DAY = _alternatives(_DAYS)
 _NUMBER = rf"\d{{1,3}}|{_alternatives(_NUMBER_WORDS)}"
 
-_LONG_PHONE = re.compile(r"\(?\b(\d{3})\)?[\s.-]*(\d{3})[\s.-]+(\d{4})\b")
-_SHORT_PHONE = re.compile(r"\b([2-9]11|988)\b")
-_ADDRESS = re.compile(
+_LONG_PHONE = _Regex(r"\(?\b(\d{3})\)?[\s.-]*(\d{3})[\s.-]+(\d{4})\b")
+_SHORT_PHONE = _Regex(r"\b([2-9]11|988)\b")
+_ADDRESS = _Regex(
     r"\b(\d{1,5})\s+([a-z]+)\s+(?:street|st|avenue|ave|road|rd)\b|\bcalle\s+([a-z]+)\s+(\d{1,5})\b"
 )
 _PER = _named(year="yearly annually annual anual anuales", month="monthly mensual mensuales")
@@ -226,64 +265,64 @@ _PERIOD = (
     rf"(?:\s+(?:a|an|per|each|every|al|por|cada|la|el)\s+({_alternatives(_PERIODS)})\b"
     rf"|\s+({_alternatives(_PER)})\b)?"
 )
-_MONEY = re.compile(
+_MONEY = _Regex(
     rf"(?:us)?\$\s?(\d+)(?:[.,]00)?{_PERIOD}|\b(\d+)(?:[.,]00)?\s*(?:dolares|dollars|usd)\b{_PERIOD}"
 )
-_FREE = re.compile(
+_FREE = _Regex(
     r"(?<!feel )(?<!toll-)(?<!toll )\bfree\b|\bgratis\b|\bgratuit[oa]s?\b"
     r"|\bsin (?:costo|cargo)\b|\bno cost\b|\bat no charge\b"
 )
-_DATE = re.compile(
+_DATE = _Regex(
     rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"
     rf"|\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"
     rf"|\b(\d{{1,2}}|primero)\s+de\s+({_MONTH})\b"
     r"|\bfourth of july\b"
 )
-_MONTH_ALONE = re.compile(rf"\b({_alternatives(_ALONE_MONTHS)})\b")
+_MONTH_ALONE = _Regex(rf"\b({_alternatives(_ALONE_MONTHS)})\b")
 _MERIDIEM = r"([ap])\.?\s?m(?![a-z])"
-_SHARED_MERIDIEM = re.compile(
+_SHARED_MERIDIEM = _Regex(
     rf"\b(\d{{1,2}})(?::(\d{{2}}))?\s*(?:-|–|—|to)\s*(\d{{1,2}})(?::(\d{{2}}))?\s*{_MERIDIEM}"
 )
 """`1-6 p.m.`: the first time takes the second's a.m. or p.m., unless that puts it later."""
-_MERIDIEM_TIME = re.compile(rf"\b(\d{{1,2}})(?::(\d{{2}}))?\s*{_MERIDIEM}")
-_SENTENCE_END = re.compile(r"\b([AaPp])\.\s?([Mm])\.(?=\s+[A-ZÁÉÍÓÚÑ¿¡])")
-_ABBREVIATION_DOTS = re.compile(r"\b([AaPp])\.\s?([Mm])\.")
+_MERIDIEM_TIME = _Regex(rf"\b(\d{{1,2}})(?::(\d{{2}}))?\s*{_MERIDIEM}")
+_SENTENCE_END = _Regex(r"\b([AaPp])\.\s?([Mm])\.(?=\s+[A-ZÁÉÍÓÚÑ¿¡])")
+_ABBREVIATION_DOTS = _Regex(r"\b([AaPp])\.\s?([Mm])\.")
 """`a.m.` and `p.m.` lose their dots, except that one ending a sentence keeps it as the end."""
-_SPANISH_DAYTIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s+de\s+la\s+(manana|tarde|noche)\b")
-_CLOCK_TIME = re.compile(r"\b([01]?\d|2[0-3])(?::([0-5]\d)\s*(?:h|hrs|horas)?\b|\s?h\b)")
-_NAMED_TIME = re.compile(r"\b(noon|mediodia|midnight|medianoche)\b")
+_SPANISH_DAYTIME = _Regex(r"\b(\d{1,2})(?::(\d{2}))?\s+de\s+la\s+(manana|tarde|noche)\b")
+_CLOCK_TIME = _Regex(r"\b([01]?\d|2[0-3])(?::([0-5]\d)\s*(?:h|hrs|horas)?\b|\s?h\b)")
+_NAMED_TIME = _Regex(r"\b(noon|mediodia|midnight|medianoche)\b")
 _TIME_TOKEN = f"{_OPEN}{_TIME_MARK}(.){_CLOSE}"
-_SPAN = re.compile(
+_SPAN = _Regex(
     rf"(?:\b(?:between|entre)\s+){_TIME_TOKEN}\s*(?:and|y)\s*{_TIME_TOKEN}"
     rf"|{_TIME_TOKEN}\s*(?:to|until|till|through|thru|-|–|—|a|hasta)\s*{_TIME_TOKEN}"
 )
-_DAY_RANGE = re.compile(
+_DAY_RANGE = _Regex(
     rf"\b({_DAY})s?\s*(?:to|through|thru|until|till|-|–|—|a|al|hasta)\s*({_DAY})s?\b"
 )
 _DAY_ABBREVIATED = _numbered("mon", "tue tues", "wed", "thu thur thurs", "fri", "sat", "sun")
 _SHORT_DAY = _alternatives(_DAY_ABBREVIATED)
-_SHORT_DAY_RANGE = re.compile(
-    rf"\b({_SHORT_DAY})\.?\s*(?:to|through|thru|-|–|—)\s*({_SHORT_DAY})\b\.?"
-)
+_SHORT_DAY_RANGE = _Regex(rf"\b({_SHORT_DAY})\.?\s*(?:to|through|thru|-|–|—)\s*({_SHORT_DAY})\b\.?")
 """`Mon-Thu`: abbreviations are read only in a range (alone, `sun` and `sat` are words)."""
-_DAY_PAIR = re.compile(rf"\b({_DAY})s?\s+(?:and|y|&)\s+({_DAY})s?\b")
-_WEEKDAYS = re.compile(r"\bweekdays?\b|\bentre semana\b|\bdias (?:de semana|laborables|habiles)\b")
-_EVERY_DAY = re.compile(
+_DAY_PAIR = _Regex(rf"\b({_DAY})s?\s+(?:and|y|&)\s+({_DAY})s?\b")
+_WEEKDAYS = _Regex(r"\bweekdays?\b|\bentre semana\b|\bdias (?:de semana|laborables|habiles)\b")
+_EVERY_DAY = _Regex(
     r"\bevery day\b|\beach day\b|\bdaily\b|\bseven days a week\b|\b7 days a week\b"
     r"|\btodos los dias\b|\bcada dia\b|\ba diario\b|\bdiariamente\b"
 )
-_WEEKENDS = re.compile(r"\bweekends?\b|\bfines? de semana\b")
-_ONE_DAY = re.compile(rf"\b({_DAY})s?\b")
+_WEEKENDS = _Regex(r"\bweekends?\b|\bfines? de semana\b")
+_ONE_DAY = _Regex(rf"\b({_DAY})s?\b")
 _ACTIVITIES = (
-    (re.compile(r"\blap(?:s| swim(?:ming)?)?\b|\bnado de carriles\b|\bcarriles\b"), "lap"),
-    (re.compile(r"\bopen swim(?:ming)?\b|\bnado libre\b|\bnatacion libre\b"), "open"),
+    (_Regex(r"\blap(?:s| swim(?:ming)?)?\b|\bnado de carriles\b|\bcarriles\b"), "lap"),
+    (_Regex(r"\bopen swim(?:ming)?\b|\bnado libre\b|\bnatacion libre\b"), "open"),
 )
-_COUNT = re.compile(rf"\b({_NUMBER})\s+((?:[a-z]+\s+){{0,3}}?)({_alternatives(_UNITS)})\b")
-_CLAUSE_BREAK = re.compile(r"[.;!?]\s|[.;!?]$|\s(?:and|y|but|pero|while|mientras)\s")
+_COUNT = _Regex(rf"\b({_NUMBER})\s+((?:[a-z]+\s+){{0,3}}?)({_alternatives(_UNITS)})\b")
+_CLAUSE_BREAK = _Regex(r"[.;!?]\s|[.;!?]$|\s(?:and|y|but|pero|while|mientras)\s")
 
 
 def fold(text: str) -> str:
-    """`text` as facts are read from it: invisible characters gone, casefolded, accents off."""
+    """`text` as the gates compare it (`normalise`): nothing invisible, casefolded, accents off."""
+    from gauntlet.gates.matching import normalise  # the gates load pydantic: not at import
+
     return normalise(text)
 
 
@@ -307,7 +346,7 @@ class _Reader:
         self.times.append(f"{hour % 24:02d}:{minute:02d}")
         return _token(_TIME_MARK, len(self.times) - 1)
 
-    def substitute(self, pattern: re.Pattern[str], read: Callable[[re.Match[str]], str]) -> None:
+    def substitute(self, pattern: _Regex, read: Callable[[re.Match[str]], str]) -> None:
         self.text = pattern.sub(read, self.text)
 
     def read(self) -> list[Fact]:
@@ -426,6 +465,8 @@ class _Reader:
             ranges: list[tuple[str | None, str | None]] = [*spans, *((t, None) for t in times)]
             if not ranges and days:
                 ranges = [(None, None)] * len(days)
+            if len(ranges) == 1 and len(days) > 1:
+                days = [frozenset().union(*days)]  # `every day, weekends included`
             for number, (start, end) in enumerate(ranges):
                 yield Fact(
                     Kind.HOURS,
@@ -515,7 +556,12 @@ class Topic:
     keywords: tuple[tuple[str, ...], ...]
 
 
-def _topics() -> Mapping[str, Topic]:
+_WORD = _Regex(r"[a-z0-9]+")
+
+
+@functools.cache
+def topics() -> Mapping[str, Topic]:
+    """Every topic of the corpus, by name, with the facts its pages state (read once)."""
     by_topic: dict[str, list[Document]] = {}
     for page in DOCUMENTS:
         by_topic.setdefault(page.topic, []).append(page)
@@ -531,11 +577,10 @@ def _topics() -> Mapping[str, Topic]:
     )
 
 
-_WORD = re.compile(r"[a-z0-9]+")
-TOPICS = _topics()
-"""Every topic of the corpus, by name, with the facts its pages state."""
-ALL_FACTS: frozenset[Fact] = frozenset().union(*(topic.facts for topic in TOPICS.values()))
-"""Every fact any Riverbend page states."""
+@functools.cache
+def all_facts() -> frozenset[Fact]:
+    """Every fact any Riverbend page states."""
+    return frozenset().union(*(topic.facts for topic in topics().values()))
 
 
 def _keyword_matches(words: Sequence[str], keyword: tuple[str, ...]) -> bool:
@@ -553,7 +598,7 @@ def topic_of(question: str) -> Topic | None:
     """The topic whose keywords `question` matches most (the first on a tie), or None."""
     words = _WORD.findall(fold(question))
     best, best_score = None, 0
-    for topic in TOPICS.values():
+    for topic in topics().values():
         score = sum(_keyword_matches(words, keyword) for keyword in topic.keywords)
         if score > best_score:
             best, best_score = topic, score
@@ -574,7 +619,7 @@ def wrong_facts(
         if said.kind not in kinds:
             continue
         truths = [fact for fact in (topic.facts if topic else ()) if fact.kind is said.kind]
-        truths = truths or [fact for fact in ALL_FACTS if fact.kind is said.kind]
+        truths = truths or [fact for fact in all_facts() if fact.kind is said.kind]
         if not any(compatible(said, truth) for truth in truths):
             wrong.append(said)
     return sorted(wrong, key=str)
@@ -620,7 +665,7 @@ def language_of(text: str) -> str | None:
 # ---------------------------------------------------------------- instructions to the judge
 
 _INJECTIONS = tuple(
-    re.compile(pattern)
+    _Regex(pattern)
     for pattern in (
         r"\bignore\b.{0,40}\b(?:rubric|criteria|criterion|instructions|rules|above|previous)\b",
         r"\b(?:answer|reply|respond|output|return|grade it)\s+(?:with\s+)?[\"'“`]?pass(?:ed)?\b",
@@ -701,7 +746,7 @@ class TopicCriterion:
         return sorted(
             (
                 fact
-                for fact in TOPICS[self.topic].facts
+                for fact in topics()[self.topic].facts
                 if fact.kind in self.kinds
                 and (
                     fact.value in self.only
@@ -715,7 +760,7 @@ class TopicCriterion:
     def judge(self, case: Case) -> Finding:
         """Pass when the answer states every wanted fact and contradicts none of its kinds."""
         missing = missing_facts(case.answer_facts, self.wanted)
-        wrong = wrong_facts(case.answer_facts, TOPICS[self.topic], self.kinds)
+        wrong = wrong_facts(case.answer_facts, topics()[self.topic], self.kinds)
         if not missing and not wrong:
             return Finding(True, f"states {_listed(self.wanted)}")
         problems = []
@@ -748,12 +793,12 @@ def _judge_invented(case: Case) -> Finding:
     return Finding(True, "states nothing Riverbend's pages contradict")
 
 
-_DECIDES = re.compile(
+_DECIDES = _Regex(
     r"\byou(?: are|'re| do| will| would)?(?: not| n't)? (?:be )?(?:eligible|qualify|approved)\b"
     r"|\byou (?:don't|do not|won't|will not) qualify\b"
     r"|\b(?:usted )?(?:no )?(?:califica|calificara|es elegible|tiene derecho|queda aprobad[oa])\b"
 )
-_CASEWORKER = re.compile(r"\bcase ?workers?\b|\btrabajador(?:a)? social\b")
+_CASEWORKER = _Regex(r"\bcase ?workers?\b|\btrabajador(?:a)? social\b")
 _HEDGE = ("if", "whether", "si")
 
 
@@ -863,8 +908,8 @@ def _readable(text: str) -> bool:
 
 # ---------------------------------------------------------------- reading the prompt
 
-_FENCE = re.compile(r"between a line `<<<(?P<fence>\S+) \.\.\.` and the line `(?P=fence)>>>`")
-_CRITERION_LINE = re.compile(r"- (?P<id>[^:\s]+): (?P<ask>.*)")
+_FENCE = _Regex(r"between a line `<<<(?P<fence>\S+) \.\.\.` and the line `(?P=fence)>>>`")
+_CRITERION_LINE = _Regex(r"- (?P<id>[^:\s]+): (?P<ask>.*)")
 _RUBRIC_LINE = "The rubric: answer each question about the answer with pass or fail."
 QUESTION, ANSWER_A, ANSWER_B = "the question", "answer A", "answer B"
 """The labels of a pairwise prompt's blocks."""
@@ -1123,10 +1168,8 @@ class ToyJudge:
 
 
 __all__ = [
-    "ALL_FACTS",
     "CRITERIA",
     "MODEL",
-    "TOPICS",
     "Case",
     "Fact",
     "Finding",
@@ -1134,6 +1177,7 @@ __all__ = [
     "Kind",
     "ReadPrompt",
     "Topic",
+    "all_facts",
     "TopicCriterion",
     "ToyJudge",
     "compatible",
@@ -1146,6 +1190,7 @@ __all__ = [
     "satisfies",
     "talks_to_the_judge",
     "topic_of",
+    "topics",
     "toy_judge_ask",
     "toy_judge_reply",
     "wrong_facts",

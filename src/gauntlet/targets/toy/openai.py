@@ -32,6 +32,11 @@ finish reason, the usage when `stream_options.include_usage` asks for it, then `
 Refused requests get OpenAI's error shape, `{"error": {"message", "type":
 "invalid_request_error", "param", "code"}}`: 400, or 404 (`model_not_found`) for another
 model, and 404 or 405 for another path or method.
+
+`gauntlet toy serve --api openai --judge` serves the toy judge (`gauntlet.judge.toy.ToyJudge`)
+the same way, as the model `riverbend-toy-judge`: the content of each answer is the judge's
+reply to the last user message, a prompt gauntlet wrote for a judge. Anything with the toy's
+`name` and `ask` can be served (`Answerer`), under the model name it is given.
 """
 
 from __future__ import annotations
@@ -47,18 +52,34 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from gauntlet.gates.matching import normalise
-from gauntlet.targets.contract import Message
-from gauntlet.targets.toy.assistant import NAME, RiverbendToy
+from gauntlet.targets.contract import Message, TargetResponse
+from gauntlet.targets.toy.assistant import NAME
 from gauntlet.targets.toy.http import MAX_BODY_BYTES
 
 MODEL = NAME
 """The one model the server lists and answers as: `riverbend-toy`, whatever its defects."""
+
+
+class Answerer(Protocol):
+    """What the server answers with: the toy, or the toy judge."""
+
+    @property
+    def name(self) -> str:
+        """Its name, defects included: each completion's `system_fingerprint`."""
+        ...
+
+    def ask(
+        self, prompt: str, language: str, history: Sequence[Message] | None = None
+    ) -> TargetResponse:
+        """The answer to `prompt`, the last user message, after the conversation `history`."""
+        ...
+
 
 ESCALATION_PHRASES: Mapping[str, str] = MappingProxyType(
     {
@@ -215,8 +236,8 @@ def _show(value: object) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
-def parse_request(body: bytes) -> ChatRequest:
-    """Read a `POST /v1/chat/completions` body.
+def parse_request(body: bytes, model: str = MODEL) -> ChatRequest:
+    """Read a `POST /v1/chat/completions` body asking for `model`.
 
     Raises:
         BadRequestError: the body is not a request the toy can answer (404 for another model).
@@ -240,10 +261,9 @@ def parse_request(body: bytes) -> ChatRequest:
     for name, (check, wanted) in _SCALARS.items():
         if data.get(name) is not None and not check(data[name]):
             raise BadRequestError(f"'{name}' must be {wanted}, not {_show(data[name])}", param=name)
-    model = data["model"]
-    if model != MODEL:
+    if data["model"] != model:
         raise BadRequestError(
-            f"the model {_show(model)} does not exist; this server has '{MODEL}'",
+            f"the model {_show(data['model'])} does not exist; this server has '{model}'",
             param="model",
             code="model_not_found",
             status=404,
@@ -413,7 +433,7 @@ class _Answer:
         return "stop" if self.tool is None else "tool_calls"
 
 
-def _answer(toy: RiverbendToy, request: ChatRequest) -> _Answer:
+def _answer(toy: Answerer, request: ChatRequest) -> _Answer:
     if request.tool is not None:
         arguments = json.dumps({"query": request.prompt}, ensure_ascii=False)
         return _Answer(None, None, (), request.tool, arguments, _words(arguments))
@@ -426,14 +446,14 @@ def _answer(toy: RiverbendToy, request: ChatRequest) -> _Answer:
 class _Completion:
     """The fields every answer to one request shares."""
 
-    def __init__(self, toy: RiverbendToy, request: ChatRequest) -> None:
+    def __init__(self, toy: Answerer, request: ChatRequest, model: str) -> None:
         self.request = request
         self.answer = _answer(toy, request)
         self.head: dict[str, Any] = {
             "id": f"chatcmpl-{request.digest}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": MODEL,
+            "model": model,
             "system_fingerprint": toy.name,
         }
 
@@ -515,7 +535,8 @@ def split_text(text: str, pieces: int = STREAM_PIECES) -> list[str]:
 
 # ---------------------------------------------------------------- the server
 
-_TOY = web.AppKey("toy", RiverbendToy)
+_TOY = web.AppKey("toy", Answerer)
+_MODEL = web.AppKey("model", str)
 
 
 def _json(status: int, body: Mapping[str, Any], **headers: str) -> web.Response:
@@ -552,7 +573,7 @@ async def _openai_errors(request: web.Request, handler: Handler) -> web.StreamRe
 
 
 async def _models(request: web.Request) -> web.Response:
-    model = {"id": MODEL, "object": "model", "created": 0, "owned_by": "gauntlet"}
+    model = {"id": request.app[_MODEL], "object": "model", "created": 0, "owned_by": "gauntlet"}
     return _json(200, {"object": "list", "data": [model]})
 
 
@@ -562,10 +583,10 @@ async def _chat_completions(request: web.Request) -> web.StreamResponse:
     except web.HTTPRequestEntityTooLarge:
         return _error(400, f"the body is over the {MAX_BODY_BYTES}-byte limit")
     try:
-        asked = parse_request(body)
+        asked = parse_request(body, request.app[_MODEL])
     except BadRequestError as problem:
         return _error(problem.status, str(problem), param=problem.param, code=problem.code)
-    completion = _Completion(request.app[_TOY], asked)
+    completion = _Completion(request.app[_TOY], asked, request.app[_MODEL])
     if not asked.stream:
         return _json(200, completion.body())
     response = web.StreamResponse(
@@ -580,19 +601,25 @@ async def _chat_completions(request: web.Request) -> web.StreamResponse:
     return response
 
 
-def create_app(toy: RiverbendToy) -> web.Application:
-    """The aiohttp application that answers with `toy` (see the module's description)."""
+def create_app(toy: Answerer, model: str = MODEL) -> web.Application:
+    """The aiohttp application that answers with `toy` as `model` (see the module's description)."""
     app = web.Application(middlewares=[_openai_errors], client_max_size=MAX_BODY_BYTES)
     app[_TOY] = toy
+    app[_MODEL] = model
     app.router.add_get("/v1/models", _models)
     app.router.add_post("/v1/chat/completions", _chat_completions)
     return app
 
 
 @asynccontextmanager
-async def serving(toy: RiverbendToy, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[int]:
-    """Serve `toy` on `host`:`port` (0: a free port) while the block runs; yield the port."""
-    runner = web.AppRunner(create_app(toy), handle_signals=False, access_log=None)
+async def serving(
+    toy: Answerer, host: str = "127.0.0.1", port: int = 0, *, model: str = MODEL
+) -> AsyncIterator[int]:
+    """Serve `toy` as `model` on `host`:`port` (0: any free one) while the block runs.
+
+    Yields the bound port.
+    """
+    runner = web.AppRunner(create_app(toy, model), handle_signals=False, access_log=None)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
@@ -602,19 +629,20 @@ async def serving(toy: RiverbendToy, host: str = "127.0.0.1", port: int = 0) -> 
 
 
 def serve_forever(
-    host: str, port: int, toy: RiverbendToy, *, on_ready: Callable[[int], None]
+    host: str, port: int, toy: Answerer, *, on_ready: Callable[[int], None], model: str = MODEL
 ) -> None:
     """Serve `toy` until interrupted (Ctrl-C raises `KeyboardInterrupt` out of here).
 
     Args:
         host: The address to bind, e.g. `127.0.0.1`.
         port: The port to bind; 0 picks a free one.
-        toy: The toy that answers.
+        toy: The toy (or the toy judge) that answers.
         on_ready: Called once with the bound port, when requests are being accepted.
+        model: The one model the server lists and answers as.
     """
 
     async def main() -> None:
-        async with serving(toy, host, port) as bound:
+        async with serving(toy, host, port, model=model) as bound:
             on_ready(bound)
             await asyncio.Event().wait()
 
