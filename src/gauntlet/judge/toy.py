@@ -292,10 +292,12 @@ _SPANISH_DAYTIME = _Regex(r"\b(\d{1,2})(?::(\d{2}))?\s+de\s+la\s+(manana|tarde|n
 _CLOCK_TIME = _Regex(r"\b([01]?\d|2[0-3])(?::([0-5]\d)\s*(?:h|hrs|horas)?\b|\s?h\b)")
 _NAMED_TIME = _Regex(r"\b(noon|mediodia|midnight|medianoche)\b")
 _TIME_TOKEN = f"{_OPEN}{_TIME_MARK}(.){_CLOSE}"
+_ARTICLE = r"(?:(?:las?|the)\s+)?"
 _SPAN = _Regex(
-    rf"(?:\b(?:between|entre)\s+){_TIME_TOKEN}\s*(?:and|y)\s*{_TIME_TOKEN}"
-    rf"|{_TIME_TOKEN}\s*(?:to|until|till|through|thru|-|–|—|a|hasta)\s*{_TIME_TOKEN}"
+    rf"\b(?:between|entre)\s+{_ARTICLE}{_TIME_TOKEN}\s*(?:and|y)\s*{_ARTICLE}{_TIME_TOKEN}"
+    rf"|{_TIME_TOKEN}\s*(?:to|until|till|through|thru|-|–|—|a|hasta)\s*{_ARTICLE}{_TIME_TOKEN}"
 )
+"""Two times joined: `9 a.m. to 8 p.m.`, `de las 9:00 a las 20:00`, `entre 9:00 y 17:00`."""
 _DAY_RANGE = _Regex(
     rf"\b({_DAY})s?\s*(?:to|through|thru|until|till|-|–|—|a|al|hasta)\s*({_DAY})s?\b"
 )
