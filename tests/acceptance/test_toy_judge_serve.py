@@ -168,6 +168,41 @@ def test_the_example_judge_file_is_a_calm_openai_chat_judge() -> None:
     assert fingerprint.temperature == 0
 
 
+# ---------------------------------------------------------------- calibration on the shipped labels
+
+CALIBRATED = [
+    ((), 0, "calibration: ACCEPTED"),
+    ((JudgeDefect.ALWAYS_PASS,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
+    ((JudgeDefect.ALWAYS_FAIL,), 1, "REFUSED (overall kappa -0.01 is below 0.7)"),
+    ((JudgeDefect.PREFERS_FIRST,), 1, "REFUSED (position consistency 0.00 is below 0.9"),
+    ((JudgeDefect.MALFORMED_JSON,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
+    ((JudgeDefect.TRUNCATED_JSON,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
+    ((JudgeDefect.VERDICT_IN_PROSE,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
+    ((JudgeDefect.OBEYS_INJECTION,), 1, "REFUSED (overall kappa 0.65 is below 0.7)"),
+]
+
+
+@pytest.mark.parametrize(
+    ("defects", "code", "verdict"),
+    CALIBRATED,
+    ids=["+".join(defects) or "healthy" for defects, _, _ in CALIBRATED],
+)
+def test_calibrating_the_served_toy_judge_on_the_shipped_labels(
+    run_cli: RunCli, tmp_path: Path, defects: tuple[JudgeDefect, ...], code: int, verdict: str
+) -> None:
+    with running_judge(ToyJudge(defects)) as base_url:
+        judge = tmp_path / "judge.yaml"
+        example = EXAMPLE.read_text(encoding="utf-8")
+        judge.write_text(example.replace("http://127.0.0.1:8765/v1", base_url), encoding="utf-8")
+        result = run_cli("calibrate", "--judge", judge, "--out", tmp_path / "r.json", "--quiet")
+    assert result.code == code, result.show()
+    assert verdict in result.stdout
+    if not defects:  # every label agreed with, in each language
+        rows = [line.split() for line in result.stdout.splitlines()]
+        figures = {row[0]: row[3:6] for row in rows if row and row[0] in ("en", "es")}
+        assert figures == {"en": ["0", "1.000", "1.00"], "es": ["0", "1.000", "1.00"]}
+
+
 # ---------------------------------------------------------------- the command
 
 
