@@ -14,53 +14,77 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "targets" / "openai-toy.yaml"
-TARGET = ROOT / "build" / "demo" / EXAMPLE.name
-"""The example, pointed at this run's port; kept, so the results name a file that exists."""
+BUILD = ROOT / "build" / "demo"
+"""Where the examples, pointed at this run's port, are kept, so the results name files that
+exist."""
 READY = re.compile(r"serving .* on (?P<url>http://127\.0\.0\.1:\d+/v1) ")
 GAUNTLET = [sys.executable, "-m", "gauntlet"]
 
 
-def _gauntlet(*args: str) -> int:
+class NotServing(Exception):
+    """The toy server did not start, or the example could not be pointed at it."""
+
+
+def gauntlet(*args: str) -> int:
+    """Run one gauntlet command in the project's root, echoed first; its exit code."""
     print("$ gauntlet " + " ".join(args), flush=True)
     return subprocess.run([*GAUNTLET, *args], cwd=ROOT, check=False).returncode
 
 
-def main(defects: list[str]) -> int:
-    """Serve the toy (with `defects`, gauntlet's `--toy-defect` flags), run, report; the code."""
-    serve = [*GAUNTLET, "toy", "serve", "--api", "openai", "--port", "0", *defects]
+@contextmanager
+def served(example: Path, *serve_args: str) -> Iterator[Path]:
+    """`gauntlet toy serve --api openai SERVE_ARGS` on a free port, and `example` pointed at it.
+
+    Yields the pointed copy, relative to the root; stops the server whatever happens.
+
+    Raises:
+        NotServing: the server printed no banner, or `example` has not one base_url line.
+    """
+    serve = [*GAUNTLET, "toy", "serve", "--api", "openai", "--port", "0", *serve_args]
     server = subprocess.Popen(serve, stderr=subprocess.PIPE, text=True)
     try:
         assert server.stderr is not None
         banner = server.stderr.readline()  # printed once the port is bound
         ready = READY.search(banner)
         if ready is None:
-            print(f"the toy server did not start: {banner or 'no output'}", file=sys.stderr)
-            return 2
+            raise NotServing(f"the toy server did not start: {banner or 'no output'}")
         # Keep reading what the server says, so a full pipe never stalls it.
         threading.Thread(target=server.stderr.read, daemon=True).start()
         text, found = re.subn(
-            r"(?m)^base_url: .*$", f"base_url: {ready['url']}", EXAMPLE.read_text("utf-8")
+            r"(?m)^base_url: .*$", f"base_url: {ready['url']}", example.read_text("utf-8")
         )
         if found != 1:
-            print(f"{EXAMPLE}: expected one base_url line, found {found}", file=sys.stderr)
-            return 2
-        TARGET.parent.mkdir(parents=True, exist_ok=True)
-        TARGET.write_text(text, encoding="utf-8")
-        code = _gauntlet(
-            "run", "--target", str(TARGET.relative_to(ROOT)), "--cases", "suites/", "--quiet",
-            "--out", "results-openai.json",
-        )  # fmt: skip
-        if code in (0, 1, 4):  # a results file was written
-            reported = _gauntlet("report", "results-openai.json", "--out", "evidence-openai.md")
-            code = code or reported
-        return code
+            raise NotServing(f"{example}: expected one base_url line, found {found}")
+        pointed = BUILD / example.name
+        pointed.parent.mkdir(parents=True, exist_ok=True)
+        pointed.write_text(text, encoding="utf-8")
+        yield pointed.relative_to(ROOT)
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def main(defects: list[str]) -> int:
+    """Serve the toy (with `defects`, gauntlet's `--toy-defect` flags), run, report; the code."""
+    try:
+        with served(EXAMPLE, *defects) as target:
+            code = gauntlet(
+                "run", "--target", str(target), "--cases", "suites/", "--quiet",
+                "--out", "results-openai.json",
+            )  # fmt: skip
+            if code in (0, 1, 4):  # a results file was written
+                reported = gauntlet("report", "results-openai.json", "--out", "evidence-openai.md")
+                code = code or reported
+            return code
+    except NotServing as exc:
+        print(exc, file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -51,6 +51,8 @@ MODEL_ALIAS = "smollm2"
 """The name the server answers to: the `model` of examples/targets/llama-server*.yaml."""
 
 URL_VARIABLE = "GAUNTLET_REAL_LLM_URL"
+KEEP_VARIABLE = "GAUNTLET_REAL_LLM_KEEP"
+"""Where the tests keep what the README quotes: the judge's calibration and its run."""
 """Where tests/real_llm finds the server: its base URL, up to `/v1`."""
 READY_TIMEOUT = float(os.environ.get("REAL_LLM_READY_TIMEOUT", "180"))
 """Seconds to wait for `/v1/models` to answer after starting the server."""
@@ -291,7 +293,12 @@ def main(argv: Sequence[str]) -> int:
             tests = subprocess.run(  # noqa: S603
                 [sys.executable, "-m", "pytest", "tests/real_llm", "-v", *argv],
                 cwd=ROOT,
-                env={**os.environ, URL_VARIABLE: base_url, **_no_proxy()},
+                env={
+                    **os.environ,
+                    URL_VARIABLE: base_url,
+                    KEEP_VARIABLE: str(ROOT / "build" / "real-llm"),
+                    **_no_proxy(),
+                },
                 check=False,
             )
             code = tests.returncode
