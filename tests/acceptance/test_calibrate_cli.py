@@ -74,8 +74,9 @@ def test_a_judge_that_agrees_with_the_labels_is_accepted_with_kappa_per_language
         "95%",
         "interval",
     ]
-    assert rows["en"] == ["en", "6", "8", "0", "1.000", "1.00", "1.00", "to", "1.00"]
-    assert rows["es"] == ["es", "5", "5", "0", "1.000", "1.00", "1.00", "to", "1.00"]
+    # Perfect agreement on a handful of pairs: kappa 1, and an interval that says how few.
+    assert rows["en"] == ["en", "6", "8", "0", "1.000", "1.00", "0.31", "to", "1.00"]
+    assert rows["es"] == ["es", "5", "5", "0", "1.000", "1.00", "0.09", "to", "1.00"]
     assert rows["overall"][:6] == ["overall", "11", "13", "0", "1.000", "1.00"]
     assert "position consistency: 1.00 over 4 of 4 pairwise items" in result.stdout
     assert lines[-1] == "calibration: ACCEPTED"

@@ -9,15 +9,21 @@ explains every agreement.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from gauntlet.run.tally import Z_95
+from gauntlet.run.tally import Z_95, wilson_bounds
 
 Label = Literal["pass", "fail"]
 """A verdict on one criterion, by the judge or by a person."""
+
+JudgeLabel = Literal["pass", "fail", "unjudged"]
+"""What a judge said of one criterion: a verdict, or none that could be read (`unjudged`)."""
+
+UNJUDGED: Literal["unjudged"] = "unjudged"
 
 Preference = Literal["A", "B", "tie"]
 """A pairwise verdict: the text shown first (A) is better, the one shown second (B), or neither."""
@@ -44,60 +50,65 @@ class Agreement:
     standard_error: float | None
     """The large-sample standard error of kappa, sqrt(p_o(1-p_o) / (n(1-p_e)²))."""
     low: float | None
-    """Lower end of the 95% interval of kappa, at least -1."""
+    """Lower end of the 95% interval of kappa, at least -1 (see `agreement`)."""
     high: float | None
     """Upper end of the 95% interval of kappa, at most 1."""
     reason: str | None
     """Why kappa is undefined, or None when it is defined."""
 
 
-def agreement(pairs: Sequence[tuple[Label, Label]], z: float = Z_95) -> Agreement:
+def agreement(pairs: Sequence[tuple[JudgeLabel, Label]], z: float = Z_95) -> Agreement:
     """Observed and chance agreement and Cohen's kappa of `(judge, human)` label pairs.
 
-    The interval is `kappa ± z·SE`, clipped to [-1, 1]. That standard error is zero at perfect
-    agreement, so the interval collapses to a point there whatever `n` is: read it with `n`.
+    The judge rates in three categories, people in two: an `unjudged` pair stays in `n`, never
+    agrees, and, since people never say `unjudged`, adds nothing to chance agreement
+    (`p_e = p_judge(pass)·p_human(pass) + p_judge(fail)·p_human(fail)`). A judge that fails to
+    answer is never flattered by leaving its silences out.
+
+    The interval maps the Wilson interval of the observed agreement onto kappa, chance held
+    fixed: `(p - p_e) / (1 - p_e)` at each end, clipped to [-1, 1]. Unlike `kappa ± z·SE`
+    (whose large-sample SE is also given), it does not collapse to a point at perfect
+    agreement: 90 agreements out of 90 still leave room below 1.
 
     Args:
-        pairs: one `(judge_label, human_label)` per item, each "pass" or "fail".
+        pairs: one `(judge_label, human_label)` per item.
         z: the normal quantile of the interval (95% two-sided by default).
 
     Returns:
         The figures, with kappa, its standard error and interval None when undefined.
 
     Raises:
-        ValueError: when there are no pairs, or a label is neither "pass" nor "fail".
+        ValueError: when there are no pairs, or a label is none of the above.
     """
     if not pairs:
         raise ValueError("agreement needs at least one labelled pair; got none")
     for judge, human in pairs:
-        if judge not in LABELS or human not in LABELS:
-            raise ValueError(f"a label is 'pass' or 'fail'; got ({judge!r}, {human!r})")
+        if judge not in (*LABELS, UNJUDGED) or human not in LABELS:
+            raise ValueError(
+                "a judge says pass, fail or unjudged and a person pass or fail; got "
+                f"({judge!r}, {human!r})"
+            )
     n = len(pairs)
-    observed = Fraction(sum(judge == human for judge, human in pairs), n)
-    judge_pass = Fraction(sum(judge == "pass" for judge, _ in pairs), n)
-    human_pass = Fraction(sum(human == "pass" for _, human in pairs), n)
-    chance = judge_pass * human_pass + (1 - judge_pass) * (1 - human_pass)
+    agreed = sum(judge == human for judge, human in pairs)
+    observed = Fraction(agreed, n)
+    judges, humans = Counter(j for j, _ in pairs), Counter(h for _, h in pairs)
+    chance = Fraction(judges["pass"] * humans["pass"] + judges["fail"] * humans["fail"], n * n)
     if chance == 1:
-        return Agreement(
-            n=n,
-            observed=float(observed),
-            chance=1.0,
-            kappa=None,
-            standard_error=None,
-            low=None,
-            high=None,
-            reason=ONE_LABEL_ONLY,
-        )
+        return Agreement(n, float(observed), 1.0, None, None, None, None, ONE_LABEL_ONLY)
     kappa = (observed - chance) / (1 - chance)
     standard_error = math.sqrt(observed * (1 - observed) / (n * (1 - chance) ** 2))
+    low, high = (
+        min(1.0, max(-1.0, (bound - float(chance)) / (1 - float(chance))))
+        for bound in wilson_bounds(agreed, n, z)
+    )
     return Agreement(
         n=n,
         observed=float(observed),
         chance=float(chance),
         kappa=float(kappa),
         standard_error=standard_error,
-        low=max(-1.0, float(kappa) - z * standard_error),
-        high=min(1.0, float(kappa) + z * standard_error),
+        low=min(low, float(kappa)),  # the interval holds kappa, rounding error aside
+        high=max(high, float(kappa)),
         reason=None,
     )
 

@@ -18,14 +18,11 @@ says nothing cannot score well by being right on the rest.
 from __future__ import annotations
 
 import asyncio
-import math
-from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 from rich.text import Text
@@ -34,7 +31,13 @@ from gauntlet import __version__
 from gauntlet.display import clipped, printable
 from gauntlet.errors import GauntletError, TargetContractError, UsageError
 from gauntlet.files import RefusedFileError, read_regular_file, write_atomically
-from gauntlet.judge.agreement import ONE_LABEL_ONLY, Agreement, Label, position_consistency
+from gauntlet.judge.agreement import (
+    UNJUDGED,
+    JudgeLabel,
+    Label,
+    agreement,
+    position_consistency,
+)
 from gauntlet.judge.agreement import Preference as AgreementPreference
 from gauntlet.judge.check import Ask, ask_readable, check_rubric
 from gauntlet.judge.judge_file import JudgeFingerprint
@@ -52,7 +55,6 @@ from gauntlet.judge.pairwise import (
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import Judged, Unjudged, Verdict
-from gauntlet.run.tally import Z_95
 from gauntlet.targets.strict_json import loads
 
 CALIBRATION_SCHEMA_VERSION = 1
@@ -60,8 +62,6 @@ RUN_ID = "calibration"
 """The run id the judge's prompts are seeded with: the same item, the same prompt."""
 PAIRWISE = "pairwise"
 """The `criterion` of a pairwise item's one pair."""
-UNJUDGED: Final = "unjudged"
-"""The judge label of a verdict that could not be read; people never give it."""
 
 DEFAULT_MIN_KAPPA = 0.7
 """Kappa at or above 0.7 on both the whole set and each language: "substantial" agreement on
@@ -85,9 +85,6 @@ MAX_WHY = 200
 MAX_SHOWN = 20
 """Problems listed in one error; the rest are counted."""
 
-JudgeLabel = Literal["pass", "fail", "unjudged"]
-"""What the judge said of one criterion or pairwise item; `unjudged` when it said nothing
-that could be read."""
 OrderVerdict = Literal["A", "B", "same"]
 """A pairwise verdict as the judge said it of the order it was shown."""
 AskFor = Callable[[str, str], Ask]
@@ -101,49 +98,6 @@ class CalibrationRecordError(GauntletError):
 
 
 # ------------------------------------------------------------------ agreement with unjudged
-
-
-def judge_agreement(pairs: Sequence[tuple[JudgeLabel, Label]], z: float = Z_95) -> Agreement:
-    """Cohen's kappa of `(judge, human)` pairs, the judge also able to say `unjudged`.
-
-    The judge rates in three categories, people in two. An `unjudged` pair never agrees, and
-    since people never say `unjudged`, it adds nothing to chance agreement:
-    `p_e = p_judge(pass)·p_human(pass) + p_judge(fail)·p_human(fail)`. Without an `unjudged`
-    pair every figure equals `agreement`'s.
-
-    Raises:
-        ValueError: no pairs, a judge label not pass/fail/unjudged, a human one not pass/fail.
-    """
-    if not pairs:
-        raise ValueError("agreement needs at least one labelled pair; got none")
-    for judge, human in pairs:
-        if judge not in ("pass", "fail", UNJUDGED) or human not in ("pass", "fail"):
-            raise ValueError(
-                f"a judge says pass, fail or unjudged and a person pass or fail; got "
-                f"({judge!r}, {human!r})"
-            )
-    n = len(pairs)
-    observed = Fraction(sum(judge == human for judge, human in pairs), n)
-    judge_counts = Counter(judge for judge, _ in pairs)
-    human_counts = Counter(human for _, human in pairs)
-    chance = Fraction(
-        judge_counts["pass"] * human_counts["pass"] + judge_counts["fail"] * human_counts["fail"],
-        n * n,
-    )
-    if chance == 1:
-        return Agreement(n, float(observed), 1.0, None, None, None, None, ONE_LABEL_ONLY)
-    kappa = (observed - chance) / (1 - chance)
-    standard_error = math.sqrt(observed * (1 - observed) / (n * (1 - chance) ** 2))
-    return Agreement(
-        n=n,
-        observed=float(observed),
-        chance=float(chance),
-        kappa=float(kappa),
-        standard_error=standard_error,
-        low=max(-1.0, float(kappa) - z * standard_error),
-        high=min(1.0, float(kappa) + z * standard_error),
-        reason=None,
-    )
 
 
 # ------------------------------------------------------------------ the record
@@ -465,7 +419,7 @@ _AS_SAID: dict[OrderVerdict, AgreementPreference] = {"A": "A", "B": "B", "same":
 
 
 def _figures(pairs: Sequence[RecordedPair]) -> dict[str, Any]:
-    figures = judge_agreement([(pair.judge, pair.human) for pair in pairs])
+    figures = agreement([(pair.judge, pair.human) for pair in pairs])
     return {
         "items": len({pair.item for pair in pairs}),
         "pairs": len(pairs),
@@ -902,7 +856,6 @@ __all__ = [
     "check_calibration",
     "check_thresholds",
     "derive",
-    "judge_agreement",
     "pairwise_human",
     "pairwise_label",
     "parse_record",

@@ -45,8 +45,10 @@ def test_the_textbook_example_gives_kappa_0_4_with_its_interval() -> None:
 
     p_o = 35/50 = 0.7. The judge says yes 25/50 = 0.5, the person 30/50 = 0.6, so
     p_e = 0.5·0.6 + 0.5·0.4 = 0.5 and kappa = (0.7 - 0.5) / (1 - 0.5) = 0.4.
-    SE = sqrt(0.7·0.3 / (50·0.5²)) = sqrt(0.21 / 12.5) = sqrt(0.0168) ≈ 0.12961;
-    1.95996·0.12961 ≈ 0.25404, so the interval is ≈ [0.14596, 0.65404].
+    SE = sqrt(0.7·0.3 / (50·0.5²)) = sqrt(0.21 / 12.5) = sqrt(0.0168) ≈ 0.12961.
+    The interval is the Wilson interval of 35/50, z² ≈ 3.841459: centre (0.7 + 0.038415) /
+    1.076829 ≈ 0.685730, half 1.959964·sqrt(0.0042 + 0.000384) / 1.076829 ≈ 0.123234, so
+    [0.562496, 0.808964]; each end as kappa, (p - 0.5) / 0.5: ≈ [0.12499, 0.61793].
     """
     result = agreement(
         pairs_of(both_pass=20, both_fail=15, judge_only_passes=5, human_only_passes=10)
@@ -56,18 +58,25 @@ def test_the_textbook_example_gives_kappa_0_4_with_its_interval() -> None:
     assert result.chance == pytest.approx(0.5)
     assert result.kappa == pytest.approx(0.4)
     assert result.standard_error == pytest.approx(0.1296148, abs=1e-6)
-    assert result.low == pytest.approx(0.1459596, abs=1e-6)
-    assert result.high == pytest.approx(0.6540404, abs=1e-6)
+    assert result.low == pytest.approx(0.12499, abs=1e-5)
+    assert result.high == pytest.approx(0.61793, abs=1e-5)
     assert result.reason is None
 
 
 def test_perfect_agreement_with_both_labels_present_is_kappa_1() -> None:
-    """p_o = 1, p_e = 0.6·0.6 + 0.4·0.4 = 0.52, kappa = 0.48 / 0.48 = 1; SE is 0 at p_o = 1."""
+    """p_o = 1, p_e = 0.6·0.6 + 0.4·0.4 = 0.52, kappa = 0.48 / 0.48 = 1; SE is 0 at p_o = 1.
+
+    The interval does not collapse: the Wilson interval of 10/10 is [0.722465, 1] (centre
+    1.192073 / 1.384146 ≈ 0.861232, half 0.192073 / 1.384146 ≈ 0.138767), and its low end as
+    kappa is (0.722465 - 0.52) / 0.48 ≈ 0.42180: ten items say little.
+    """
     result = agreement(pairs_of(both_pass=6, both_fail=4))
     assert result.observed == 1.0
     assert result.chance == pytest.approx(0.52)
     assert result.kappa == 1.0
-    assert (result.low, result.high) == (1.0, 1.0)
+    assert result.standard_error == 0.0
+    assert result.low == pytest.approx(0.42180, abs=1e-5)
+    assert result.high == 1.0
 
 
 def test_a_judge_that_always_passes_scores_kappa_0_on_mixed_labels() -> None:
@@ -75,15 +84,18 @@ def test_a_judge_that_always_passes_scores_kappa_0_on_mixed_labels() -> None:
 
     p_o = 30/50 = 0.6; the judge passes at 1, the person at 0.6: p_e = 1·0.6 + 0·0.4 = 0.6,
     so kappa = 0 / 0.4 = 0, though it agrees on 60% of items.
-    SE = sqrt(0.24 / (50·0.16)) = sqrt(0.03) ≈ 0.17321; the interval is ≈ ±0.33948.
+    SE = sqrt(0.24 / (50·0.16)) = sqrt(0.03) ≈ 0.17321. The Wilson interval of 30/50 is
+    ≈ [0.461815, 0.723917] (centre 0.638415 / 1.076829 ≈ 0.592866, half
+    1.959964·sqrt(0.0048 + 0.000384) / 1.076829 ≈ 0.131051); as kappa, (p - 0.6) / 0.4:
+    ≈ [-0.34546, 0.30979].
     """
     result = agreement(pairs_of(both_pass=30, judge_only_passes=20))
     assert result.observed == pytest.approx(0.6)
     assert result.chance == pytest.approx(0.6)
     assert result.kappa == 0.0
     assert result.standard_error == pytest.approx(math.sqrt(0.03))
-    assert result.low == pytest.approx(-0.3394757, abs=1e-6)
-    assert result.high == pytest.approx(0.3394757, abs=1e-6)
+    assert result.low == pytest.approx(-0.34546, abs=1e-5)
+    assert result.high == pytest.approx(0.30979, abs=1e-5)
 
 
 @pytest.mark.parametrize("label", ["pass", "fail"])
