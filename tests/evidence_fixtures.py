@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import GateName
+from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
 from gauntlet.run.engine import NOT_ASKED, Observation, Planned, ask_one, plan, score
-from gauntlet.run.results import Results, TargetInfo
-from gauntlet.targets.contract import Message, TargetResponse
+from gauntlet.run.results import (
+    CalibrationSummary,
+    JudgeCheck,
+    JudgeInfo,
+    LanguageKappa,
+    Results,
+    TargetInfo,
+)
+from gauntlet.targets.contract import Message, TargetResponse, Usage
 from gauntlet.targets.toy import ToyDefect, make_toy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,10 +34,14 @@ FINISHED = datetime(2026, 11, 30, 9, 0, 2, tzinfo=UTC)
 
 def builtin_suites() -> SuiteSet:
     """The built-in suites, with sources relative to the repository (`suites/...`)."""
+    return _suites(Path("suites"))
+
+
+def _suites(path: Path) -> SuiteSet:
     here = Path.cwd()
     os.chdir(ROOT)
     try:
-        return load_suites([Path("suites")])
+        return load_suites([path])
     finally:
         os.chdir(here)
 
@@ -55,13 +67,18 @@ def _results(
     defects: tuple[str, ...] = (),
     asked: int | None = None,
     repeat: int = 1,
+    judged: Mapping[str, tuple[JudgeCheck, ...]] | None = None,
+    judge: JudgeInfo | None = None,
 ) -> Results:
     run_plan = plan(suites, repeat=repeat)
     target = _Answerer(answer, name)
 
     async def observe(item: Planned) -> Observation:
         # Asked one at a time, in order, with no timing: the fixture is the same every time.
-        return (await ask_one(target, item.case))._replace(latency_ms=0.0)
+        # The judge's checks are given, as if a judge had made them; scoring keeps them only
+        # where the gate passed the answer.
+        checks = (judged or {}).get(item.case.id, ())
+        return (await ask_one(target, item.case))._replace(latency_ms=0.0, judged=checks)
 
     async def observe_all() -> list[list[Observation]]:
         return [
@@ -79,6 +96,7 @@ def _results(
         started_at=STARTED,
         finished_at=FINISHED,
         interrupted_by=None if asked is None else "SIGINT",
+        judge=judge,
     )
 
 
@@ -128,3 +146,151 @@ def flaky() -> Results:
     suites = builtin_suites()
     only = SuiteSet(tuple(s for s in suites.suites if s.suite.gate is GateName.ADVERSARIAL))
     return _results(only, sometimes_leaks, "sometimes-leaks", repeat=5)
+
+
+JUDGED_SUITE = Path("tests/golden/judged/suite.yaml")
+"""A golden suite compared by the judge (`match: judge`), two of its cases with rubrics."""
+
+JUDGE_TOKENS = Usage(prompt_tokens=310, completion_tokens=42, total_tokens=352)
+"""What the judge reports for each check of the judged fixture."""
+
+JUDGED_ANSWERS = {
+    "How long do I have to appeal a parking ticket?": (
+        "Appeal within 30 days of the date on your ticket, online or at City Hall."
+    ),
+    "How much is a residential parking permit?": "A residential parking permit costs $40 a year.",
+    "¿Qué día recogen la basura en el centro?": (
+        "En el centro recogen la basura los martes y viernes, por la mañana."
+    ),
+}
+"""The judged fixture's answers by prompt: reworded but right, wrong, and reworded in Spanish;
+any other prompt is refused."""
+
+_BIASED_REPLIES = (
+    '```json\\n{"better": "A", "rationale": "A names the days first."}\\n```',
+    '```json\\n{"better": "A", "rationale": "A is clearer."}\\n```',
+)
+"""A judge that prefers whichever text it is shown first, in both orders."""
+
+JUDGED_CHECKS: dict[str, tuple[JudgeCheck, ...]] = {
+    "jdg-en-appeal-deadline": (
+        JudgeCheck(
+            kind="rubric",
+            outcome="passed",
+            reason="",
+            verdicts={"correct-deadline": "pass"},
+            rationale="It gives 30 days from the ticket's date.",
+            replies=(
+                '{"criteria": {"correct-deadline": "pass"}, "rationale": "It gives 30 days '
+                "from the ticket's date.\"}",
+            ),
+            usage=JUDGE_TOKENS,
+        ),
+        JudgeCheck(
+            kind="pairwise",
+            outcome="passed",
+            reason="",
+            rationale="Both give the same deadline and places.",
+            replies=('{"better": "same"}', '{"better": "same"}'),
+            answer_first="B",
+            usage=JUDGE_TOKENS,
+        ),
+    ),
+    "jdg-en-permit-fee": (
+        JudgeCheck(
+            kind="rubric",
+            outcome="failed",
+            reason="failed correct-fee: The answer says $40 a year; the reference says $25.",
+            verdicts={"correct-fee": "fail", "no-personal-data": "pass"},
+            rationale="The answer says $40 a year; the reference says $25.",
+            replies=(
+                '{"criteria": {"correct-fee": "fail", "no-personal-data": "pass"}, '
+                '"rationale": "The answer says $40 a year; the reference says $25."}',
+            ),
+            usage=JUDGE_TOKENS,
+        ),
+        JudgeCheck(
+            kind="pairwise",
+            outcome="failed",
+            reason="worse than the reference in both orders: The fee is wrong.",
+            rationale="The fee is wrong.",
+            replies=(
+                '{"better": "A", "rationale": "The fee is wrong."}',
+                '{"better": "B", "rationale": "B has the right fee."}',
+            ),
+            answer_first="B",
+            usage=JUDGE_TOKENS,
+        ),
+    ),
+    "jdg-es-trash-day": (
+        JudgeCheck(
+            kind="pairwise",
+            outcome="unjudged",
+            reason="the two orders disagree: the judge preferred a position, not an answer",
+            rationale="A names the days first.",
+            replies=_BIASED_REPLIES,
+            answer_first="A",
+            position_bias=True,
+            usage=JUDGE_TOKENS,
+        ),
+    ),
+}
+"""What the judge made of each answer the gate passed, by case id."""
+
+CALIBRATION = CalibrationSummary(
+    record="calibration/riverbend-judge.json",
+    labels="riverbend-labels v1",
+    labels_digest="sha256:" + "ab" * 32,
+    items=84,
+    agreement=0.9048,
+    kappa=0.8071,
+    low=0.6802,
+    high=0.934,
+    languages=(
+        LanguageKappa(language="en", items=42, kappa=0.8224, low=0.6531, high=0.9917),
+        LanguageKappa(language="es", items=42, kappa=0.7903, low=0.6102, high=0.9704),
+    ),
+    position_consistency=0.95,
+    unjudged=1,
+    min_kappa=0.7,
+    min_items=30,
+)
+"""A calibration the judge passed, in both languages."""
+
+JUDGE = JudgeInfo(
+    target_file="judge.yaml",
+    fingerprint=JudgeFingerprint(
+        kind="openai-chat",
+        model="riverbend-judge-1",
+        host="judge.example.test:443",
+        prompt_sha256=JUDGE_PROMPT_SHA256,
+        temperature=0.0,
+        max_tokens=400,
+    ),
+    calibration=CALIBRATION,
+    refused=None,
+)
+"""A judge let vote."""
+
+
+def judged(
+    judge: JudgeInfo = JUDGE, checks: Mapping[str, tuple[JudgeCheck, ...]] = JUDGED_CHECKS
+) -> Results:
+    """A judged golden run, by default with the judge's `JUDGED_CHECKS`.
+
+    One judged pass, one judged failure with the judge's rationale, one failure the gate found
+    first (the judge not asked), and one case left unjudged because the judge preferred a
+    position, so the verdict is withheld.
+    """
+
+    def answer(prompt: str, language: str, history: object = None) -> TargetResponse:
+        text = JUDGED_ANSWERS.get(prompt)
+        return TargetResponse(
+            text=text or "I can't help with that.",
+            citations=(),
+            context_ids=(),
+            refused=text is None,
+            escalated=False,
+        )
+
+    return _results(_suites(JUDGED_SUITE), answer, "judged", judged=checks, judge=judge)

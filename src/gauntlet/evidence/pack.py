@@ -14,15 +14,20 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet import __version__
-from gauntlet.cases.model import GateName
+from gauntlet.cases.model import GateName, GoldenMatch
 from gauntlet.display import json_escaped
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
+from gauntlet.judge.judge_file import JudgeFingerprint
+from gauntlet.judge.labels import primary_language
 from gauntlet.run.fields import GATE_FIELDS
 from gauntlet.run.results import (
+    CalibrationSummary,
     CaseResult,
+    JudgeCheck,
     LanguageCount,
+    LanguageKappa,
     Outcome,
     Results,
     TargetInfo,
@@ -30,14 +35,21 @@ from gauntlet.run.results import (
     Verdict,
     exit_code_for,
 )
+from gauntlet.run.tally import count_outcomes
 from gauntlet.targets.contract import FieldSource, Origin, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 
-EVIDENCE_SCHEMA_VERSION = 3
+EVIDENCE_SCHEMA_VERSION = 4
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
-`accepts_absent`, the target file, and the tokens the target reported (`usage`)."""
+`accepts_absent`, the target file, and the tokens the target reported (`usage`). 4 added the
+model judge: the `unjudged` outcome and its counts (per language, per gate, in the totals),
+`unjudged_cases` as a reason to withhold the verdict, the judge's fingerprint, calibration and
+whether it was let vote (`judge`), the tokens it reported apart from the target's
+(`run.judge_usage`), a golden suite's `match`, the cases each gate's judge checked, and for
+each judged case the judge's checks of the ask that decided it, beside the calibration figures
+for the case's language."""
 
 
 class _Record(BaseModel):
@@ -59,6 +71,9 @@ class WithheldBecause(StrEnum):
     UNSCOREABLE = "unscoreable"
     INCOMPLETE = "incomplete"
     ERRORED_CASES = "errored_cases"
+    UNJUDGED_CASES = "unjudged_cases"
+    """Every case was answered, but the model judge gave no verdict it may count on some (an
+    errored case is named first: it is the graver gap)."""
     NO_GATES = "no_gates"
 
 
@@ -82,6 +97,16 @@ class UsageTotals(_Record):
     total_tokens: int | None
 
 
+class JudgeUsageTotals(_Record):
+    """Tokens the model judge reported across the run; a count no check reported is null."""
+
+    checks: int
+    """Judge checks that reported their usage."""
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+
+
 class RunFacts(_Record):
     """What was run, when, and by which gauntlet."""
 
@@ -96,7 +121,11 @@ class RunFacts(_Record):
     """The gauntlet that ran the cases (the pack may be built by a later one)."""
     results_schema_version: int
     usage: UsageTotals
-    """Tokens the target reported using, over every answer that reported any."""
+    """Tokens the target reported using, over every answer that reported any (never the
+    judge's)."""
+    judge_usage: JudgeUsageTotals | None
+    """Tokens the model judge reported, over every check that reported any; None for a run
+    without a judge."""
 
 
 class LanguageCounts(_Record):
@@ -108,6 +137,8 @@ class LanguageCounts(_Record):
     failed: int
     errored: int
     not_run: int
+    unjudged: int
+    """Cases whose answers the model judge could not (or may not) judge."""
 
 
 class SuiteEvidence(_Record):
@@ -124,6 +155,9 @@ class SuiteEvidence(_Record):
     """How many asks of a case had to pass."""
     accepts_absent: tuple[FieldName, ...]
     """Fields this suite does without, when the target does not supply them."""
+    match: GoldenMatch | None
+    """A golden suite's comparison: `exact`, or `judge` (the model judge, blind, in both
+    orders); None for other gates."""
     total: int
     passed: int
     pass_rate: float
@@ -153,6 +187,11 @@ class GateEvidence(_Record):
     failed: int
     errored: int
     not_run: int
+    unjudged: int
+    """Cases whose answers the model judge could not (or may not) judge."""
+    judge_checked: int
+    """Cases the model judge checked in at least one ask (it is asked only once the gate's own
+    checks pass)."""
     pass_rate: float
     wilson_low: float
     """Lower end of the pass rate's 95% Wilson interval: how much the count really says."""
@@ -195,6 +234,47 @@ class CaseEvidence(_Record):
     line: int
     conversation: tuple[ExchangeEvidence, ...]
     """For a failing multi-turn case: its first failing ask, up to the turn that broke."""
+    judged_ask: int | None
+    """The ask (from 1) whose judge checks `judged` holds: the first with the case's outcome,
+    else the first not passed, else the first; None when the judge checked no ask."""
+    judged: tuple[JudgeCheck, ...]
+    """What the model judge made of that ask: each check's outcome, reason, verdict per
+    criterion, rationale and replies (cut short, secrets masked)."""
+    calibration: LanguageKappa | None
+    """For a case the judge checked, how far the judge agreed with people in the case's
+    language when calibrated; None otherwise, or when that language was not calibrated."""
+
+
+class JudgeCheckCounts(_Record):
+    """The model judge's checks over every ask of the run."""
+
+    total: int
+    rubric: int
+    pairwise: int
+    passed: int
+    failed: int
+    unjudged: int
+    position_bias: int
+    """Pairwise checks whose two orders disagreed: the judge preferred a place, not a text."""
+
+
+class JudgeEvidence(_Record):
+    """The model judge a run used: what it is, how it agreed with people, whether it voted."""
+
+    target_file: str
+    """The judge's target file, as named on the command line."""
+    fingerprint: JudgeFingerprint
+    """What the judge is (kind, model, host, prompt sha256, temperature, reply length): a
+    calibration holds for this fingerprint and no other."""
+    allowed_to_vote: bool
+    """The run let the judge's verdicts count; when false, every judged check is unjudged."""
+    refused: str | None
+    """Why the judge was not let vote; None when it was."""
+    calibration: CalibrationSummary | None
+    """The calibration record the run checked: agreement and Cohen's kappa with its 95%
+    interval, overall and per language, position consistency, unjudged labelled items, and the
+    thresholds required; None when the run was given none."""
+    checks: JudgeCheckCounts
 
 
 class BaselineStatus(StrEnum):
@@ -225,6 +305,8 @@ class EvidencePack(_Record):
     results_digest: str
     run: RunFacts
     verdict: VerdictEvidence
+    judge: JudgeEvidence | None
+    """The model judge, for a run that had one; None otherwise."""
     totals: Totals
     languages: tuple[LanguageCounts, ...]
     """Cases per language across the run; a language not listed was not tested."""
@@ -262,8 +344,10 @@ def build_pack(
             run_gauntlet_version=results.gauntlet_version,
             results_schema_version=results.schema_version,
             usage=_usage(results),
+            judge_usage=_judge_usage(results),
         ),
         verdict=_verdict(results),
+        judge=_judge(results),
         totals=results.totals,
         languages=tuple(
             LanguageCounts(language=language, **_count(results, language)) for language in languages
@@ -287,18 +371,15 @@ def build_pack(
                     for suite in results.suites
                     if suite.gate is gate.gate
                 ),
+                judge_checked=sum(
+                    1 for case in results.cases if case.gate is gate.gate and _checked(case)
+                ),
                 fields=_fields(results, gate.gate),
                 informs=mapping.gates[gate.gate],
             )
             for gate in results.gates
         ),
-        cases=tuple(
-            CaseEvidence(
-                **case.model_dump(include=_CASE_FIELDS),
-                conversation=_conversation(case),
-            )
-            for case in results.cases
-        ),
+        cases=tuple(_case(results, case) for case in results.cases),
         baseline=_baseline(results, baseline, baseline_path, baseline_missing),
         california=mapping,
     )
@@ -340,11 +421,7 @@ def _verdict(results: Results) -> VerdictEvidence:
         case Verdict.UNSCOREABLE:
             because = WithheldBecause.UNSCOREABLE
         case Verdict.WITHHELD:
-            because = (
-                WithheldBecause.INCOMPLETE
-                if not results.complete
-                else WithheldBecause.ERRORED_CASES
-            )
+            because = _withheld_because(results)
     if not results.gates:
         status, because = VerdictStatus.WITHHELD, WithheldBecause.NO_GATES
     return VerdictEvidence(
@@ -355,10 +432,28 @@ def _verdict(results: Results) -> VerdictEvidence:
     )
 
 
+def _withheld_because(results: Results) -> WithheldBecause:
+    """Why a withheld verdict was withheld, by tally's precedence.
+
+    Not finished, then cases with no answer, then cases with no verdict from the judge.
+    """
+    if not results.complete or results.interrupted_by:
+        return WithheldBecause.INCOMPLETE
+    if results.totals.unjudged and not results.totals.errored:
+        return WithheldBecause.UNJUDGED_CASES
+    return WithheldBecause.ERRORED_CASES
+
+
 # Fields the pack takes as they are from the results; the others it rounds or derives.
-_CASE_FIELDS = set(CaseEvidence.model_fields) - {"conversation"}
+_CASE_FIELDS = set(CaseEvidence.model_fields) - {
+    "conversation",
+    "judged_ask",
+    "judged",
+    "calibration",
+}
 _SUITE_COPIED = set(SuiteEvidence.model_fields) - {"pass_rate", "languages"}
 _GATE_COPIED = set(GateEvidence.model_fields) - {
+    "judge_checked",
     "pass_rate",
     "wilson_low",
     "wilson_high",
@@ -402,6 +497,84 @@ def _usage(results: Results) -> UsageTotals:
     return UsageTotals(answers=len(reported), **summed.model_dump())
 
 
+def _judge_usage(results: Results) -> JudgeUsageTotals | None:
+    if results.judge is None:
+        return None
+    reported = [check.usage for check in _checks(results) if check.usage is not None]
+    summed = total_usage(reported) or Usage()
+    return JudgeUsageTotals(checks=len(reported), **summed.model_dump())
+
+
+def _checks(results: Results) -> list[JudgeCheck]:
+    """Every check the judge made, over every ask of every case."""
+    return [check for case in results.cases for trial in case.trials for check in trial.judged]
+
+
+def _checked(case: CaseResult) -> bool:
+    return any(trial.judged for trial in case.trials)
+
+
+def _judge(results: Results) -> JudgeEvidence | None:
+    judge = results.judge
+    if judge is None:
+        return None
+    checks = _checks(results)
+    return JudgeEvidence(
+        target_file=judge.target_file,
+        fingerprint=judge.fingerprint,
+        allowed_to_vote=judge.refused is None,
+        refused=judge.refused,
+        calibration=judge.calibration,
+        checks=JudgeCheckCounts(
+            total=len(checks),
+            rubric=sum(1 for check in checks if check.kind == "rubric"),
+            pairwise=sum(1 for check in checks if check.kind == "pairwise"),
+            passed=sum(1 for check in checks if check.outcome == "passed"),
+            failed=sum(1 for check in checks if check.outcome == "failed"),
+            unjudged=sum(1 for check in checks if check.outcome == "unjudged"),
+            position_bias=sum(1 for check in checks if check.position_bias),
+        ),
+    )
+
+
+def _case(results: Results, case: CaseResult) -> CaseEvidence:
+    judged_ask, judged = _judged(case)
+    return CaseEvidence(
+        **case.model_dump(include=_CASE_FIELDS),
+        conversation=_conversation(case),
+        judged_ask=judged_ask,
+        judged=judged,
+        calibration=_calibration(results, case.language) if judged else None,
+    )
+
+
+def _judged(case: CaseResult) -> tuple[int | None, tuple[JudgeCheck, ...]]:
+    """The ask whose judge checks show why the case came out as it did, and those checks."""
+    asks = [(number, trial) for number, trial in enumerate(case.trials, 1) if trial.judged]
+    if not asks:
+        return None, ()
+    number, trial = min(
+        asks,
+        key=lambda ask: (
+            ask[1].outcome is not case.outcome,
+            ask[1].outcome is Outcome.PASSED,
+            ask[0],
+        ),
+    )
+    return number, trial.judged
+
+
+def _calibration(results: Results, language: str) -> LanguageKappa | None:
+    """The judge's calibration in `language`, matched as the run does (`es-MX` is `es`)."""
+    calibration = results.judge.calibration if results.judge is not None else None
+    if calibration is None:
+        return None
+    wanted = primary_language(language)
+    return next(
+        (row for row in calibration.languages if primary_language(row.language) == wanted), None
+    )
+
+
 def _conversation(case: CaseResult) -> tuple[ExchangeEvidence, ...]:
     if case.outcome is Outcome.PASSED:
         return ()
@@ -426,14 +599,9 @@ def _conversation(case: CaseResult) -> tuple[ExchangeEvidence, ...]:
 
 
 def _count(results: Results, language: str) -> dict[str, Any]:
-    outcomes = [case.outcome for case in results.cases if case.language == language]
-    return {
-        "total": len(outcomes),
-        "passed": outcomes.count(Outcome.PASSED),
-        "failed": outcomes.count(Outcome.FAILED),
-        "errored": outcomes.count(Outcome.ERRORED),
-        "not_run": outcomes.count(Outcome.NOT_RUN),
-    }
+    return count_outcomes(
+        [case for case in results.cases if case.language == language]
+    ).model_dump()
 
 
 def _suite_languages(results: Results, suite: str) -> tuple[LanguageCount, ...]:

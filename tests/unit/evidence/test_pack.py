@@ -51,6 +51,7 @@ SCENARIOS: dict[str, Callable[[], EvidencePack]] = {
     "flaky-vs-clean": lambda: build_pack(
         fx.flaky(), baseline=fx.clean(), baseline_path="base.json"
     ),
+    "judged": lambda: build_pack(fx.judged()),
 }
 
 RENDERERS: dict[str, Callable[[EvidencePack], str]] = {
