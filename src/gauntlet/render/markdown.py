@@ -14,17 +14,21 @@ from gauntlet.evidence.drift import CaseChange, Drift
 from gauntlet.evidence.mapping import MappingRow
 from gauntlet.evidence.pack import (
     BaselineStatus,
+    CaseEvidence,
     EvidencePack,
     ExchangeEvidence,
+    JudgeEvidence,
+    JudgeUsageTotals,
     UsageTotals,
     VerdictStatus,
 )
-from gauntlet.run.results import LanguageCount, Outcome
+from gauntlet.run.results import JudgeCheck, LanguageCount, LanguageKappa, Outcome
 from gauntlet.targets.contract import Origin
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 """Markdown's inline markup: emphasis, code, links and images, tables, strikethrough."""
 _IDENTIFIER = re.compile(ID_PATTERN)
+_DIGEST = re.compile(r"(?:sha256:)?[0-9a-f]{64}")
 
 
 def escape(text: str) -> str:
@@ -63,6 +67,8 @@ def render_markdown(pack: EvidencePack) -> str:
     out += [f"**{headline}**: {escape(verdict.reason)}. Exit code {verdict.exit_code}.", ""]
     if verdict.status is VerdictStatus.WITHHELD:
         out += ["No verdict was reached, so nothing in this pack is a pass.", ""]
+    if pack.judge is not None:
+        out += _judge_section(pack.judge, pack.run.judge_usage)
 
     run = pack.run
     out += ["## Run", "", "| fact | value |", "|---|---|"]
@@ -88,17 +94,21 @@ def render_markdown(pack: EvidencePack) -> str:
         "",
     ]
 
-    out += ["## Totals", "", "| language | total | passed | failed | errored | not run |"]
-    out += ["|---|---|---|---|---|---|"]
+    out += [
+        "## Totals",
+        "",
+        "| language | total | passed | failed | errored | not run | unjudged |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for row in pack.languages:
         out.append(
             f"| {escape(row.language)} | {row.total} | {row.passed} | {row.failed} "
-            f"| {row.errored} | {row.not_run} |"
+            f"| {row.errored} | {row.not_run} | {row.unjudged} |"
         )
     totals = pack.totals
     out += [
         f"| **all** | {totals.total} | {totals.passed} | {totals.failed} | {totals.errored} "
-        f"| {totals.not_run} |",
+        f"| {totals.not_run} | {totals.unjudged} |",
         "",
         escape(pack.untested_languages_note),
         "",
@@ -106,20 +116,23 @@ def render_markdown(pack: EvidencePack) -> str:
 
     out += ["## Gates", ""]
     out += [
-        "| gate | result | passed | pass rate | 95% interval | per language | errored | not run |"
+        "| gate | result | passed | pass rate | 95% interval | per language | errored | not run "
+        "| unjudged |"
     ]
-    out += ["|---|---|---|---|---|---|---|---|"]
+    out += ["|---|---|---|---|---|---|---|---|---|"]
     for gate in pack.gates:
         out.append(
             f"| {gate.gate.value} | {'PASS' if gate.met else 'FAIL'} | {gate.passed}/{gate.total} "
             f"| {gate.pass_rate:.2%} | {gate.wilson_low:.1%} to {gate.wilson_high:.1%} "
-            f"| {_languages(gate.languages)} | {gate.errored} | {gate.not_run} |"
+            f"| {_languages(gate.languages)} | {gate.errored} | {gate.not_run} "
+            f"| {gate.unjudged} |"
         )
     out += [
         "",
         "The interval is the 95% Wilson score interval of the pass rate: how much the count "
         "itself says. Twelve passes out of twelve still leave room for a real rate near 76%.",
     ]
+    out += _judged_gates(pack)
     out += ["", "## Suites", ""]
     out += [
         "| suite | gate | version | threshold | asks per case | passed | pass rate "
@@ -131,8 +144,10 @@ def render_markdown(pack: EvidencePack) -> str:
             version = f"{suite.version}" + (
                 f" (key {suite.key_version})" if suite.key_version is not None else ""
             )
+            judged = " (match: judge)" if suite.match == "judge" else ""
             out.append(
-                f"| {escape(suite.suite)} | {gate.gate.value} | {version} | {suite.threshold:g} "
+                f"| {escape(suite.suite)}{judged} | {gate.gate.value} | {version} "
+                f"| {suite.threshold:g} "
                 f"| {_asks(suite.repeat, suite.pass_k)} "
                 f"| {suite.passed}/{suite.total} | {suite.pass_rate:.2%} "
                 f"| {_languages(suite.languages)} | {'yes' if suite.met else 'no'} |"
@@ -143,6 +158,8 @@ def render_markdown(pack: EvidencePack) -> str:
     out += _case_section(pack, Outcome.FAILED, "Failing cases")
     out += _flaky_section(pack)
     out += _case_section(pack, Outcome.ERRORED, "Errored cases (no answer)")
+    if pack.judge is not None or pack.totals.unjudged:
+        out += _case_section(pack, Outcome.UNJUDGED, "Unjudged cases", preface=_UNJUDGED_PREFACE)
     not_run = [case for case in pack.cases if case.outcome is Outcome.NOT_RUN]
     out += ["## Cases not asked", ""]
     if not_run:
@@ -159,7 +176,7 @@ def render_markdown(pack: EvidencePack) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _tokens(usage: UsageTotals) -> str:
+def _tokens(usage: UsageTotals | JudgeUsageTotals) -> str:
     counts = [
         f"{count:,} {what}"
         for count, what in (
@@ -169,7 +186,10 @@ def _tokens(usage: UsageTotals) -> str:
         )
         if count is not None
     ]
-    return f"{', '.join(counts) or 'counts incomplete'}, over {usage.answers} answers"
+    over = (
+        f"{usage.answers} answers" if isinstance(usage, UsageTotals) else f"{usage.checks} checks"
+    )
+    return f"{', '.join(counts) or 'counts incomplete'}, over {over}"
 
 
 def _fields_section(pack: EvidencePack) -> list[str]:
@@ -205,11 +225,22 @@ def _languages(counts: tuple[LanguageCount, ...]) -> str:
     return ", ".join(f"{escape(c.language)} {c.passed}/{c.total}" for c in counts) or "none"
 
 
-def _case_section(pack: EvidencePack, outcome: Outcome, title: str) -> list[str]:
+_UNJUDGED_PREFACE = (
+    "The gates' own checks passed these answers, but the model judge gave no verdict that may "
+    "count, so the run's verdict is withheld. Each is shown with what the judge replied, cut "
+    "short, secrets masked."
+)
+
+
+def _case_section(
+    pack: EvidencePack, outcome: Outcome, title: str, *, preface: str = ""
+) -> list[str]:
     cases = [case for case in pack.cases if case.outcome is outcome]
     lines = [f"## {title}", ""]
     if not cases:
         return [*lines, "None.", ""]
+    if preface:
+        lines += [preface, ""]
     lines += ["| gate | case | language | asks passed | reason | where |"]
     lines += ["|---|---|---|---|---|---|"]
     lines += [
@@ -222,7 +253,165 @@ def _case_section(pack: EvidencePack, outcome: Outcome, title: str) -> list[str]
     for case in cases:
         if case.conversation:
             lines += _transcript(case.case_id, case.conversation)
+        if case.judged:
+            lines += _judge_notes(pack, case)
     return lines
+
+
+def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list[str]:
+    """Who judged, how far it agreed with people, and whether its verdicts counted."""
+    lines = ["## Model judge", ""]
+    lines += [
+        "A model judge checked the answers the gates' own checks passed: it can fail such an "
+        "answer, never pass one they failed, and its verdicts count only when its calibration "
+        "against human labels reaches the thresholds below.",
+        "",
+    ]
+    if judge.allowed_to_vote:
+        lines += ["**Allowed to vote**: its calibration holds for this judge.", ""]
+    else:
+        lines += [
+            f"**Not allowed to vote**: {escape(judge.refused or 'no reason given')}. Every "
+            "check it was asked for is unjudged, so no verdict is reached.",
+            "",
+        ]
+    fingerprint = judge.fingerprint
+    checks = judge.checks
+    lines += ["| fact | value |", "|---|---|"]
+    lines += [
+        f"| judge file | {escape(judge.target_file)} |",
+        f"| kind | {fingerprint.kind} |",
+        f"| model | {escape(fingerprint.model or 'not named')} |",
+        f"| host | {escape(fingerprint.host)} |",
+        f"| prompt sha256 | {_digest(fingerprint.prompt_sha256)} |",
+        f"| temperature | {_setting(fingerprint.temperature)} |",
+        f"| max tokens | {_setting(fingerprint.max_tokens)} |",
+        f"| checks | {checks.total} ({checks.rubric} rubric, {checks.pairwise} pairwise): "
+        f"{checks.passed} passed, {checks.failed} failed, {checks.unjudged} unjudged; "
+        f"{checks.position_bias} position-bias "
+        f"{'event' if checks.position_bias == 1 else 'events'} |",
+        "| judge tokens reported | "
+        + (_tokens(usage) if usage is not None and usage.checks else "none reported")
+        + " |",
+        "",
+    ]
+    return lines + _calibration_section(judge)
+
+
+def _calibration_section(judge: JudgeEvidence) -> list[str]:
+    lines = ["### Calibration", ""]
+    calibration = judge.calibration
+    if calibration is None:
+        return [
+            *lines,
+            "No calibration record was given, so the judge's verdicts cannot count.",
+            "",
+        ]
+    lines += [
+        f"Record {escape(calibration.record)}, labels {escape(calibration.labels)} "
+        f"({_digest(calibration.labels_digest)}). Required: Cohen's kappa of at least "
+        f"{calibration.min_kappa:g}, overall and in each language, with at least "
+        f"{calibration.min_items} labelled items in each.",
+        "",
+        "| language | items | kappa | 95% interval |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {escape(row.language)} | {row.items} | {_kappa(row.kappa)} "
+        f"| {_interval(row.low, row.high)} |"
+        for row in calibration.languages
+    ]
+    consistency = calibration.position_consistency
+    lines += [
+        f"| **all** | {calibration.items} | {_kappa(calibration.kappa)} "
+        f"| {_interval(calibration.low, calibration.high)} |",
+        "",
+        f"Agreement with people: {calibration.agreement:.2%}. Pairwise position consistency: "
+        + ("no pairwise items" if consistency is None else f"{consistency:.2%}")
+        + f". Labelled items the judge gave no valid verdict on: {calibration.unjudged}.",
+        "",
+        "Kappa is agreement beyond what chance alone would give: 1 is full agreement, 0 no "
+        "better than chance. A kappa is undefined when chance explains every agreement.",
+        "",
+    ]
+    return lines
+
+
+def _judged_gates(pack: EvidencePack) -> list[str]:
+    """Which gates' results the judge decided, beside the calibration those results rest on."""
+    judged = [gate for gate in pack.gates if gate.judge_checked]
+    if not judged:
+        return []
+    checked = ", ".join(f"{g.gate.value} {g.judge_checked} of {g.total} cases" for g in judged)
+    calibration = pack.judge.calibration if pack.judge is not None else None
+    rows = calibration.languages if calibration is not None else ()
+    figures = "; ".join(_kappa_note(row) for row in rows) or "none"
+    return ["", f"Checked by the model judge: {checked}. Its calibration: {figures}."]
+
+
+def _judge_notes(pack: EvidencePack, case: CaseEvidence) -> list[str]:
+    """What the judge made of the ask that decided `case`, beside its calibration."""
+    if case.calibration is not None:
+        beside = _kappa_note(case.calibration)
+    elif pack.judge is not None and pack.judge.calibration is not None:
+        beside = f"the judge was not calibrated in {escape(case.language)}"
+    else:
+        beside = "no calibration"
+    lines = [f"Judge on {code(case.case_id)} (ask {case.judged_ask}; {beside}):", ""]
+    for check in case.judged:
+        lines.append(f"- {_check(check)}")
+        if check.outcome == "unjudged":
+            lines += [
+                f"  - reply {number}: {escape(reply)}"
+                for number, reply in enumerate(check.replies, 1)
+            ] or ["  - no reply"]
+    return [*lines, ""]
+
+
+def _check(check: JudgeCheck) -> str:
+    """One check on one line: its outcome, verdicts (or reason), and the judge's rationale.
+
+    A rubric's verdict per criterion says what its reason says; the rationale is left out where
+    the reason shown already quotes it.
+    """
+    text = f"{check.kind} **{check.outcome}**"
+    if check.position_bias:
+        text += ", position bias"
+    if check.answer_first is not None:
+        second = "B" if check.answer_first == "A" else "A"
+        text += f" (the answer shown as {check.answer_first}, then {second})"
+    if check.verdicts:
+        main = ", ".join(f"{code(name)} {verdict}" for name, verdict in check.verdicts.items())
+    else:
+        main = escape(check.reason)
+    if main:
+        text += f": {main}"
+    if check.rationale and (check.verdicts or check.rationale not in check.reason):
+        text += f"{'' if text.endswith(('.', '!', '?')) else '.'} Rationale: "
+        text += escape(check.rationale)
+    return text
+
+
+def _kappa_note(row: LanguageKappa) -> str:
+    return f"judge kappa {escape(row.language)} {_kappa(row.kappa)} {_interval(row.low, row.high)}"
+
+
+def _kappa(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.2f}"
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "[n/a]"
+    return f"[{low:.2f}, {high:.2f}]"
+
+
+def _setting(value: float | None) -> str:
+    return "the server's default" if value is None else f"{value:g}"
+
+
+def _digest(text: str) -> str:
+    return f"`{text}`" if _DIGEST.fullmatch(text) else escape(text)
 
 
 def _transcript(case_id: str, exchanges: tuple[ExchangeEvidence, ...]) -> list[str]:
