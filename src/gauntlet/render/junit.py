@@ -1,7 +1,9 @@
 """The evidence pack as JUnit XML, for CI systems' test reports. A pure function of the pack.
 
 One `testsuite` per suite, one `testcase` per case: `<failure>` with the reason for a failed
-case, `<error>` for an errored one, `<skipped>` for one an interrupted run never asked.
+case, `<error>` for an errored one and for one the model judge left unjudged (never a pass, and
+no failure either: nobody judged it), `<skipped>` for one an interrupted run never asked. The
+element's text adds what the judge said of a judged case, beside its calibration.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from gauntlet.run.results import Outcome
 _CHILD = {
     Outcome.FAILED: "failure",
     Outcome.ERRORED: "error",
+    Outcome.UNJUDGED: "error",
     Outcome.NOT_RUN: "skipped",
 }
 
@@ -40,7 +43,7 @@ def render_junit(pack: EvidencePack) -> str:
             child = _CHILD.get(case.outcome)
             if child is not None:
                 element = ET.SubElement(testcase, child, message=_clean(case.reason))
-                element.text = _clean(case.reason)
+                element.text = "\n".join(_clean(line) for line in _details(case))
     _count(root, list(pack.cases))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -50,8 +53,34 @@ def _count(element: ET.Element, cases: list[CaseEvidence]) -> None:
     outcomes = [case.outcome for case in cases]
     element.set("tests", str(len(outcomes)))
     element.set("failures", str(outcomes.count(Outcome.FAILED)))
-    element.set("errors", str(outcomes.count(Outcome.ERRORED)))
+    element.set("errors", str(outcomes.count(Outcome.ERRORED) + outcomes.count(Outcome.UNJUDGED)))
     element.set("skipped", str(outcomes.count(Outcome.NOT_RUN)))
+
+
+def _details(case: CaseEvidence) -> list[str]:
+    """The reason, then each judge check of the ask that decided the case, one per line."""
+    lines = [case.reason]
+    if case.judged and case.calibration is not None:
+        row = case.calibration
+        interval = (
+            "n/a" if row.low is None or row.high is None else f"{row.low:.2f}, {row.high:.2f}"
+        )
+        kappa = "undefined" if row.kappa is None else f"{row.kappa:.2f}"
+        lines.append(f"judge kappa {row.language} {kappa} [{interval}] (ask {case.judged_ask})")
+    for check in case.judged:
+        line = f"judge {check.kind} {check.outcome}"
+        if check.position_bias:
+            line += " (position bias)"
+        said = ", ".join(f"{name} {verdict}" for name, verdict in check.verdicts.items())
+        said = said or check.reason
+        if said:
+            line += f": {said}"
+        if check.rationale and (check.verdicts or check.rationale not in check.reason):
+            line += f"; rationale: {check.rationale}"
+        lines.append(line)
+        if check.outcome == "unjudged":
+            lines += [f"  reply {n}: {reply}" for n, reply in enumerate(check.replies, 1)]
+    return lines
 
 
 def _clean(text: str) -> str:
