@@ -40,6 +40,7 @@ def github_outputs(pack: EvidencePack) -> str:
         "cases-failed": str(pack.totals.failed),
         "cases-errored": str(pack.totals.errored),
         "cases-not-run": str(pack.totals.not_run),
+        "cases-unjudged": str(pack.totals.unjudged),
         "drift-computed": _bool(pack.baseline.status is BaselineStatus.COMPARED),
         "drift-newly-failing": str(len(drift.newly_failing)) if drift else "0",
         "drift-newly-passing": str(len(drift.newly_passing)) if drift else "0",
@@ -57,7 +58,7 @@ def job_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
 
 
 def annotation_commands(pack: EvidencePack, *, relative_to: Path | None = None) -> str:
-    """One `::error` workflow command per failing or errored case, at its line in its file.
+    """One `::error` workflow command per failing, errored or unjudged case, at its line.
 
     Args:
         pack: The evidence pack.
@@ -66,7 +67,7 @@ def annotation_commands(pack: EvidencePack, *, relative_to: Path | None = None) 
     """
     lines = []
     for case in pack.cases:
-        if case.outcome not in (Outcome.FAILED, Outcome.ERRORED):
+        if case.outcome not in (Outcome.FAILED, Outcome.ERRORED, Outcome.UNJUDGED):
             continue
         title = f"gauntlet {case.gate.value}: {case.case_id} [{case.language}] {case.outcome.value}"
         # The source is the one free text here (a results file may be edited by hand):

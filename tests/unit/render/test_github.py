@@ -32,6 +32,7 @@ def test_outputs_are_computed_numbers_and_fixed_words() -> None:
         "cases-failed=12",
         "cases-errored=0",
         "cases-not-run=0",
+        "cases-unjudged=0",
         "drift-computed=true",
         "drift-newly-failing=12",
         "drift-newly-passing=0",
@@ -106,3 +107,19 @@ def test_a_source_cannot_break_an_annotation_or_act_on_a_reader() -> None:
     pack = build_pack(results.model_copy(update={"cases": (case, *results.cases[1:])}))
     [command] = annotation_commands(pack).splitlines()
     assert command.startswith(r"::error file=a\x85%3A%3Ab\u2028\x1b[2Jc,line=")
+
+
+def test_unjudged_cases_are_counted_annotated_and_withhold_the_verdict() -> None:
+    pack = build_pack(fx.judged())
+    lines = github_outputs(pack).splitlines()
+    assert "cases-unjudged=1" in lines
+    assert "verdict=withheld-unjudged_cases" in lines
+    assert "passed=false" in lines
+    commands = annotation_commands(pack).splitlines()
+    assert len(commands) == 3  # two failures and the unjudged case; the pass is not annotated
+    [unjudged] = [command for command in commands if "jdg-es-trash-day" in command]
+    assert unjudged == (
+        "::error file=tests/golden/judged/suite.yaml,line=36,"
+        "title=gauntlet golden%3A jdg-es-trash-day [es] unjudged"
+        "::judge: the two orders disagree: the judge preferred a position, not an answer"
+    )
