@@ -21,7 +21,7 @@ from rich.progress import (
 from rich.text import Text
 
 from gauntlet.display import printable
-from gauntlet.run.results import Outcome, Results, Verdict
+from gauntlet.run.results import JudgeInfo, Outcome, Results, Verdict
 
 _VERDICT_STYLE = {
     Verdict.PASS: "bold green",
@@ -64,10 +64,12 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
             f"{gate.passed}/{gate.total}",
             ", ".join(f"{t:g}" for t in thresholds),
         ]
-        status = "PASS" if gate.met else "FAIL"
-        if gate.errored:
-            status = f"{gate.errored} ERRORED"
-        rows.append((cells, status))
+        gaps = [
+            f"{count} {word}"
+            for count, word in ((gate.errored, "ERRORED"), (gate.unjudged, "UNJUDGED"))
+            if count
+        ]
+        rows.append((cells, ", ".join(gaps) or ("PASS" if gate.met else "FAIL")))
     widths = [
         max([len(header[i]), *(len(cells[i]) for cells, _ in rows)]) for i in range(len(header) - 1)
     ]
@@ -76,7 +78,11 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
     for cells, status in rows:
         style = "green" if status == "PASS" else ("red" if status == "FAIL" else "yellow")
         lines.append(Text.assemble(_row(cells, widths) + "  ", (status, style)))
-    for outcome, title in ((Outcome.FAILED, "failing cases"), (Outcome.ERRORED, "errored cases")):
+    for outcome, title in (
+        (Outcome.FAILED, "failing cases"),
+        (Outcome.ERRORED, "errored cases"),
+        (Outcome.UNJUDGED, "unjudged cases"),
+    ):
         mine = [case for case in results.cases if case.outcome is outcome]
         if not mine:
             continue
@@ -100,6 +106,9 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
                 style="bold",
             )
         )
+    if results.judge is not None:
+        lines.append(Text(""))
+        lines += _judge_lines(results.judge)
     lines.append(Text(""))
     lines.append(
         Text.assemble(
@@ -111,6 +120,33 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
     if results_path is not None:
         lines.append(Text(f"results: {results_path}"))
     return lines
+
+
+def _judge_lines(judge: JudgeInfo) -> list[Text]:
+    """Who judged, whether it was let vote, and its calibration per language."""
+    fingerprint = judge.fingerprint
+    who = printable(f"{fingerprint.model or fingerprint.kind} at {fingerprint.host}")
+    if judge.refused is None:
+        lines = [Text.assemble(f"judge: {who}: ", ("allowed to vote", "green"))]
+    else:
+        lines = [
+            Text.assemble(
+                f"judge: {who}: ", (f"not allowed to vote: {printable(judge.refused)}", "yellow")
+            )
+        ]
+    calibration = judge.calibration
+    if calibration is not None and calibration.languages:
+        figures = ", ".join(
+            f"{printable(row.language)} {_figure(row.kappa)} "
+            f"[{_figure(row.low)}, {_figure(row.high)}]"
+            for row in calibration.languages
+        )
+        lines.append(Text(f"  kappa {figures}", style="dim"))
+    return lines
+
+
+def _figure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def _row(cells: list[str], widths: list[int]) -> str:
