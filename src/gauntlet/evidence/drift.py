@@ -27,9 +27,10 @@ class Direction(StrEnum):
     """Which way one side of the headline moved."""
 
     REGRESSED = "regressed"
-    """At least one case of these gates newly fails (whatever else improved)."""
+    """At least one case of these gates passed in the baseline and does not now, whatever else
+    improved: it fails, or got no answer, or the judge left it unjudged, or it was not asked."""
     IMPROVED = "improved"
-    """No case newly fails, and at least one newly passes."""
+    """No case lost its pass, and at least one newly passes."""
     UNCHANGED = "unchanged"
 
 
@@ -85,7 +86,11 @@ class Drift(_Record):
     gates_removed: tuple[GateName, ...]
     rates: tuple[RateChange, ...]
     newly_failing: tuple[CaseChange, ...]
+    """Cases that passed in the baseline and do not now, whatever their outcome now (`current`):
+    a case the judge could not judge has lost its pass as surely as one that failed, and is
+    listed here rather than hidden."""
     newly_passing: tuple[CaseChange, ...]
+    """Cases that did not pass in the baseline and do now."""
     cases_added: tuple[CaseChange, ...]
     cases_removed: tuple[CaseChange, ...]
     answer_changed: tuple[CaseChange, ...]

@@ -519,9 +519,23 @@ def _change(change: CaseChange) -> str:
     counts = (change.baseline_passes, change.current_passes)
     if all(counts) and not all(count and count.endswith("/1") for count in counts):
         text += f", {change.baseline_passes} to {change.current_passes}"
+    if change.baseline is not change.current:
+        # A case that lost its pass may have failed, or got no answer, or gone unjudged.
+        if change.baseline in _GAPS:
+            text += f", was {_outcome(change.baseline)}"
+        if change.current in _GAPS:
+            text += f", now {_outcome(change.current)}"
     if change.flaky:
         text += ", flaky"
     return text
+
+
+_GAPS = (Outcome.ERRORED, Outcome.UNJUDGED, Outcome.NOT_RUN)
+"""Outcomes that are neither a pass nor a failure, named wherever a change involves one."""
+
+
+def _outcome(outcome: Outcome | None) -> str:
+    return "not asked" if outcome is Outcome.NOT_RUN else str(outcome)
 
 
 def _structure(drift: Drift) -> list[str]:
