@@ -267,12 +267,12 @@ def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list
         "against human labels reaches the thresholds below.",
         "",
     ]
-    if judge.allowed_to_vote:
+    if judge.refused is None:
         lines += ["**Allowed to vote**: its calibration holds for this judge.", ""]
     else:
         lines += [
-            f"**Not allowed to vote**: {escape(judge.refused or 'no reason given')}. Every "
-            "check it was asked for is unjudged, so no verdict is reached.",
+            f"**Not allowed to vote**: {escape(judge.refused).rstrip('.')}. Every check it was "
+            "asked for is unjudged, so no verdict is reached.",
             "",
         ]
     fingerprint = judge.fingerprint

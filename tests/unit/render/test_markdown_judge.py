@@ -81,7 +81,7 @@ def test_figures_chance_left_undefined_are_said_so() -> None:
 
 def test_a_judge_not_let_vote_is_named_with_the_reason() -> None:
     why = "kappa in es is 0.41, below 0.7"
-    judge = fx.JUDGE.model_copy(update={"refused": why})
+    judge = fx.JUDGE.model_copy(update={"refused": f"{why}."})  # said once, not twice
     checks = {
         case_id: (
             JudgeCheck(
