@@ -72,3 +72,15 @@ def test_an_undefined_kappa_is_said_so() -> None:
     [failure] = list(_testcases(xml)["jdg-en-permit-fee [en]"])
     assert failure.text is not None
     assert "judge kappa" not in failure.text
+
+
+def test_a_check_that_passed_beside_one_that_failed_is_shown_without_a_reason() -> None:
+    rubric = fx.JUDGED_CHECKS["jdg-en-permit-fee"][0]
+    passed = fx.JUDGED_CHECKS["jdg-en-appeal-deadline"][1]
+    checks = {**fx.JUDGED_CHECKS, "jdg-en-permit-fee": (rubric, passed)}
+    xml = render_junit(build_pack(fx.judged(checks=checks)))
+    [failure] = list(_testcases(xml)["jdg-en-permit-fee [en]"])
+    assert failure.text is not None
+    assert failure.text.splitlines()[-1] == (
+        "judge pairwise passed; rationale: Both give the same deadline and places."
+    )

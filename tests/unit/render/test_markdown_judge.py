@@ -195,3 +195,13 @@ def test_what_the_judge_said_cannot_break_the_report() -> None:
     assert "  - reply 1: \\| cell \\| &lt;script&gt;" in unjudged
     table = [line for line in unjudged.splitlines() if line.startswith("| golden")]
     assert [line.replace("\\|", "").count("|") for line in table] == [7]
+
+
+def test_a_check_that_passed_beside_one_that_failed_is_shown_without_a_reason() -> None:
+    rubric = fx.JUDGED_CHECKS["jdg-en-permit-fee"][0]
+    passed = fx.JUDGED_CHECKS["jdg-en-appeal-deadline"][1]
+    report = _report(fx.judged(checks={**fx.JUDGED_CHECKS, "jdg-en-permit-fee": (rubric, passed)}))
+    assert (
+        "- pairwise **passed** (the answer shown as B, then A). Rationale: Both give the same "
+        "deadline and places.\n" in _section(report, "## Failing cases")
+    )
