@@ -262,9 +262,9 @@ def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list
     """Who judged, how far it agreed with people, and whether its verdicts counted."""
     lines = ["## Model judge", ""]
     lines += [
-        "A model judge checked the answers the gates' own checks passed: it can fail such an "
-        "answer, never pass one they failed, and its verdicts count only when its calibration "
-        "against human labels reaches the thresholds below.",
+        "The model judge is asked only about answers the gates' own checks passed: it can fail "
+        "such an answer, never pass one they failed, and its verdicts count only when its "
+        "calibration against human labels reaches the thresholds below.",
         "",
     ]
     if judge.refused is None:
@@ -364,7 +364,7 @@ def _judge_notes(pack: EvidencePack, case: CaseEvidence) -> list[str]:
             lines += [
                 f"  - reply {number}: {escape(reply)}"
                 for number, reply in enumerate(check.replies, 1)
-            ] or ["  - no reply"]
+            ] or ["  - no reply recorded"]
     return [*lines, ""]
 
 

@@ -94,7 +94,7 @@ def test_a_judge_not_let_vote_is_named_with_the_reason() -> None:
     assert f"**Not allowed to vote**: {why}. Every check it was asked for is unjudged" in report
     assert "Allowed to vote" not in report
     unjudged = _section(report, "## Unjudged cases")
-    assert unjudged.count("  - no reply") == 3
+    assert unjudged.count("  - no reply recorded") == 3
     assert "| judge tokens reported | none reported |" in report
 
 
