@@ -190,8 +190,8 @@ class GateEvidence(_Record):
     unjudged: int
     """Cases whose answers the model judge could not (or may not) judge."""
     judge_checked: int
-    """Cases the model judge checked in at least one ask (it is asked only once the gate's own
-    checks pass)."""
+    """Cases with a judge check in at least one ask: made only once the gate's own checks
+    pass, and unjudged (never asked) when the judge may not vote."""
     pass_rate: float
     wilson_low: float
     """Lower end of the pass rate's 95% Wilson interval: how much the count really says."""
