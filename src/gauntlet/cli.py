@@ -455,6 +455,11 @@ def _replace_out(out: Path, *, inputs: Sequence[Path] = ()) -> None:
         )
     if out.is_dir():
         raise UsageError(f"--out {out}: is a directory; name a file in it")
+    kind = _kind_of(out)
+    if kind is not None:
+        raise UsageError(
+            f"--out {out}: is {kind}; gauntlet writes results and reports only to regular files"
+        )
     if not out.parent.is_dir():
         raise UsageError(f"--out {out}: the directory {out.parent} does not exist")
     for given in inputs:
@@ -464,6 +469,24 @@ def _replace_out(out: Path, *, inputs: Sequence[Path] = ()) -> None:
         out.unlink(missing_ok=True)
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot replace it: {exc.strerror or exc}") from exc
+
+
+def _kind_of(path: Path) -> str | None:
+    """What `path` is when it is there and neither a regular file nor a symlink, else None.
+
+    Replacing a device such as /dev/null, or a FIFO, with a file would break whatever uses it.
+    """
+    import stat
+
+    from gauntlet.files import describe_kind
+
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return None
+    return describe_kind(mode)
 
 
 def _check_run_id(run_id: str | None) -> None:

@@ -160,9 +160,20 @@ def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
             a file others may read, such as a web page). Without it the file is private to
             its owner (`0o600`).
 
+    A FIFO, socket, device or directory at `path` is refused, never replaced: renaming over
+    `/dev/null` would put a regular file where every program expects the device.
+
     Raises:
+        NotRegularFileError: `path` is neither a regular file, a symlink, nor missing.
         OSError: the file cannot be written; nothing is left behind.
     """
+    try:
+        before = os.lstat(path)
+    except FileNotFoundError:
+        pass
+    else:
+        if not (stat.S_ISREG(before.st_mode) or stat.S_ISLNK(before.st_mode)):
+            raise NotRegularFileError(path, before.st_mode)
     directory = path.parent if str(path.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -211,6 +213,23 @@ def test_run_refuses_an_out_path_it_cannot_replace(tmp_path: Path, run_cli: RunC
     result = run_cli("run", "--out", tmp_path)
     assert result.code == 2
     assert "is a directory; name a file in it" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["run"], ["report", "RESULTS"], ["merge", "RESULTS"]])
+def test_no_command_replaces_a_device_or_a_fifo(
+    tmp_path: Path, run_cli: RunCli, command: list[str]
+) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    results = tmp_path / "results.json"
+    results.write_text("{}", encoding="utf-8")
+    given = [str(results) if word == "RESULTS" else word for word in command]
+    for out, kind in ((fifo, "a FIFO"), (Path("/dev/null"), "a character device")):
+        result = run_cli(*given, "--out", out)
+        assert result.code == 2, result.show()
+        assert f"--out {out}: is {kind}; gauntlet writes" in result.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
 def test_an_interrupt_outside_a_run_is_exit_2_without_a_traceback(

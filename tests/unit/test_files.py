@@ -122,6 +122,23 @@ def test_write_atomically_replaces_a_symlink_and_leaves_its_target_alone(tmp_pat
     assert link.read_text(encoding="utf-8") == "new\n"
 
 
+def test_write_atomically_never_replaces_a_device_a_fifo_or_a_directory(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "dir").mkdir()
+    # /dev/null last: were the check missing, the FIFO would fail the test before the device
+    # was replaced.
+    for path, kind in (
+        (tmp_path / "fifo", "a FIFO"),
+        (tmp_path / "dir", "a directory"),
+        (Path("/dev/null"), "a character device"),
+    ):
+        with pytest.raises(NotRegularFileError, match=rf"not a regular file \({kind}\)"):
+            write_atomically(path, "x")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)  # still the device
+    assert stat.S_ISFIFO(os.stat(tmp_path / "fifo").st_mode)
+    assert {path.name for path in tmp_path.iterdir()} == {"fifo", "dir"}  # no temporary left
+
+
 def test_write_atomically_is_private_unless_a_mode_is_given(tmp_path: Path) -> None:
     umask = os.umask(0o022)
     try:
