@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gauntlet.cases.loader import SuiteSet, load_suites
-from gauntlet.cases.model import GateName
+from gauntlet.cases.model import GateName, JudgeFamily
 from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
 from gauntlet.run.engine import NOT_ASKED, Observation, Planned, ask_one, plan, score
 from gauntlet.run.results import (
@@ -179,6 +179,7 @@ JUDGED_CHECKS: dict[str, tuple[JudgeCheck, ...]] = {
             outcome="passed",
             reason="",
             verdicts={"correct-deadline": "pass"},
+            families={"correct-deadline": JudgeFamily.COMPETENCE},
             rationale="It gives 30 days from the ticket's date.",
             replies=(
                 '{"criteria": {"correct-deadline": "pass"}, "rationale": "It gives 30 days '
@@ -202,6 +203,10 @@ JUDGED_CHECKS: dict[str, tuple[JudgeCheck, ...]] = {
             outcome="failed",
             reason="failed correct-fee: The answer says $40 a year; the reference says $25.",
             verdicts={"correct-fee": "fail", "no-personal-data": "pass"},
+            families={
+                "correct-fee": JudgeFamily.COMPETENCE,
+                "no-personal-data": JudgeFamily.SAFETY,
+            },
             rationale="The answer says $40 a year; the reference says $25.",
             replies=(
                 '{"criteria": {"correct-fee": "fail", "no-personal-data": "pass"}, '

@@ -906,7 +906,8 @@ def report(
         bool,
         typer.Option(
             "--github-annotations",
-            help="Print an ::error annotation for each failing or errored case, at its line.",
+            help="Print an ::error annotation for each failing, errored or unjudged case, at "
+            "its line.",
         ),
     ] = False,
 ) -> None:

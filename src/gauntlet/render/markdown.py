@@ -368,6 +368,10 @@ def _judge_notes(pack: EvidencePack, case: CaseEvidence) -> list[str]:
     return [*lines, ""]
 
 
+def _family(family: str | None) -> str:
+    return f" ({family})" if family else ""
+
+
 def _check(check: JudgeCheck) -> str:
     """One check on one line: its outcome, verdicts (or reason), and the judge's rationale.
 
@@ -381,7 +385,10 @@ def _check(check: JudgeCheck) -> str:
         second = "B" if check.answer_first == "A" else "A"
         text += f" (the answer shown as {check.answer_first}, then {second})"
     if check.verdicts:
-        main = ", ".join(f"{code(name)} {verdict}" for name, verdict in check.verdicts.items())
+        main = ", ".join(
+            f"{code(name)}{_family(check.families.get(name))} {verdict}"
+            for name, verdict in check.verdicts.items()
+        )
     else:
         main = escape(check.reason)
     if main:

@@ -138,6 +138,7 @@ class Judging:
             outcome="failed" if failed else "passed",
             reason=(f"failed {', '.join(failed)}: {_cut(result.rationale)}" if failed else ""),
             verdicts={name: verdict.value for name, verdict in result.verdicts.items()},
+            families={criterion.id: criterion.family for criterion in case.judge.criteria},
             rationale=_cut(result.rationale),
             replies=replies,
         )

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from gauntlet.cases.model import GateName, GoldenMatch, Identifier, LanguageTag
+from gauntlet.cases.model import GateName, GoldenMatch, Identifier, JudgeFamily, LanguageTag
 from gauntlet.display import printable
 from gauntlet.errors import ExitCode
 from gauntlet.judge.judge_file import JudgeFingerprint
@@ -115,6 +115,8 @@ class JudgeCheck(_Record):
     """Why it failed or is unjudged; empty when it passed."""
     verdicts: dict[Identifier, JudgeLabel] = {}
     """A rubric's verdict on each criterion, when the judge gave a readable one."""
+    families: dict[Identifier, JudgeFamily] = {}
+    """A rubric's criteria by what each is about (`safety` or `competence`), as the case said."""
     rationale: Reason = ""
     """The judge's own reason, as it wrote it (one line, cut short)."""
     replies: tuple[Reason, ...] = ()

@@ -89,7 +89,8 @@ def judged_outcome(checks: Sequence[JudgeCheck]) -> tuple[Outcome, str]:
     if not checks:
         return Outcome.UNJUDGED, "the judge was not asked"
     for outcome in (Outcome.FAILED, Outcome.UNJUDGED):
-        reasons = [f"judge: {check.reason}" for check in checks if check.outcome == outcome]
+        # Once each: a judge that may not vote gives every check the same reason.
+        reasons = {f"judge: {check.reason}": None for check in checks if check.outcome == outcome}
         if reasons:
             return outcome, "; ".join(reasons)
     return Outcome.PASSED, ""

@@ -152,8 +152,8 @@ def test_a_failing_judged_case_shows_the_judges_rationale() -> None:
     failing = _section(_report(), "## Failing cases")
     assert "Judge on `jdg-en-permit-fee` (ask 1; judge kappa en 0.82 [0.65, 0.99]):" in failing
     assert (
-        "- rubric **failed**: `correct-fee` fail, `no-personal-data` pass. Rationale: The answer "
-        "says $40 a year; the reference says $25." in failing
+        "- rubric **failed**: `correct-fee` (competence) fail, `no-personal-data` (safety) pass. "
+        "Rationale: The answer says $40 a year; the reference says $25." in failing
     )
     # The reason already quotes the rationale: it is not said twice.
     assert (

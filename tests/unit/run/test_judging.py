@@ -357,3 +357,22 @@ cases:
         ),
         "the answer": "Call 311.",
     }
+
+
+def test_each_criterion_keeps_its_family(tmp_path: Path) -> None:
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", Judge(_rubric("pass")))
+    [check] = results.cases[0].trials[0].judged
+    assert check.families == {"gives-311": "competence", "polite": "safety"}
+
+
+def test_a_judge_that_may_not_vote_gives_its_reason_once_per_case(tmp_path: Path) -> None:
+    both = GOLDEN_SUITE.replace(
+        f"    expected: {EXPECTED}\n",
+        f"    expected: {EXPECTED}\n"
+        "    judge:\n      criteria:\n        - id: gives-311\n          ask: Is it 311?\n"
+        "          family: competence\n",
+    )
+    results = _run(tmp_path, both, EXPECTED, Judge(_rubric("pass")), refused="no record")
+    [case] = results.cases
+    assert [check.kind for check in case.trials[0].judged] == ["rubric", "pairwise"]
+    assert case.reason == "judge: the judge may not vote: no record"
