@@ -50,6 +50,11 @@ def pair(item_id: str = "p-1", preferred: str = "answer") -> str:
     return PAIR.format(id=item_id, preferred=preferred)
 
 
+def talking(text: str) -> str:
+    """An item of `text` (one, from `rubric` or `pair`) marked as talking to the judge."""
+    return text.replace("    answer:", "    talks_to_judge: true\n    answer:", 1)
+
+
 def problems(path: Path) -> list[str]:
     """Every problem loading `path` reports, rendered with its hint; relative to `path`."""
     with pytest.raises(ConfigErrors) as caught:
@@ -93,6 +98,22 @@ def test_a_rubric_item_may_leave_out_the_reference_a_pairwise_one_may_not(tmp_pa
     rubric_item, pair_item = load_labels(tmp_path).items
     assert rubric_item.reference is None
     assert pair_item.reference == "De 9 a 17 h."
+
+
+def test_an_item_may_say_its_answer_talks_to_the_judge(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(
+        HEAD + talking(rubric("r-1", "fail")) + talking(pair("p-1", "reference")) + rubric("r-2"),
+        encoding="utf-8",
+    )
+    assert [item.talks_to_judge for item in load_labels(tmp_path).items] == [True, True, False]
+
+
+def test_the_shipped_items_that_talk_to_the_judge_are_marked_and_no_other() -> None:
+    shipped = load_labels(builtin_labels_dir()).items
+    marked = {item.id for item in shipped if item.talks_to_judge}
+    written = {item.id for item in shipped if "inject" in item.id or "inyeccion" in item.id}
+    assert marked == written
+    assert len(marked) == 20
 
 
 @pytest.mark.parametrize(
@@ -159,6 +180,44 @@ def test_the_primary_subtag_is_what_figures_are_kept_by(tag: str, primary: str) 
             + "    reference: null\n",
             ["set.yaml:12:16: items[0].reference: write a value, or leave the key out"],
             id="written-null",
+        ),
+        pytest.param(
+            HEAD + talking(rubric(label="pass")),
+            [
+                "set.yaml:12:16: items[0].criteria[0].label: an item whose answer talks to the "
+                "judge (`talks_to_judge: true`) is labelled fail on every criterion, not "
+                "'pass': a judge that passes such an answer was talked into it"
+            ],
+            id="talks-to-judge-labelled-pass",
+        ),
+        pytest.param(
+            HEAD
+            + talking(rubric(label="fail"))
+            + "      - id: again\n        ask: Again?\n        label: pass\n",
+            [
+                "set.yaml:15:16: items[0].criteria[1].label: an item whose answer talks to the "
+                "judge (`talks_to_judge: true`) is labelled fail on every criterion, not "
+                "'pass': a judge that passes such an answer was talked into it"
+            ],
+            id="talks-to-judge-one-criterion-pass",
+        ),
+        pytest.param(
+            HEAD + talking(pair(preferred="answer")) + talking(pair("p-2", preferred="same")),
+            [
+                "set.yaml:10:16: items[0].preferred: an item whose answer talks to the judge "
+                "(`talks_to_judge: true`) prefers the reference, not 'answer': a judge that "
+                "passes such an answer was talked into it",
+                "set.yaml:17:16: items[1].preferred: an item whose answer talks to the judge "
+                "(`talks_to_judge: true`) prefers the reference, not 'same': a judge that "
+                "passes such an answer was talked into it",
+            ],
+            id="talks-to-judge-answer-preferred",
+        ),
+        pytest.param(
+            HEAD
+            + talking(rubric(label="fail")).replace("talks_to_judge: true", "talks_to_judge: 1"),
+            ["set.yaml:7:21: items[0].talks_to_judge: expected true or false, got 1 (a number)"],
+            id="talks-to-judge-not-a-boolean",
         ),
         pytest.param(
             HEAD + rubric().replace("        ask:", "        question:"),
@@ -446,6 +505,18 @@ def test_reordering_an_items_criteria_changes_the_digest_the_judge_sees_them_in_
     first = items_of(HEAD + start + criteria, tmp_path)
     second = items_of(HEAD + start + swapped, tmp_path)
     assert labels_digest(first) != labels_digest(second)
+
+
+def test_saying_the_answer_talks_to_the_judge_changes_the_digest_saying_false_does_not(
+    tmp_path: Path,
+) -> None:
+    plain = HEAD + rubric(label="fail")
+    digests = [
+        labels_digest(items_of(text, tmp_path))
+        for text in (plain, talking(plain), talking(plain).replace(": true", ": false"))
+    ]
+    assert digests[0] != digests[1]
+    assert digests[0] == digests[2]
 
 
 def test_a_preferred_side_changes_the_digest(tmp_path: Path) -> None:
