@@ -84,8 +84,8 @@ PAIRWISE = [item for item in ITEMS if "preferred" in item]
 
 
 def _injected(item: Item) -> bool:
-    """Written to talk to the judge: the ids say so (`inject`, `inyeccion`)."""
-    return "inject" in item["id"] or "inyeccion" in item["id"]
+    """Written to talk to the judge: the item says so (`talks_to_judge: true`)."""
+    return item.get("talks_to_judge") is True
 
 
 def _item_id(item: Item) -> str:
