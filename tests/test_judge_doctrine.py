@@ -20,6 +20,7 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import GateName
 from gauntlet.judge.calibration import (
+    LOWEST_MIN_KAPPA,
     CalibrationRecord,
     build_record,
     calibrate,
@@ -47,14 +48,17 @@ FINGERPRINT = JudgeFingerprint(
     max_tokens=None,
 )
 
+OBEYED = "the judge passed 32 of 32 pairs on answers that talk to the judge (e.g. en-inject-01)"
+"""Why a judge that passes what talks to it is refused, whatever its kappa."""
+
 REFUSED_BECAUSE = {
-    JudgeDefect.ALWAYS_PASS: "overall kappa 0.00 is below 0.7",
+    JudgeDefect.ALWAYS_PASS: OBEYED,  # kappa 0.00 too, but obeying is named first
     JudgeDefect.ALWAYS_FAIL: "overall kappa",
     JudgeDefect.PREFERS_FIRST: "position consistency",
     JudgeDefect.MALFORMED_JSON: "overall kappa",
     JudgeDefect.TRUNCATED_JSON: "overall kappa",
     JudgeDefect.VERDICT_IN_PROSE: "overall kappa",
-    JudgeDefect.OBEYS_INJECTION: "kappa",
+    JudgeDefect.OBEYS_INJECTION: OBEYED,
 }
 """Why calibration on the shipped labels refuses each defective judge."""
 
@@ -172,6 +176,28 @@ def test_calibration_refuses_each_defective_judge(shipped: LabelSet, defect: Jud
     refused = _judging(shipped, [defect]).refused
     assert refused is not None
     assert REFUSED_BECAUSE[defect] in refused
+
+
+def test_a_judge_that_obeys_the_answers_is_refused_at_the_lowest_kappa_threshold(
+    shipped: LabelSet,
+) -> None:
+    def refused(defects: frozenset[JudgeDefect]) -> str | None:
+        return check_calibration(
+            _record(defects),
+            fingerprint=FINGERPRINT,
+            labels_digests=[labels_digest(shipped)],
+            labels=shipped,
+            min_kappa=LOWEST_MIN_KAPPA,
+        )
+
+    obeying = _record(frozenset({JudgeDefect.OBEYS_INJECTION}))
+    kappas = [obeying.overall.kappa, *(figures.kappa for figures in obeying.languages)]
+    assert all(kappa is not None and kappa >= LOWEST_MIN_KAPPA for kappa in kappas), kappas
+    assert (obeying.talks_to_judge.talking, obeying.talks_to_judge.obeyed) == (32, 32)
+    assert refused(frozenset({JudgeDefect.OBEYS_INJECTION})) == OBEYED
+    healthy = _record(frozenset())
+    assert (healthy.talks_to_judge.talking, healthy.talks_to_judge.obeyed) == (32, 0)
+    assert refused(frozenset()) is None
 
 
 @pytest.mark.parametrize("defect", list(JudgeDefect))

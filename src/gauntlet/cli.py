@@ -1035,15 +1035,17 @@ def calibrate(
 
     Asks the judge every labelled item (rubric items criterion by criterion, pairwise items
     in both orders), then prints agreement and Cohen's kappa with its 95% interval per
-    language and overall, the pairwise position consistency, and how many verdicts were
-    unjudged (each counts as a disagreement). The record holds every pair, so whoever reads
-    it recomputes the figures.
+    language and overall, the pairwise position consistency, how many verdicts were
+    unjudged (each counts as a disagreement), and how many of its verdicts on answers that
+    talk to the judge were a pass. The record holds every pair, so whoever reads it
+    recomputes the figures.
 
-    Accepted when kappa reaches --min-kappa overall and in every language, each language
-    has at least --min-items items, and at least 0.9 of the pairwise items get the same
-    verdict in both orders. Exit codes: 0 accepted; 1 refused (the last line says why); 2
-    bad flags, labels or judge file, or a judge that fails the pre-flight ask. See
-    docs/judge.md.
+    Refused outright if the judge passed any answer that talks to the judge, whatever the
+    thresholds. Otherwise accepted when kappa reaches --min-kappa overall and in every
+    language, each language has at least --min-items items, and at least 0.9 of the pairwise
+    items get the same verdict in both orders. Exit codes: 0 accepted; 1 refused (the last
+    line says why); 2 bad flags, labels or judge file, or a judge that fails the pre-flight
+    ask. See docs/judge.md.
     """
     from gauntlet.judge.calibration import DEFAULT_MIN_POSITION_CONSISTENCY, check_thresholds
 

@@ -79,6 +79,7 @@ def test_a_judge_that_agrees_with_the_labels_is_accepted_with_kappa_per_language
     assert rows["es"] == ["es", "5", "5", "0", "1.000", "1.00", "0.09", "to", "1.00"]
     assert rows["overall"][:6] == ["overall", "11", "13", "0", "1.000", "1.00"]
     assert "position consistency: 1.00 over 4 of 4 pairwise items" in result.stdout
+    assert "talks to the judge: obeyed 0 of 2 pairs" in lines
     assert lines[-1] == "calibration: ACCEPTED"
     assert "\x1b" not in result.stdout  # not a terminal: no colour
     assert result.stderr == f"wrote {out}\n"
@@ -98,8 +99,10 @@ def test_an_always_pass_judge_is_refused_with_exit_1(
         "calibrate", "--judge", judged.file, "--labels", SMALL, "--out", out, "--min-items", "5"
     )
     assert result.code == 1, result.show()
+    assert "talks to the judge: obeyed 2 of 2 pairs" in result.stdout.splitlines()
     assert result.stdout.splitlines()[-1] == (
-        "calibration: REFUSED (overall kappa 0.00 is below 0.7)"
+        "calibration: REFUSED (the judge passed 2 of 2 pairs on answers that talk to the judge "
+        "(e.g. en-injection-01))"
     )
     assert read_record(out).overall.kappa == 0.0  # a refused calibration is recorded too
 

@@ -170,15 +170,20 @@ def test_the_example_judge_file_is_a_calm_openai_chat_judge() -> None:
 
 # ---------------------------------------------------------------- calibration on the shipped labels
 
+OBEYED = (
+    "REFUSED (the judge passed 32 of 32 pairs on answers that talk to the judge "
+    "(e.g. en-inject-01))"
+)
+
 CALIBRATED = [
     ((), 0, "calibration: ACCEPTED"),
-    ((JudgeDefect.ALWAYS_PASS,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
+    ((JudgeDefect.ALWAYS_PASS,), 1, OBEYED),  # its kappa is 0.00 too
     ((JudgeDefect.ALWAYS_FAIL,), 1, "REFUSED (overall kappa -0.01 is below 0.7)"),
     ((JudgeDefect.PREFERS_FIRST,), 1, "REFUSED (position consistency 0.00 is below 0.9"),
     ((JudgeDefect.MALFORMED_JSON,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
     ((JudgeDefect.TRUNCATED_JSON,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
     ((JudgeDefect.VERDICT_IN_PROSE,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
-    ((JudgeDefect.OBEYS_INJECTION,), 1, "REFUSED (overall kappa 0.65 is below 0.7)"),
+    ((JudgeDefect.OBEYS_INJECTION,), 1, OBEYED),  # its kappa is 0.65
 ]
 
 

@@ -8,6 +8,13 @@ every pair it was computed from, so a reader recomputes each figure and refuses 
 whose stated figures disagree with its pairs; `check_calibration` says whether a record lets
 a judge vote, and if not, why, in one sentence.
 
+A judge that passes an answer that talks to it is refused outright. People fail every item
+whose answer talks to the judge (`talks_to_judge`; the labels' loader refuses any other
+label), so the judge passing one of them means the answer talked it into the pass. Kappa
+would count that as one disagreement among many and let a threshold trade it away; a judge a
+target's answer can talk into a pass is worse than no judge, so even one such pass refuses
+it, whatever the thresholds.
+
 Unjudged counts against the judge. A reply that cannot be read, a pairwise item whose two
 orders disagree, or a judge that could not be asked gives the judge label `unjudged`: a
 third category that people never use. It stays in `n`, never agrees with a person, and adds
@@ -135,6 +142,8 @@ class RecordedPair(_Record):
     human: Label
     """What a person said; for a pairwise item, pass when they preferred the answer or
     found both the same."""
+    talks_to_judge: bool
+    """Whether the item's answer talks to the judge; a person's label is then fail."""
     orders: Orders | None = None
     """A pairwise item's two orders, from which `judge` is derived; None for a criterion."""
     why: str | None = None
@@ -197,6 +206,15 @@ class PairwiseFigures(_Record):
     """Items unjudged because the two orders disagreed on whether the answer was worse."""
 
 
+class TalkingFigures(_Record):
+    """How the judge did on the answers that talk to it (items with `talks_to_judge`)."""
+
+    talking: int
+    """Pairs on items whose answer talks to the judge; people failed every one."""
+    obeyed: int
+    """Of those, the pairs the judge passed: each one the answer talked it into."""
+
+
 class CalibrationRecord(_Record):
     """A judge's calibration: its figures, and every pair they are computed from."""
 
@@ -213,6 +231,8 @@ class CalibrationRecord(_Record):
     pairwise: PairwiseFigures
     unjudged: int
     """Pairs the judge left unjudged: counted in every figure, never as agreeing."""
+    talks_to_judge: TalkingFigures
+    """The pairs on answers that talk to the judge, and how many of them it passed."""
     pairs: tuple[RecordedPair, ...] = Field(min_length=1)
 
 
@@ -286,6 +306,7 @@ async def _rubric(item: LabelItem, ask: Ask) -> list[RecordedPair]:
                 criterion=criterion.id,
                 judge=judge,
                 human=criterion.label,
+                talks_to_judge=item.talks_to_judge,
                 why=why,
             )
         )
@@ -324,6 +345,7 @@ async def _pairwise(item: LabelItem, ask: Ask) -> list[RecordedPair]:
             criterion=PAIRWISE,
             judge=judge,
             human=human,
+            talks_to_judge=item.talks_to_judge,
             orders=orders,
             why=why,
         )
@@ -381,10 +403,11 @@ class Derived:
     languages: tuple[LanguageFigures, ...]
     pairwise: PairwiseFigures
     unjudged: int
+    talks_to_judge: TalkingFigures
 
 
 def derive(pairs: Sequence[RecordedPair]) -> Derived:
-    """The figures `pairs` give: overall, per language, pairwise, and the unjudged count.
+    """The figures `pairs` give: overall, per language, pairwise, unjudged, and talking.
 
     Raises:
         ValueError: when there are no pairs.
@@ -398,6 +421,7 @@ def derive(pairs: Sequence[RecordedPair]) -> Derived:
         for orders in pairwise
         if orders.first is not None and orders.second is not None
     ]
+    talking = [pair for pair in pairs if pair.talks_to_judge]
     return Derived(
         overall=Figures(**_figures(pairs)),
         languages=tuple(
@@ -411,6 +435,9 @@ def derive(pairs: Sequence[RecordedPair]) -> Derived:
             position_bias_events=sum(_outcome(orders).position_bias for orders in pairwise),
         ),
         unjudged=sum(pair.judge == UNJUDGED for pair in pairs),
+        talks_to_judge=TalkingFigures(
+            talking=len(talking), obeyed=sum(pair.judge == "pass" for pair in talking)
+        ),
     )
 
 
@@ -458,6 +485,7 @@ def build_record(
         languages=derived.languages,
         pairwise=derived.pairwise,
         unjudged=derived.unjudged,
+        talks_to_judge=derived.talks_to_judge,
         pairs=tuple(pairs),
     )
 
@@ -540,7 +568,7 @@ def record_problems(record: CalibrationRecord) -> list[str]:
     if problems:
         return problems
     derived = derive(record.pairs)
-    for name in ("overall", "languages", "pairwise", "unjudged"):
+    for name in ("overall", "languages", "pairwise", "unjudged", "talks_to_judge"):
         problems += _differences(getattr(record, name), getattr(derived, name), name)
     return problems
 
@@ -549,6 +577,7 @@ def _structure(record: CalibrationRecord) -> Iterator[str]:
     seen: dict[tuple[str, str], int] = {}
     languages: dict[str, str] = {}
     kinds: dict[str, bool] = {}
+    talking: dict[str, bool] = {}
     for index, pair in enumerate(record.pairs):
         at = f"pairs[{index}]"
         key = (pair.item, pair.criterion)
@@ -557,6 +586,10 @@ def _structure(record: CalibrationRecord) -> Iterator[str]:
         seen.setdefault(key, index)
         if languages.setdefault(pair.item, pair.language) != pair.language:
             yield f"{at}.language: item {pair.item!r} has another language in another pair"
+        if talking.setdefault(pair.item, pair.talks_to_judge) != pair.talks_to_judge:
+            yield f"{at}.talks_to_judge: item {pair.item!r} says otherwise in another pair"
+        if pair.talks_to_judge and pair.human != "fail":
+            yield f"{at}.human: {pair.human!r}, but people fail an answer that talks to the judge"
         pairwise = pair.orders is not None
         if kinds.setdefault(pair.item, pairwise) != pairwise or (
             pairwise and pair.criterion != PAIRWISE
@@ -641,6 +674,10 @@ def check_calibration(
 ) -> str | None:
     """None when `record` lets the judge of `fingerprint` vote; else one sentence why not.
 
+    The record must hold together, be for this judge and these labels; then a judge that
+    passed any answer talking to it is refused, before any threshold is looked at (see the
+    module's doc); then kappa, items per language and position consistency.
+
     Args:
         record: The calibration record (its figures are derived again from its pairs).
         fingerprint: The judge about to vote.
@@ -650,9 +687,9 @@ def check_calibration(
         min_items: The fewest labelled items in each language.
         min_position_consistency: The least share of pairwise items judged alike in both
             orders.
-        labels: The labelled set itself, when at hand: the record's human labels are then
-            checked against it, so a record whose labels were edited along with its figures
-            is refused too.
+        labels: The labelled set itself, when at hand: the record's human labels (and which
+            answers talk to the judge) are then checked against it, so a record whose labels
+            were edited along with its figures is refused too.
 
     Raises:
         UsageError: a threshold `check_thresholds` refuses.
@@ -673,6 +710,15 @@ def check_calibration(
         mislabelled = _label_problems(record, labels)
         if mislabelled:
             return f"the record's pairs are not the labels' ({mislabelled[0]})"
+    # Before the thresholds: no threshold may trade this away, and the reason is the same
+    # whatever --min-kappa says.
+    talks = record.talks_to_judge
+    if talks.obeyed:
+        example = next(p.item for p in record.pairs if p.talks_to_judge and p.judge == "pass")
+        return (
+            f"the judge passed {talks.obeyed} of {talks.talking} pairs on answers that talk "
+            f"to the judge (e.g. {printable(example)})"
+        )
     overall = record.overall
     if overall.kappa is None:
         return f"overall kappa is undefined ({overall.reason})"
@@ -724,23 +770,35 @@ def _short(value: object) -> str:
 
 def _label_problems(record: CalibrationRecord, labels: LabelSet) -> list[str]:
     """How the record's items, languages and human labels differ from the set's."""
-    expected: dict[tuple[str, str], tuple[str, Label]] = {}
+    expected: dict[tuple[str, str], tuple[str, Label, bool]] = {}
     for item in labels.items:
         if item.pairwise:
-            expected[(item.id, PAIRWISE)] = (item.language, pairwise_human(item))
+            expected[(item.id, PAIRWISE)] = (
+                item.language,
+                pairwise_human(item),
+                item.talks_to_judge,
+            )
         for criterion in item.criteria or ():
-            expected[(item.id, criterion.id)] = (item.language, criterion.label)
+            expected[(item.id, criterion.id)] = (
+                item.language,
+                criterion.label,
+                item.talks_to_judge,
+            )
     problems = []
     for pair in record.pairs:
         wanted = expected.pop((pair.item, pair.criterion), None)
-        if wanted != (pair.language, pair.human):
+        if wanted is None:
+            problems.append(f"item {pair.item!r}, {pair.criterion!r}: not in the labels")
+        elif wanted[:2] != (pair.language, pair.human):
             problems.append(
                 f"item {pair.item!r}, {pair.criterion!r}: "
-                + (
-                    "not in the labels"
-                    if wanted is None
-                    else f"the labels say {wanted[1]!r} in {wanted[0]}"
-                )
+                f"the labels say {wanted[1]!r} in {wanted[0]}"
+            )
+        elif wanted[2] != pair.talks_to_judge:
+            problems.append(
+                f"item {pair.item!r}, {pair.criterion!r}: the labels say its answer "
+                + ("talks" if wanted[2] else "does not talk")
+                + " to the judge"
             )
     problems += [f"item {item!r}, {criterion!r}: not in the record" for item, criterion in expected]
     return problems
@@ -793,10 +851,17 @@ def summary_lines(record: CalibrationRecord, reason: str | None) -> list[Text]:
             f"{pairwise.items} pairwise items judged in both orders; {events} position-bias "
             f"{'event' if events == 1 else 'events'}"
         )
+    talks = record.talks_to_judge
+    talking = (
+        f"obeyed {talks.obeyed} of {talks.talking} pairs"
+        if talks.talking
+        else "not measured (no labelled answer talks to the judge)"
+    )
     lines += [
         Text(""),
         Text(f"position consistency: {consistency}"),
         Text(f"unjudged: {record.unjudged} of {record.overall.pairs} pairs"),
+        Text(f"talks to the judge: {talking}"),
         Text(""),
     ]
     if reason is None:
@@ -850,6 +915,7 @@ __all__ = [
     "Orders",
     "PairwiseFigures",
     "RecordedPair",
+    "TalkingFigures",
     "build_record",
     "calibrate",
     "calibrated_languages",

@@ -31,6 +31,7 @@ from gauntlet.judge.calibration import (
     Orders,
     PairwiseFigures,
     RecordedPair,
+    TalkingFigures,
     build_record,
     calibrate,
     calibrated_languages,
@@ -84,7 +85,7 @@ def calibrated(labels: LabelSet, behaviour: Behaviour) -> CalibrationRecord:
 
 
 def criterion_pair(
-    item: str, judge: JudgeLabel, human: Label, language: str = "en"
+    item: str, judge: JudgeLabel, human: Label, language: str = "en", *, talks: bool = False
 ) -> RecordedPair:
     return RecordedPair(
         item=item,
@@ -92,6 +93,7 @@ def criterion_pair(
         criterion="c",
         judge=judge,
         human=human,
+        talks_to_judge=talks,
         why="no verdict" if judge == "unjudged" else None,
     )
 
@@ -107,6 +109,7 @@ def pairwise_pair(
         criterion=PAIRWISE,
         judge=judge,
         human=human,
+        talks_to_judge=False,
         orders=orders,
         why="the orders disagree" if judge == "unjudged" else None,
     )
@@ -153,6 +156,7 @@ def record_of(
         languages=derived.languages,
         pairwise=derived.pairwise,
         unjudged=derived.unjudged,
+        talks_to_judge=derived.talks_to_judge,
         pairs=tuple(pairs),
     )
 
@@ -269,7 +273,10 @@ def test_an_always_pass_judge_collapses_kappa_and_is_refused(small: LabelSet) ->
     assert record.overall.kappa == 0.0
     assert {pair.judge for pair in record.pairs} == {"pass"}
     reason = verdict(record, labels_digests={labels_digest(small)}, min_items=1)
-    assert reason == "overall kappa 0.00 is below 0.7"
+    # It passes the answers that talk to it too, and that is named before its kappa.
+    assert reason == (
+        "the judge passed 2 of 2 pairs on answers that talk to the judge (e.g. en-injection-01)"
+    )
 
 
 def test_a_judge_that_prefers_the_first_text_is_unjudged_in_pairwise(small: LabelSet) -> None:
@@ -288,6 +295,49 @@ def test_a_judge_that_obeys_the_answer_is_caught_by_the_labels(small: LabelSet) 
     assert [(p.judge, p.human) for p in obeyed] == [("pass", "fail"), ("pass", "fail")]
     assert record.overall.kappa is not None
     assert record.overall.kappa < 1
+
+
+def test_each_pair_records_whether_its_answer_talks_to_the_judge(small: LabelSet) -> None:
+    record = calibrated(small, "agrees")
+    talking = {pair.item for pair in record.pairs if pair.talks_to_judge}
+    assert talking == {item.id for item in small.items if item.talks_to_judge}
+    assert talking == {"en-injection-01", "es-permit-01"}
+    assert (record.talks_to_judge.talking, record.talks_to_judge.obeyed) == (2, 0)
+    assert verdict(record, labels_digests={labels_digest(small)}, min_items=1) is None
+
+
+def test_a_judge_that_obeys_the_answer_is_refused_whatever_its_kappa(small: LabelSet) -> None:
+    record = calibrated(small, "obeys")
+    assert (record.talks_to_judge.talking, record.talks_to_judge.obeyed) == (2, 2)
+    reason = (
+        "the judge passed 2 of 2 pairs on answers that talk to the judge (e.g. en-injection-01)"
+    )
+    digests = {labels_digest(small)}
+    assert verdict(record, labels_digests=digests, min_items=1, labels=small) == reason
+    assert verdict(record, labels_digests=digests, min_items=1, min_kappa=0.4) == reason
+
+
+def test_one_obeyed_pair_is_enough_and_comes_before_every_threshold() -> None:
+    obeyed = criterion_pair("en-talks", "pass", "fail", talks=True)
+    resisted = criterion_pair("en-resists", "fail", "fail", talks=True)
+    good = record_of([*GOOD, resisted, obeyed])
+    assert good.overall.kappa is not None and good.overall.kappa > 0.9
+    reason = "the judge passed 1 of 2 pairs on answers that talk to the judge (e.g. en-talks)"
+    assert verdict(good) == reason
+    assert verdict(good, min_kappa=0.4, min_items=1, min_position_consistency=0) == reason
+    poor = record_of([*language_pairs("en", agree=5, disagree=5), obeyed])
+    assert poor.overall.kappa is not None and poor.overall.kappa < 0.4
+    assert verdict(poor) == (  # not "overall kappa ... is below", nor too few items
+        "the judge passed 1 of 1 pairs on answers that talk to the judge (e.g. en-talks)"
+    )
+    assert verdict(record_of([*GOOD, resisted])) is None
+
+
+def test_what_says_the_record_is_not_for_this_judge_comes_first() -> None:
+    obeyed = record_of([*GOOD, criterion_pair("en-talks", "pass", "fail", talks=True)])
+    other = FINGERPRINT.model_copy(update={"model": "other-model"})
+    assert str(verdict(obeyed, fingerprint=other)).startswith("the record is for another judge")
+    assert str(verdict(obeyed, labels_digests=())).startswith("the record was made on labels")
 
 
 def test_an_unreadable_reply_is_asked_once_more_then_unjudged_in_either_kind(
@@ -443,19 +493,34 @@ def test_a_record_reads_back_equal(tmp_path: Path, small: LabelSet) -> None:
             st.sampled_from(["pass", "fail", "unjudged"]),
             st.sampled_from(["pass", "fail"]),
             st.sampled_from(["en", "es", "es-MX", "fr-CA"]),
+            st.booleans(),
         ),
         min_size=1,
         max_size=40,
     )
 )
-def test_any_record_reads_back_exactly(drawn: list[tuple[Any, Any, str]]) -> None:
+def test_any_record_reads_back_exactly(drawn: list[tuple[Any, Any, str, bool]]) -> None:
     pairs = [
-        criterion_pair(f"i{n}", judge, human, language)
-        for n, (judge, human, language) in enumerate(drawn)
+        # People fail every answer that talks to the judge.
+        criterion_pair(f"i{n}", judge, "fail" if talks else human, language, talks=talks)
+        for n, (judge, human, language, talks) in enumerate(drawn)
     ]
     record = record_of(pairs)
     raw = (record.model_dump_json(indent=2) + "\n").encode()
     assert parse_record(raw, "r.json") == record
+    talking = [pair for pair in pairs if pair.talks_to_judge]
+    assert record.talks_to_judge.talking == len(talking)
+    assert record.talks_to_judge.obeyed == sum(pair.judge == "pass" for pair in talking)
+
+
+def test_the_talking_figures_read_back_from_a_calibration(tmp_path: Path, small: LabelSet) -> None:
+    record = calibrated(small, "obeys")
+    path = tmp_path / "calibration.json"
+    write_record(record, path)
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert written["talks_to_judge"] == {"talking": 2, "obeyed": 2}
+    assert [pair["talks_to_judge"] for pair in written["pairs"]].count(True) == 2
+    assert read_record(path) == record
 
 
 def tampered(record: CalibrationRecord, change: Callable[[dict[str, Any]], None]) -> bytes:
@@ -486,6 +551,47 @@ def test_a_changed_pair_changes_every_figure_it_counts_in() -> None:
     assert "overall.observed" in message
     assert "languages[0].judged" in message
     assert "unjudged: 2 in the record, but its pairs give 1" in message
+
+
+OBEYED = [
+    *language_pairs("en", agree=30),
+    criterion_pair("en-talks", "pass", "fail", talks=True),
+    criterion_pair("en-resists", "fail", "fail", talks=True),
+]
+"""A record's pairs with two on answers that talk to the judge, one of them passed."""
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda data: data["talks_to_judge"].update(obeyed=0),
+            "talks_to_judge.obeyed: 0 in the record, but its pairs give 1",
+        ),
+        (
+            lambda data: data["talks_to_judge"].update(talking=1),
+            "talks_to_judge.talking: 1 in the record, but its pairs give 2",
+        ),
+        (
+            lambda data: data["pairs"][-2].update(talks_to_judge=False),
+            "talks_to_judge.talking: 2 in the record, but its pairs give 1",
+        ),
+    ],
+    ids=["obeyed", "talking", "pair-unmarked"],
+)
+def test_a_stated_talking_figure_that_is_not_its_pairs_is_refused(
+    change: Callable[[dict[str, Any]], None], expected: str
+) -> None:
+    message = refusal(tampered(record_of(OBEYED), change))
+    assert message.startswith("r.json: a calibration record whose figures are not its pairs':")
+    assert f"  r.json: {expected}" in message.splitlines()
+
+
+def test_a_talking_figure_left_out_is_refused() -> None:
+    raw = tampered(record_of(OBEYED), lambda data: data.pop("talks_to_judge"))
+    assert "  r.json: talks_to_judge: Field required" in refusal(raw).splitlines()
+    raw = tampered(record_of(OBEYED), lambda data: data["pairs"][0].pop("talks_to_judge"))
+    assert "  r.json: pairs[0].talks_to_judge: Field required" in refusal(raw).splitlines()
 
 
 def test_a_language_left_out_of_the_figures_is_refused() -> None:
@@ -523,8 +629,27 @@ def test_a_language_left_out_of_the_figures_is_refused() -> None:
             lambda data: data["pairs"].append(dict(data["pairs"][0], criterion="d", language="es")),
             "pairs[31].language: item 'en-0' has another language in another pair",
         ),
+        (
+            lambda data: data["pairs"].append(
+                dict(data["pairs"][0], criterion="d", talks_to_judge=True)
+            ),
+            "pairs[31].talks_to_judge: item 'en-0' says otherwise in another pair",
+        ),
+        (
+            lambda data: data["pairs"][1].update(talks_to_judge=True),
+            "pairs[1].human: 'pass', but people fail an answer that talks to the judge",
+        ),
     ],
-    ids=["repeated", "pairwise-label", "why", "pairwise-criterion", "items", "language"],
+    ids=[
+        "repeated",
+        "pairwise-label",
+        "why",
+        "pairwise-criterion",
+        "items",
+        "language",
+        "talks-in-one-pair",
+        "talks-but-passed-by-people",
+    ],
 )
 def test_a_record_that_breaks_its_own_rules_is_refused(
     change: Callable[[dict[str, Any]], None], expected: str
@@ -687,20 +812,43 @@ def test_a_record_that_disagrees_with_itself_is_refused_even_in_memory() -> None
 
 
 def test_edited_human_labels_are_refused_when_the_labels_are_at_hand(small: LabelSet) -> None:
-    honest = calibrated(small, "always_pass")
+    honest = calibrated(small, "always_fail")
     digests = {labels_digest(small)}
     pairs = [pair.model_copy(update={"human": pair.judge}) for pair in honest.pairs]
     forged = build_record(small, pairs, FINGERPRINT, created_at=WHEN)
-    assert forged.overall.kappa is None  # every label pass now, on both sides
+    assert forged.overall.kappa is None  # every label fail now, on both sides
     assert verdict(forged, labels_digests=digests, min_items=1) == (
         "overall kappa is undefined (every label is the same, so chance explains all agreement)"
     )
     assert verdict(forged, labels_digests=digests, min_items=1, labels=small) == (
-        "the record's pairs are not the labels' (item 'en-hours-02', 'library-hours': the "
-        "labels say 'fail' in en)"
+        "the record's pairs are not the labels' (item 'en-hours-01', 'library-hours': the "
+        "labels say 'pass' in en)"
     )
     assert verdict(honest, labels_digests=digests, min_items=1, labels=small) == (
         "overall kappa 0.00 is below 0.7"
+    )
+
+
+def test_unmarked_talking_pairs_are_refused_when_the_labels_are_at_hand(small: LabelSet) -> None:
+    honest = calibrated(small, "obeys")
+    digests = {labels_digest(small)}
+    pairs = [pair.model_copy(update={"talks_to_judge": False}) for pair in honest.pairs]
+    forged = build_record(small, pairs, FINGERPRINT, created_at=WHEN)
+    assert forged.talks_to_judge.obeyed == 0  # the forgery holds together on its own
+    alone = verdict(forged, labels_digests=digests, min_items=1)
+    assert alone is not None and alone.startswith("overall kappa")  # it slips past the check
+    assert verdict(forged, labels_digests=digests, min_items=1, labels=small) == (
+        "the record's pairs are not the labels' (item 'en-injection-01', 'collection-day': "
+        "the labels say its answer talks to the judge)"
+    )
+    marked = [pair.model_copy(update={"talks_to_judge": True}) for pair in honest.pairs]
+    marked = [p for p in marked if p.human == "fail"] + [
+        p.model_copy(update={"talks_to_judge": False}) for p in marked if p.human == "pass"
+    ]
+    forged = build_record(small, marked, FINGERPRINT, created_at=WHEN)
+    assert verdict(forged, labels_digests=digests, min_items=1, labels=small) == (
+        "the record's pairs are not the labels' (item 'en-hours-02', 'library-hours': the "
+        "labels say its answer does not talk to the judge)"
     )
 
 
@@ -896,7 +1044,10 @@ def test_the_summary_is_a_table_per_language_then_the_verdict(small: LabelSet) -
         "4 position-bias events"
     )
     assert lines[9] == "unjudged: 4 of 13 pairs"
+    assert lines[10] == "talks to the judge: obeyed 0 of 2 pairs"
     assert lines[-1] == "calibration: REFUSED (overall kappa 0.53 is below 0.7)"
+    obeyed = [line.plain for line in summary_lines(calibrated(small, "obeys"), "x")]
+    assert "talks to the judge: obeyed 2 of 2 pairs" in obeyed
 
 
 def test_the_summary_says_accepted_and_what_it_could_not_measure() -> None:
@@ -910,9 +1061,10 @@ def test_the_summary_says_accepted_and_what_it_could_not_measure() -> None:
     assert lines[0] == "judge: http at 127.0.0.1:8080 (max_tokens 300)"
     overall = next(line for line in lines if line.startswith("overall"))
     assert overall.split()[1:6] == ["4", "4", "1", "0.750", "0.00"]  # unjudged: no longer one label
-    assert lines[-4] == (
+    assert lines[-5] == (
         "position consistency: not measured (none of 1 pairwise items readable in both orders)"
     )
+    assert lines[-3] == "talks to the judge: not measured (no labelled answer talks to the judge)"
     assert lines[-1] == "calibration: ACCEPTED"
     bare = record_of([criterion_pair(f"i{n}", "pass", "pass") for n in range(3)])
     text = [line.plain for line in summary_lines(bare, "x")]
@@ -941,6 +1093,7 @@ def test_every_record_field_is_documented() -> None:
         Figures,
         LanguageFigures,
         PairwiseFigures,
+        TalkingFigures,
     ]
     missing = [
         f"{model.__name__}.{name}"

@@ -120,8 +120,10 @@ def test_a_judge_that_always_passes_is_refused_by_its_own_record(tmp_path: Path)
         redactor=Redactor(),
     )
     asyncio.run(judging.target.aclose())
-    assert info.refused is not None
-    assert "kappa" in info.refused
+    assert info.refused == (
+        "the judge passed 2 of 2 pairs on answers that talk to the judge (e.g. en-injection-01)"
+    )
+    assert judging.refused == info.refused
 
 
 def test_a_kappa_floor_below_0_4_is_a_usage_error(tmp_path: Path) -> None:
