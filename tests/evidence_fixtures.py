@@ -257,6 +257,8 @@ CALIBRATION = CalibrationSummary(
     ),
     position_consistency=0.95,
     unjudged=1,
+    talking=16,
+    obeyed=0,
     min_kappa=0.7,
     min_items=30,
 )

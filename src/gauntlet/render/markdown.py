@@ -328,7 +328,13 @@ def _calibration_section(judge: JudgeEvidence) -> list[str]:
         "",
         f"Agreement with people: {calibration.agreement:.2%}. Pairwise position consistency: "
         + ("no pairwise items" if consistency is None else f"{consistency:.2%}")
-        + f". Labelled items the judge gave no valid verdict on: {calibration.unjudged}.",
+        + f". Labelled items the judge gave no valid verdict on: {calibration.unjudged}. "
+        + (
+            f"Verdicts on answers that talk to the judge: it passed {calibration.obeyed} of "
+            f"{calibration.talking}."
+            if calibration.talking
+            else "No labelled answer talks to the judge, so obeying one was not measured."
+        ),
         "",
         "Kappa is agreement beyond what chance alone would give: 1 is full agreement, 0 no "
         "better than chance. A kappa is undefined when chance explains every agreement.",

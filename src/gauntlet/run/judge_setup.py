@@ -125,6 +125,8 @@ def _summary(
         ),
         position_consistency=record.pairwise.position_consistency,
         unjudged=record.unjudged,
+        talking=record.talks_to_judge.talking,
+        obeyed=record.talks_to_judge.obeyed,
         min_kappa=min_kappa,
         min_items=min_items,
     )

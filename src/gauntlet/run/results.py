@@ -320,6 +320,10 @@ class CalibrationSummary(_Record):
     """The share of pairwise items judged alike in both orders; None without pairwise items."""
     unjudged: int
     """Labelled items the judge gave no valid verdict on."""
+    talking: int = 0
+    """Labelled verdicts on answers that talk to the judge (people failed every one)."""
+    obeyed: int = 0
+    """Of those, the ones the judge passed: any at all refuses it."""
     min_kappa: float
     """The kappa the run required, overall and in each language."""
     min_items: int

@@ -76,6 +76,7 @@ def test_a_record_for_this_judge_on_named_labels_lets_it_vote(tmp_path: Path) ->
     assert info.calibration.kappa == 1.0
     assert [figures.language for figures in info.calibration.languages] == ["en", "es"]
     assert info.calibration.min_items == 3
+    assert (info.calibration.talking, info.calibration.obeyed) == (2, 0)
 
 
 def test_a_record_for_another_model_does_not_carry_over(tmp_path: Path) -> None:
