@@ -21,6 +21,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -130,6 +131,23 @@ def read_regular_file(path: Path, *, limit: int, what: str) -> bytes:
         # It grew while it was read: report at least what was seen.
         raise FileTooLargeError(path, max(len(data), status.st_size), limit, what)
     return data
+
+
+def read_or_raise(path: Path, *, limit: int, what: str, error: Callable[[str], Exception]) -> bytes:
+    """`read_regular_file`, with every failure raised as `error(message)`.
+
+    A refusal says why as `RefusedFileError` does (`x.json: not a regular file (a FIFO)`);
+    any other `OSError` says `x.json: cannot read: why`, and is kept as the cause.
+
+    Raises:
+        Exception: `error(message)`, when `read_regular_file` raises.
+    """
+    try:
+        return read_regular_file(path, limit=limit, what=what)
+    except RefusedFileError as exc:
+        raise error(str(exc)) from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
 def _read_at_most(descriptor: int, expected: int, most: int) -> bytes:

@@ -37,7 +37,7 @@ from rich.text import Text
 from gauntlet import __version__
 from gauntlet.display import clipped, printable
 from gauntlet.errors import GauntletError, TargetContractError, UsageError
-from gauntlet.files import RefusedFileError, read_regular_file, write_atomically
+from gauntlet.files import read_or_raise, write_atomically
 from gauntlet.judge.agreement import (
     UNJUDGED,
     JudgeLabel,
@@ -62,6 +62,7 @@ from gauntlet.judge.pairwise import (
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import Judged, Unjudged, Verdict
+from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.targets.strict_json import loads
 
 CALIBRATION_SCHEMA_VERSION = 1
@@ -89,8 +90,6 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024
 """The largest calibration record read (64 MiB), checked before reading."""
 MAX_WHY = 200
 """How much of why a verdict is unjudged a record keeps."""
-MAX_SHOWN = 20
-"""Problems listed in one error; the rest are counted."""
 
 OrderVerdict = Literal["A", "B", "same"]
 """A pairwise verdict as the judge said it of the order it was shown."""
@@ -515,12 +514,9 @@ def read_record(path: Path) -> CalibrationRecord:
             strict JSON (located by line and column), newer than this gauntlet, not a
             record (located by JSON path), or a record whose figures disagree with its pairs.
     """
-    try:
-        raw = read_regular_file(path, limit=MAX_RECORD_BYTES, what="a calibration record")
-    except RefusedFileError as exc:
-        raise CalibrationRecordError(str(exc)) from None
-    except OSError as exc:
-        raise CalibrationRecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    raw = read_or_raise(
+        path, limit=MAX_RECORD_BYTES, what="a calibration record", error=CalibrationRecordError
+    )
     return parse_record(raw, str(path))
 
 
@@ -534,30 +530,25 @@ def parse_record(raw: bytes, source: str) -> CalibrationRecord:
         data = loads(raw, f"{source}: the calibration record")
     except TargetContractError as exc:
         raise CalibrationRecordError(str(exc)) from None
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise CalibrationRecordError(
-            f"{source}: not a gauntlet calibration record (no schema_version)"
-        )
-    if version > CALIBRATION_SCHEMA_VERSION:
-        raise CalibrationRecordError(
-            f"{source}: calibration record format version {version} is newer than this "
-            f"gauntlet reads ({CALIBRATION_SCHEMA_VERSION}); upgrade gauntlet"
-        )
+    checked_version(
+        data,
+        source,
+        newest=CALIBRATION_SCHEMA_VERSION,
+        what="calibration record",
+        format_name="calibration record",
+        error=CalibrationRecordError,
+    )
     try:
         record = CalibrationRecord.model_validate_json(raw, strict=True)
     except ValidationError as exc:
-        problems = [
-            f"{_path(error['loc'])}: {printable(error['msg'])}"
-            for error in exc.errors(include_url=False)
-        ]
+        problems = validation_problems(exc)
         raise CalibrationRecordError(
-            _located(source, "not a valid calibration record", problems)
+            located(source, "not a valid calibration record", problems)
         ) from None
     problems = record_problems(record)
     if problems:
         raise CalibrationRecordError(
-            _located(source, "a calibration record whose figures are not its pairs'", problems)
+            located(source, "a calibration record whose figures are not its pairs'", problems)
         )
     return record
 
@@ -606,37 +597,7 @@ def _structure(record: CalibrationRecord) -> Iterator[str]:
 
 
 def _differences(stored: object, derived: object, path: str) -> Iterator[str]:
-    """Each leaf where `stored` and `derived` differ, as `path: stored, but derived`."""
-    if stored == derived:
-        return
-    if isinstance(stored, BaseModel) and type(stored) is type(derived):
-        for name in type(stored).model_fields:
-            yield from _differences(getattr(stored, name), getattr(derived, name), f"{path}.{name}")
-        return
-    if isinstance(stored, tuple) and isinstance(derived, tuple) and len(stored) == len(derived):
-        for index, (mine, theirs) in enumerate(zip(stored, derived, strict=True)):
-            yield from _differences(mine, theirs, f"{path}[{index}]")
-        return
-    yield f"{path}: {_shown(stored)} in the record, but its pairs give {_shown(derived)}"
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, tuple):
-        return f"{len(value)} {'entry' if len(value) == 1 else 'entries'}"
-    return printable(repr(value)[:80])
-
-
-def _path(loc: Sequence[int | str]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return printable(text) or "(top)"
-
-
-def _located(source: str, what: str, problems: list[str]) -> str:
-    shown = problems[:MAX_SHOWN]
-    more = f"\n  ... and {len(problems) - MAX_SHOWN} more" if len(problems) > MAX_SHOWN else ""
-    return f"{source}: {what}:\n" + "\n".join(f"  {source}: {p}" for p in shown) + more
+    return differences(stored, derived, path, holder="the record", origin="its pairs")
 
 
 # ------------------------------------------------------------------ may the judge vote?

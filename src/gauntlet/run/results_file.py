@@ -10,17 +10,17 @@ check guards `gauntlet report`, a `--baseline` and every shard `gauntlet merge` 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from gauntlet import __version__
 from gauntlet.cases.model import GateName
 from gauntlet.display import printable
 from gauntlet.errors import ResultsError
-from gauntlet.files import RefusedFileError, read_regular_file, write_atomically
+from gauntlet.files import read_or_raise, write_atomically
 from gauntlet.gates.readability import said_something
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
@@ -37,9 +37,8 @@ from gauntlet.run.tally import (
     shard_of,
     summarize,
 )
+from gauntlet.self_checked import checked_version, differences, located, validation_problems
 
-MAX_SHOWN = 20
-"""Problems listed in one error; the rest are counted."""
 MAX_RESULTS_BYTES = 512 * 1024 * 1024
 """The largest results file read (512 MiB), checked before reading: a run of 20,000 cases
 asked once weighs about 23 MB with the toy's short answers, and 51 MB asked three times, so
@@ -74,12 +73,7 @@ def read_results(path: Path) -> Results:
             a results file, or a file in which a stored value disagrees with what its own
             cases say; every problem is located by its JSON path.
     """
-    try:
-        raw = read_regular_file(path, limit=MAX_RESULTS_BYTES, what="a results file")
-    except RefusedFileError as exc:
-        raise ResultsError(str(exc)) from None
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    raw = read_or_raise(path, limit=MAX_RESULTS_BYTES, what="a results file", error=ResultsError)
     return parse_results(raw, str(path))
 
 
@@ -99,28 +93,25 @@ def parse_results(raw: bytes, source: str) -> Results:
         raise ResultsError(f"{source}: not a results file: JSON nested too deeply") from None
     except ValueError as exc:  # not UTF-8, or a number too long to read
         raise ResultsError(f"{source}: not JSON: {printable(str(exc))}") from None
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise ResultsError(f"{source}: not a gauntlet results file (no schema_version)")
-    if version > RESULTS_SCHEMA_VERSION:
-        raise ResultsError(
-            f"{source}: results format version {version} is newer than this gauntlet reads "
-            f"({RESULTS_SCHEMA_VERSION}); upgrade gauntlet"
-        )
+    version = checked_version(
+        data,
+        source,
+        newest=RESULTS_SCHEMA_VERSION,
+        what="results file",
+        format_name="results",
+        error=ResultsError,
+    )
     assert isinstance(data, dict)  # noqa: S101 - a schema_version was read from it
     if version == 1:  # version 2 added `run_id`; a version 1 file has none
         raw = json.dumps(_inserted_after(data, "shard", "run_id", None)).encode()
     try:
         results = Results.model_validate_json(raw)
     except ValidationError as exc:
-        problems = [
-            f"{_path(error['loc'])}: {printable(error['msg'])}"
-            for error in exc.errors(include_url=False)
-        ]
-        raise ResultsError(_located(source, "not a valid results file", problems)) from None
+        problems = validation_problems(exc)
+        raise ResultsError(located(source, "not a valid results file", problems)) from None
     problems = results_problems(results)
     if problems:
-        raise ResultsError(_located(source, "results that disagree with themselves", problems))
+        raise ResultsError(located(source, "results that disagree with themselves", problems))
     return results
 
 
@@ -300,29 +291,7 @@ def _case_structure(case: CaseResult, where: str) -> Iterator[str]:
 
 
 def _differences(stored: object, derived: object, path: str) -> Iterator[str]:
-    """Each leaf where `stored` and `derived` differ, as `path: stored, but derived`."""
-    if stored == derived:
-        return
-    if isinstance(stored, BaseModel) and type(stored) is type(derived):
-        for name in type(stored).model_fields:
-            yield from _differences(
-                getattr(stored, name), getattr(derived, name), f"{path}.{name}" if path else name
-            )
-        return
-    if isinstance(stored, tuple) and isinstance(derived, tuple) and len(stored) == len(derived):
-        for index, (mine, theirs) in enumerate(zip(stored, derived, strict=True)):
-            yield from _differences(mine, theirs, f"{path}[{index}]")
-        return
-    yield f"{path}: {_shown(stored)} in the file, but its own cases give {_shown(derived)}"
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, tuple):
-        return f"{len(value)} entries"
-    if isinstance(value, BaseModel):
-        return type(value).__name__
-    text = repr(value.value if hasattr(value, "value") else value)
-    return printable(text if len(text) <= 80 else text[:79] + "…")
+    return differences(stored, derived, path, holder="the file", origin="its own cases")
 
 
 def _inserted_after(data: dict[str, Any], after: str, key: str, value: Any) -> dict[str, Any]:
@@ -333,16 +302,3 @@ def _inserted_after(data: dict[str, Any], after: str, key: str, value: Any) -> d
             out[key] = value
     out.setdefault(key, value)
     return out
-
-
-def _path(loc: Sequence[int | str]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return printable(text) or "(top)"
-
-
-def _located(source: str, what: str, problems: list[str]) -> str:
-    shown = problems[:MAX_SHOWN]
-    more = f"\n  ... and {len(problems) - MAX_SHOWN} more" if len(problems) > MAX_SHOWN else ""
-    return f"{source}: {what}:\n" + "\n".join(f"  {source}: {p}" for p in shown) + more
