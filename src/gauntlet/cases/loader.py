@@ -336,22 +336,74 @@ def _cross_file_errors(loaded: Iterable[LoadedSuite]) -> list[ConfigError]:
             )
         else:
             names[name] = (suite.source, suite.name_mark)
-        for index, (case, mark) in enumerate(zip(suite.cases, suite.id_marks, strict=True)):
-            if case.id in ids:
-                where, first = ids[case.id]
-                errors.append(
-                    ConfigSchemaError(
-                        suite.source,
-                        f"cases[{index}].id: duplicate case id '{case.id}'",
-                        line=mark.line,
-                        column=mark.column,
-                        hint=f"first defined at {where}:{first.line}:{first.column}; "
-                        "case ids must be unique across every loaded suite",
-                    )
-                )
-            else:
-                ids[case.id] = (suite.source, mark)
+        errors += repeated_ids(
+            suite.source,
+            zip([case.id for case in suite.cases], suite.id_marks, strict=True),
+            ids,
+            key="cases",
+            noun="case",
+            rule="case ids must be unique across every loaded suite",
+        )
     return errors
+
+
+def repeated_ids(
+    source: str,
+    entries: Iterable[tuple[str, Mark]],
+    seen: dict[str, tuple[str, Mark]],
+    *,
+    key: str,
+    noun: str,
+    rule: str,
+) -> list[ConfigError]:
+    """An error for each id of `entries` that `seen` holds, located at it; `seen` gets the rest.
+
+    Args:
+        source: The file the entries are in.
+        entries: Each entry's id and where it is written, in the order of the list `key`.
+        seen: Where each id was first defined, in the files checked so far; updated.
+        key: The list the entries are in (`cases`), for the message's path.
+        noun: What an entry is called (`case`).
+        rule: Why an id may not repeat: the hint's end, after where it was first defined.
+    """
+    errors: list[ConfigError] = []
+    for index, (entry_id, mark) in enumerate(entries):
+        if entry_id in seen:
+            where, first = seen[entry_id]
+            errors.append(
+                ConfigSchemaError(
+                    source,
+                    f"{key}[{index}].id: duplicate {noun} id {entry_id!r}",
+                    line=mark.line,
+                    column=mark.column,
+                    hint=f"first defined at {where}:{first.line}:{first.column}; {rule}",
+                )
+            )
+        else:
+            seen[entry_id] = (source, mark)
+    return errors
+
+
+def reworded(error: ConfigError, words: Sequence[tuple[str, str]]) -> ConfigError:
+    """`error` with each phrase of the case files in `words` replaced by its pair.
+
+    The YAML reader and the file finder are the case files', and a few of their messages
+    and hints say so ("one suite per file"); a loader of another kind of file rewords them
+    with its own `(case file words, its words)` pairs, applied in order.
+    """
+
+    def swapped(text: str) -> str:
+        for case_words, own_words in words:
+            text = text.replace(case_words, own_words)
+        return text
+
+    return type(error)(
+        error.path,
+        swapped(error.message),
+        line=error.line,
+        column=error.column,
+        hint=swapped(error.hint) if error.hint else None,
+    )
 
 
 # ------------------------------------------------------------------ schema error messages

@@ -38,6 +38,8 @@ from gauntlet.cases.loader import (
     kind_of,
     read_config_file,
     relevant,
+    repeated_ids,
+    reworded,
     validate_document,
 )
 from gauntlet.cases.model import Identifier, LanguageTag, Text
@@ -258,7 +260,7 @@ def parse_labels(raw: str | bytes, source: str) -> LoadedLabels:
         text = _decode(raw, source) if isinstance(raw, bytes) else raw
         document = read_document(text, source)
     except ConfigErrors as exc:
-        raise ConfigErrors(_reworded(error) for error in exc.errors) from None
+        raise ConfigErrors(reworded(error, _CASE_FILE_WORDS) for error in exc.errors) from None
     file = validate_document(
         LABELS_ADAPTER,
         document,
@@ -285,7 +287,7 @@ def load_labels(path: str | os.PathLike[str]) -> LabelSet:
     root = FsPath(path)
     errors: list[ConfigError] = []
     found = find_case_files(root, errors)
-    errors = [_reworded(error) for error in errors]
+    errors = [reworded(error, _CASE_FILE_WORDS) for error in errors]
     loaded: list[LoadedLabels] = []
     seen: set[FsPath] = set()
     for file in found:
@@ -324,21 +326,6 @@ _CASE_FILE_WORDS = (
 )
 
 
-def _reworded(error: ConfigError) -> ConfigError:
-    def reworded(text: str) -> str:
-        for case_words, label_words in _CASE_FILE_WORDS:
-            text = text.replace(case_words, label_words)
-        return text
-
-    return type(error)(
-        error.path,
-        reworded(error.message),
-        line=error.line,
-        column=error.column,
-        hint=reworded(error.hint) if error.hint else None,
-    )
-
-
 def _across_files(loaded: Sequence[LoadedLabels]) -> list[ConfigError]:
     """One name and one version for the whole set, and item ids unique across its files."""
     errors: list[ConfigError] = []
@@ -369,21 +356,14 @@ def _across_files(loaded: Sequence[LoadedLabels]) -> list[ConfigError]:
                         f"{theirs!r}; keep another set in another directory",
                     )
                 )
-        for index, (item, mark) in enumerate(zip(labels.file.items, labels.id_marks, strict=True)):
-            if item.id in ids:
-                where, at = ids[item.id]
-                errors.append(
-                    ConfigSchemaError(
-                        labels.source,
-                        f"items[{index}].id: duplicate item id {item.id!r}",
-                        line=mark.line,
-                        column=mark.column,
-                        hint=f"first defined at {where}:{at.line}:{at.column}; item ids are "
-                        "unique across every file of the set",
-                    )
-                )
-            else:
-                ids[item.id] = (labels.source, mark)
+        errors += repeated_ids(
+            labels.source,
+            zip([item.id for item in labels.file.items], labels.id_marks, strict=True),
+            ids,
+            key="items",
+            noun="item",
+            rule="item ids are unique across every file of the set",
+        )
     return errors
 
 

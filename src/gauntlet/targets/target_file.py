@@ -34,6 +34,7 @@ from gauntlet.cases.loader import (
     kind_of,
     read_config_file,
     relevant,
+    reworded,
     validate_document,
 )
 from gauntlet.cases.model import LANGUAGE_PATTERN, NOT_BLANK_PATTERN
@@ -141,7 +142,7 @@ def parse_target_file(
         text = decode_source(raw, source) if isinstance(raw, bytes) else raw
         document = read_document(text, source)
     except ConfigErrors as exc:
-        raise ConfigErrors(_as_target_file(error) for error in exc.errors) from None
+        raise ConfigErrors(reworded(error, _CASE_FILE_WORDS) for error in exc.errors) from None
     spec = validate_document(
         TARGET_FILE_ADAPTER, document, lambda errors: _schema_errors(errors, document, source)
     )
@@ -166,22 +167,6 @@ _CASE_FILE_WORDS = (
     ("a case file", "a target file"),
     ("one suite per file", "one target per file"),
 )
-
-
-def _as_target_file(error: ConfigError) -> ConfigError:
-    def reworded(text: str) -> str:
-        for case_words, target_words in _CASE_FILE_WORDS:
-            text = text.replace(case_words, target_words)
-        return text
-
-    return type(error)(
-        error.path,
-        reworded(error.message),
-        line=error.line,
-        column=error.column,
-        hint=reworded(error.hint) if error.hint else None,
-    )
-
 
 # ------------------------------------------------------------------ schema error messages
 
