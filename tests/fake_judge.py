@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import queue
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -23,6 +20,8 @@ from aiohttp import web
 from gauntlet.errors import TargetUnreachableError
 from gauntlet.judge.check import Ask
 from gauntlet.judge.labels import LabelItem, LabelSet
+
+from .toy_servers import running_app
 
 Behaviour = Literal[
     "agrees", "always_pass", "always_fail", "prefers_first", "malformed", "raises", "obeys"
@@ -145,33 +144,9 @@ def _app(judge: FakeJudge) -> web.Application:
     return app
 
 
-@contextmanager
-def serving_judge(judge: FakeJudge) -> Iterator[str]:
-    """Serve `judge` on 127.0.0.1 from a thread with its own loop; yields the base URL."""
-    started: queue.Queue[tuple[asyncio.AbstractEventLoop, asyncio.Event, int]] = queue.Queue()
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        runner = web.AppRunner(_app(judge))
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = runner.addresses[0][1]
-        started.put((asyncio.get_running_loop(), stop, port))
-        try:
-            await stop.wait()
-        finally:
-            await runner.cleanup()
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),))
-    thread.start()
-    loop, stop, port = started.get(timeout=10)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout=10)
-        assert not thread.is_alive()
+def serving_judge(judge: FakeJudge) -> AbstractContextManager[str]:
+    """Serve `judge` on 127.0.0.1 (see `running_app`); yields the base URL."""
+    return running_app(_app(judge))
 
 
 def judge_file(folder: Path, base_url: str, *, model: str = "fake-judge") -> Path:

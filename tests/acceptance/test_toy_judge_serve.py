@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import queue
 import re
 import signal
 import subprocess
 import sys
-import threading
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +35,10 @@ from gauntlet.judge.reply import Judged, Unjudged, Verdict, read_rubric_reply
 from gauntlet.judge.toy import MODEL, JudgeDefect, ToyJudge, toy_judge_reply
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.target_file import load_target_file
-from gauntlet.targets.toy.openai import serving
+from gauntlet.targets.toy.openai import create_app
 
 from ..cli_helpers import RunCli
+from ..toy_servers import running_app
 
 pytestmark = pytest.mark.network
 
@@ -62,26 +61,9 @@ def _rubric_prompt() -> str:
     return rubric_prompt(CRITERIA, case_blocks(LIBRARY, WRONG_HOURS), seeded("run", "c1", 0))
 
 
-@contextmanager
-def running_judge(judge: ToyJudge) -> Iterator[str]:
-    """Serve `judge` on a free port from a thread with its own event loop; yield the base URL."""
-    started: queue.Queue[tuple[asyncio.AbstractEventLoop, asyncio.Event, int]] = queue.Queue()
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        async with serving(judge, model=MODEL) as port:
-            started.put((asyncio.get_running_loop(), stop, port))
-            await stop.wait()
-
-    thread = threading.Thread(target=asyncio.run, args=(main(),))
-    thread.start()
-    loop, stop, port = started.get(timeout=10)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout=10)
-        assert not thread.is_alive()
+def running_judge(judge: ToyJudge) -> AbstractContextManager[str]:
+    """Serve `judge` as the toy judge's model (see `running_app`); yields the base URL."""
+    return running_app(create_app(judge, MODEL))
 
 
 async def _rubric_over_http(base_url: str, prompt: str) -> tuple[RubricCheck, UsageTally]:

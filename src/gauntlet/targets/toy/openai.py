@@ -619,7 +619,19 @@ async def serving(
 
     Yields the bound port.
     """
-    runner = web.AppRunner(create_app(toy, model), handle_signals=False, access_log=None)
+    async with serving_app(create_app(toy, model), host, port) as bound:
+        yield bound
+
+
+@asynccontextmanager
+async def serving_app(
+    app: web.Application, host: str = "127.0.0.1", port: int = 0
+) -> AsyncIterator[int]:
+    """Serve the aiohttp `app` on `host`:`port` (0: any free one) while the block runs.
+
+    Yields the bound port.
+    """
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
