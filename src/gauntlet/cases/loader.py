@@ -384,6 +384,25 @@ def repeated_ids(
     return errors
 
 
+def read_reworded(raw: str | bytes, source: str, words: Sequence[tuple[str, str]]) -> Document:
+    """Read a YAML document as a case file is read, its errors `reworded` with `words`.
+
+    Args:
+        raw: The file's bytes (checked for size, BOM, UTF-8 and NUL) or already-decoded text.
+        source: The name to put in every error location.
+        words: `(case file words, its words)` pairs, as `reworded` takes them.
+
+    Raises:
+        ConfigErrors: the bytes cannot be decoded or the text is not a document gauntlet
+            reads, each error reworded.
+    """
+    try:
+        text = decode_source(raw, source) if isinstance(raw, bytes) else raw
+        return read_document(text, source)
+    except ConfigErrors as exc:
+        raise ConfigErrors(reworded(error, words) for error in exc.errors) from None
+
+
 def reworded(error: ConfigError, words: Sequence[tuple[str, str]]) -> ConfigError:
     """`error` with each phrase of the case files in `words` replaced by its pair.
 

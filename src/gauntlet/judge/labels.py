@@ -37,14 +37,14 @@ from gauntlet.cases.loader import (
     find_case_files,
     kind_of,
     read_config_file,
+    read_reworded,
     relevant,
     repeated_ids,
     reworded,
     validate_document,
 )
 from gauntlet.cases.model import Identifier, LanguageTag, Text
-from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Document, Mark, Path, read_document
-from gauntlet.cases.yaml_nodes import decode_source as _decode
+from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Document, Mark, Path
 from gauntlet.display import unencodable
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
 
@@ -256,11 +256,7 @@ def parse_labels(raw: str | bytes, source: str) -> LoadedLabels:
     Raises:
         ConfigErrors: every problem found, each located.
     """
-    try:
-        text = _decode(raw, source) if isinstance(raw, bytes) else raw
-        document = read_document(text, source)
-    except ConfigErrors as exc:
-        raise ConfigErrors(reworded(error, _CASE_FILE_WORDS) for error in exc.errors) from None
+    document = read_reworded(raw, source, _CASE_FILE_WORDS)
     file = validate_document(
         LABELS_ADAPTER,
         document,

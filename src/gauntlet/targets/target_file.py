@@ -33,12 +33,12 @@ from gauntlet.cases.loader import (
     dotted,
     kind_of,
     read_config_file,
+    read_reworded,
     relevant,
-    reworded,
     validate_document,
 )
 from gauntlet.cases.model import LANGUAGE_PATTERN, NOT_BLANK_PATTERN
-from gauntlet.cases.yaml_nodes import Document, Path, decode_source, read_document
+from gauntlet.cases.yaml_nodes import Document, Path
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError, ConfigSyntaxError
 from gauntlet.files import RefusedFileError, read_regular_file
 from gauntlet.redact import Secret
@@ -138,11 +138,7 @@ def parse_target_file(
                 )
             ]
         )
-    try:
-        text = decode_source(raw, source) if isinstance(raw, bytes) else raw
-        document = read_document(text, source)
-    except ConfigErrors as exc:
-        raise ConfigErrors(reworded(error, _CASE_FILE_WORDS) for error in exc.errors) from None
+    document = read_reworded(raw, source, _CASE_FILE_WORDS)
     spec = validate_document(
         TARGET_FILE_ADAPTER, document, lambda errors: _schema_errors(errors, document, source)
     )
