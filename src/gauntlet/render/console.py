@@ -88,6 +88,10 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
             continue
         lines.append(Text(""))
         lines.append(Text(f"{title} ({len(mine)})", style="bold"))
+        # One reason for all (a judge that may not vote, a target that is down) is said once.
+        shared = len(mine) > 1 and len({case.reason for case in mine}) == 1
+        if shared:
+            lines.append(Text(f"  each: {printable(mine[0].reason)}", style="dim"))
         for case in mine:
             lines.append(
                 Text(
@@ -95,7 +99,8 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
                     f"{printable(case.source)}:{case.line}"
                 )
             )
-            lines.append(Text(f"    {printable(case.reason)}", style="dim"))
+            if not shared:
+                lines.append(Text(f"    {printable(case.reason)}", style="dim"))
     not_run = results.totals.not_run
     if not_run:
         lines.append(Text(""))

@@ -37,6 +37,19 @@ def test_unjudged_cases_are_listed_with_their_reason() -> None:
     ]
 
 
+def test_a_reason_every_listed_case_shares_is_said_once() -> None:
+    results = fx.judged()
+    case = next(case for case in results.cases if case.outcome.value == "unjudged")
+    twins = (case, case.model_copy(update={"case_id": "jdg-es-trash-day-2", "line": 40}))
+    lines = _plain(results.model_copy(update={"cases": (*results.cases, twins[1])}))
+    start = lines.index("unjudged cases (2)")
+    assert lines[start + 1 : start + 4] == [
+        "  each: judge: the two orders disagree: the judge preferred a position, not an answer",
+        "  golden  jdg-es-trash-day [es]  tests/golden/judged/suite.yaml:36",
+        "  golden  jdg-es-trash-day-2 [es]  tests/golden/judged/suite.yaml:40",
+    ]
+
+
 def test_the_judge_is_named_with_its_vote_and_calibration() -> None:
     lines = _plain(fx.judged())
     judge = lines.index("judge: riverbend-judge-1 at judge.example.test:443: allowed to vote")
