@@ -531,13 +531,25 @@ class _Session:
                 await self.judging.target.aclose()
 
     async def _probe(self, stop: asyncio.Event) -> None:
-        """The pre-flight check, stopped at once by a signal (its waits can last a minute).
+        """The pre-flight checks, stopped at once by a signal (their waits can last a minute).
+
+        The target is asked first; then a judge that may vote, so one that is down fails the
+        run before any case rather than leaving every judged case unjudged.
 
         Raises:
-            TargetError: the probe failed, with "pre-flight check failed" in front.
+            TargetError: a probe failed, with "pre-flight check failed" in front.
             Interrupted: a signal came first; nothing was asked.
         """
-        probing = asyncio.ensure_future(self.target.probe())
+        traced = await self._until_stopped(self.target, "pre-flight check", stop)
+        if traced is not None:
+            check_probe(traced, self.needs, self.target.provides(PROBE_LANGUAGE))
+        if self.judging is not None and self.judging.refused is None:
+            await self._until_stopped(self.judging.target, "judge's pre-flight check", stop)
+
+    async def _until_stopped(
+        self, target: AsyncTarget, what: str, stop: asyncio.Event
+    ) -> Traced | None:
+        probing = asyncio.ensure_future(target.probe())
         stopping = asyncio.ensure_future(stop.wait())
         try:
             await asyncio.wait({probing, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -549,14 +561,12 @@ class _Session:
                 await probing
             raise Interrupted(
                 f"interrupted by {self.interrupted_by or 'a stop request'} during the "
-                "pre-flight check; no case was asked"
+                f"{what}; no case was asked"
             )
         try:
-            traced = probing.result()
+            return probing.result()
         except TargetError as exc:
-            raise type(exc)(f"pre-flight check failed: {exc}") from exc
-        if traced is not None:
-            check_probe(traced, self.needs, self.target.provides(PROBE_LANGUAGE))
+            raise type(exc)(f"{what} failed: {exc}") from exc
 
     def _catch_signals(self, stop: asyncio.Event) -> dict[signal.Signals, _Handler]:
         """Catch SIGINT and SIGTERM for the run; return the handlers they had before."""

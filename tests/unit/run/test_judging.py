@@ -376,3 +376,22 @@ def test_a_judge_that_may_not_vote_gives_its_reason_once_per_case(tmp_path: Path
     [case] = results.cases
     assert [check.kind for check in case.trials[0].judged] == ["rubric", "pairwise"]
     assert case.reason == "judge: the judge may not vote: no record"
+
+
+class DownJudge(Judge):
+    """A judge whose pre-flight ask fails: it is down."""
+
+    async def probe(self) -> TargetResponse:
+        raise TargetUnreachableError("connection refused")
+
+
+def test_a_judge_that_may_vote_and_is_down_stops_the_run_before_any_case(tmp_path: Path) -> None:
+    judge = DownJudge(_rubric("pass"))
+    with pytest.raises(TargetUnreachableError, match="judge's pre-flight check failed"):
+        _run(tmp_path, RUBRIC_SUITE, "Call 311.", judge)
+    assert judge.prompts == []
+
+
+def test_a_judge_that_may_not_vote_is_not_probed(tmp_path: Path) -> None:
+    results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", DownJudge(_rubric("pass")), refused="no")
+    assert results.verdict is Verdict.WITHHELD
