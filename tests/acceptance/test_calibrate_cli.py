@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 
 from gauntlet.judge.calibration import read_record
 from gauntlet.judge.labels import LabelSet, labels_digest, load_labels
 
 from ..cli_helpers import RunCli
 from ..fake_judge import Behaviour, FakeJudge, judge_file, serving_judge
+from ..toy_servers import running_app
 
 pytestmark = pytest.mark.network
 
@@ -263,3 +265,35 @@ def test_the_real_entry_point_exits_1_for_a_refused_judge(
     assert result.code == 1, result.show()
     assert result.stdout.splitlines()[-1].startswith("calibration: REFUSED (overall kappa")
     assert json.loads(out.read_text(encoding="utf-8"))["unjudged"] == 0
+
+
+def test_a_judge_that_echoes_its_key_leaves_it_in_no_record_and_no_output(
+    run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-judge-0123456789abcdef"  # noqa: S105 - a test's stand-in
+    monkeypatch.setenv("JUDGE_KEY", secret)
+
+    async def echo(request: web.Request) -> web.Response:
+        said = f"Your key was {request.headers['Authorization']}"
+        verdict = json.dumps({"criteria": {"any": said}, "better": said, "rationale": said})
+        content = f"```json\n{verdict}\n```"
+        return web.json_response(
+            {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+        )
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", echo)
+    with running_app(app) as url:
+        path = judge_file(tmp_path, url)
+        path.write_text(
+            path.read_text(encoding="utf-8") + "api_key_env: JUDGE_KEY\n", encoding="utf-8"
+        )
+        out = tmp_path / "record.json"
+        result = run_cli(
+            "calibrate", "--judge", path, "--labels", SMALL, "--min-items", "3", "--out", out
+        )
+    assert result.code == 1, result.show()
+    record = out.read_text(encoding="utf-8")
+    assert "is not 'A', 'B' or 'same'" in record  # every verdict unjudged, and why
+    for text in (record, result.stdout, result.stderr):
+        assert secret not in text

@@ -13,6 +13,7 @@ import pytest
 
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.errors import TargetUnreachableError, UsageError
+from gauntlet.redact import MASK, Redactor
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.judging import Judging
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
@@ -395,3 +396,23 @@ def test_a_judge_that_may_vote_and_is_down_stops_the_run_before_any_case(tmp_pat
 def test_a_judge_that_may_not_vote_is_not_probed(tmp_path: Path) -> None:
     results = _run(tmp_path, RUBRIC_SUITE, "Call 311.", DownJudge(_rubric("pass")), refused="no")
     assert results.verdict is Verdict.WITHHELD
+
+
+def test_a_judge_that_echoes_a_secret_has_it_masked_in_every_reply_and_reason(
+    tmp_path: Path,
+) -> None:
+    secret = "sk-judge-0123456789abcdef"  # noqa: S105 - a test's stand-in
+    judge = Judge(_rubric("fail", f"the key is {secret}"))
+    judging = Judging(as_async_target(judge), seed="", refused=None, languages=frozenset({"en"}))
+    results = run_gauntlet(
+        _suites(tmp_path, RUBRIC_SUITE),
+        Assistant("Call 311."),
+        target_info=INFO,
+        judging=judging,
+        redactor=Redactor([secret]),
+    )
+    [check] = results.cases[0].trials[0].judged
+    assert check.rationale == f"the key is {MASK}"
+    assert all(MASK in reply for reply in check.replies)
+    assert results.cases[0].reason.endswith(f"the key is {MASK}")
+    assert secret not in results.model_dump_json()
