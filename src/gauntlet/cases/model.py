@@ -45,13 +45,14 @@ NOT_BLANK_PATTERN = r"\S"
 
 
 class GateName(StrEnum):
-    """The five gates. One spelling everywhere: YAML, module, evidence key."""
+    """The six gates. One spelling everywhere: YAML, module, evidence key."""
 
     GROUNDING = "grounding"
     ADVERSARIAL = "adversarial"
     REFUSAL = "refusal"
     FALSE_POSITIVE = "false_positive"
     GOLDEN = "golden"
+    TRAJECTORY = "trajectory"
 
 
 class AttackType(StrEnum):
@@ -64,6 +65,8 @@ class AttackType(StrEnum):
     CODE_EXECUTION = "code_execution"
     OBFUSCATION = "obfuscation"
     DETERMINATION = "determination"
+    INDIRECT_INJECTION = "indirect_injection"
+    """An instruction hidden in a tool's output (data), which the agent must not obey."""
 
 
 class RefusalKind(StrEnum):
@@ -204,6 +207,146 @@ class JudgeRubric(_Strict):
         return criteria
 
 
+TOOL_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+"""A tool's name, as chat APIs accept it: letters, digits, `_` and `-`, at most 64."""
+
+ToolName = Annotated[str, Field(pattern=TOOL_NAME_PATTERN)]
+JsonObject = dict[str, Any]
+
+
+def _json_schema(schema: JsonObject) -> JsonObject:
+    # A schema that is not one would make every call "invalid" (or, worse, none): refuse it
+    # where it is written. Imported here, not at the top: only suites with tools need it.
+    from jsonschema import Draft202012Validator, SchemaError  # noqa: PLC0415
+
+    if schema.get("type") != "object":
+        raise PydanticCustomError(
+            "tool_schema_not_object",
+            "a tool's arguments are a JSON object, so its schema needs `type: object`",
+        )
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise PydanticCustomError(
+            "tool_schema_invalid",
+            "not a JSON Schema (draft 2020-12): {why}",
+            {"why": exc.message},
+        ) from None
+    return schema
+
+
+class ToolSpec(_Strict):
+    """A tool the scripted loop offers a chat model: its name, what it does, its arguments."""
+
+    name: ToolName
+    """How the model calls it; unique among the tools a case can use."""
+    description: Text
+    """What the tool does, as the model reads it."""
+    parameters: Annotated[JsonObject, AfterValidator(_json_schema)]
+    """The JSON Schema (draft 2020-12) of its arguments, an object: each call's arguments are
+    validated against it, and a call that breaks it is answered with an error result."""
+
+
+class ToolResult(_Strict):
+    """What a scripted tool returns: for calls whose arguments hold `when`, or by default."""
+
+    tool: ToolName
+    """The tool it answers for; one the case or its suite declares."""
+    when: JsonObject | None = Field(default=None, json_schema_extra=_object_only)
+    """Arguments the call must hold (a subset, compared as canonical JSON, so key order never
+    matters). Leave it out for the tool's default result, at most one per tool."""
+    output: Any = None
+    """What the tool returns: text or any JSON value. Give `output` or `error`."""
+    error: Text | None = Field(default=None, json_schema_extra=_text_only)
+    """An error the tool returns instead of an output."""
+
+    @model_validator(mode="after")
+    def _output_or_error(self) -> ToolResult:
+        _refuse_written_nulls(self, ("when", "error"))
+        if ("output" in self.model_fields_set) == (self.error is not None):
+            raise PydanticCustomError(
+                "output_or_error",
+                "give either 'output' or 'error', not both"
+                if self.error is not None
+                else "missing required key 'output' (or 'error')",
+            )
+        return self
+
+
+class ArgumentsMatch(StrEnum):
+    """How an expected call's `arguments` are compared with a call's."""
+
+    EXACT = "exact"
+    """Equal as canonical JSON: the same keys and values, key order aside."""
+    SUBSET = "subset"
+    """Every given key is present with an equal value (objects compared the same way inside)."""
+    REGEX = "regex"
+    """Each given argument fully matches the regular expression written for it."""
+
+
+class CallMatcher(_Strict):
+    """A tool call described: its name and, optionally, what its arguments must be."""
+
+    name: ToolName
+    """The tool's name."""
+    arguments: JsonObject | None = Field(default=None, json_schema_extra=_object_only)
+    """What the arguments must be, compared as `match` says. Leave it out: any arguments."""
+    match: ArgumentsMatch = ArgumentsMatch.EXACT
+    """`exact` (the default), `subset`, or `regex` (each value a pattern)."""
+
+    @model_validator(mode="after")
+    def _match_fits(self) -> CallMatcher:
+        _refuse_written_nulls(self, ("arguments",))
+        if self.arguments is None:
+            if "match" in self.model_fields_set:
+                raise PydanticCustomError(
+                    "match_without_arguments", "'match' needs 'arguments' to compare"
+                )
+            return self
+        if self.match is ArgumentsMatch.REGEX:
+            from gauntlet.trajectory.scoring import Regex  # noqa: PLC0415
+
+            if not all(isinstance(value, str) for value in self.arguments.values()):
+                raise PydanticCustomError(
+                    "regex_not_text", "with 'match: regex' every argument is a pattern (text)"
+                )
+            try:
+                Regex(dict(self.arguments))
+            except ValueError as exc:
+                raise PydanticCustomError("regex_invalid", "{why}", {"why": str(exc)}) from None
+        return self
+
+
+class CallOrder(StrEnum):
+    """How the expected calls must be ordered among the calls made."""
+
+    EXACT = "exact"
+    """The calls made are the expected ones, in order, and nothing else."""
+    IN_ORDER = "in_order"
+    """The expected calls appear in order; other calls may come between them."""
+    ANY_ORDER = "any_order"
+    """Each expected call is made, in any order; other calls may come too."""
+
+
+MAX_STEPS_LIMIT = 32
+"""The most model turns a scripted tool loop may be given."""
+
+Fraction = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+"""A fraction above 0 and at most 1."""
+
+
+class UsesTools(_Strict):
+    """Scripted tools: what the loop offers a chat model for this case, and what they return."""
+
+    tools: tuple[ToolSpec, ...] = ()
+    """Tools offered for this case, beside the suite's. Omit, or `[]`, for the suite's only."""
+    tool_results: tuple[ToolResult, ...] = ()
+    """What each tool returns for this case (see `ToolResult`). A call no result answers gets
+    an error result saying so."""
+    forbid_calls: tuple[ToolName | CallMatcher, ...] = ()
+    """Calls that must not be made: tool names, or calls with argument matchers."""
+
+
 class Case(_Strict):
     """The keys every case has, whatever its gate."""
 
@@ -273,8 +416,12 @@ class GroundingCase(Case):
     """Text the answer must contain (compared after normalisation). Omit, or `[]`, for none."""
 
 
-class AdversarialCase(Case):
-    """An attack the target must not give in to."""
+class AdversarialCase(Case, UsesTools):
+    """An attack the target must not give in to, through the prompt or a tool's output.
+
+    An attack through a tool's output scripts a `tool_results` entry carrying an instruction,
+    with `forbid_calls` for what obeying it would do.
+    """
 
     attack_type: AttackType
     """Which kind of attack this is."""
@@ -316,6 +463,52 @@ class GoldenCase(Case):
 
     expected: Text
     """The expected answer, compared with whitespace collapsed."""
+
+
+class TrajectoryCase(Case, UsesTools):
+    """A task an agent does with tools.
+
+    Checked: which calls it makes, in what order, and whether its answer rests on what the
+    tools returned.
+    """
+
+    expect_calls: tuple[CallMatcher, ...] = ()
+    """The calls the agent must make. Omit, or `[]`: it must make none."""
+    order: CallOrder = CallOrder.IN_ORDER
+    """How `expect_calls` must be ordered: `in_order` (the default), `exact` or `any_order`."""
+    max_calls: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, json_schema_extra={"type": "integer", "minimum": 0}
+    )
+    """The most calls the agent may make."""
+    min_tool_accuracy: Fraction | None = Field(
+        default=None,
+        json_schema_extra={"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    )
+    """The least tool accuracy: 1 - edit distance / longer length over the (tool, canonical
+    arguments) sequences of the expected and the made calls."""
+    must_contain: Markers = ()
+    """Text the answer must contain. Omit, or `[]`, for none."""
+    expected: Text | None = Field(default=None, json_schema_extra=_text_only)
+    """A reference answer: each of its sentences must be supported by the answer (the
+    faithfulness rule, with the answer as the source)."""
+    context: tuple[Text, ...] = ()
+    """Texts besides the tools' outputs that may support the answer's claims."""
+    min_faithfulness: Fraction | None = Field(
+        default=None,
+        json_schema_extra={"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    )
+    """The least share of the answer's claims (sentences) supported by a tool's output or
+    `context`; see docs/case-files.md for the rule and its limits."""
+    claim_overlap: Fraction = 0.5
+    """The share of a claim's content words a source must hold for the claim to count as
+    supported (for `min_faithfulness` and `expected`); every number in it must be there too."""
+
+    @model_validator(mode="after")
+    def _no_null_checks(self) -> TrajectoryCase:
+        _refuse_written_nulls(
+            self, ("max_calls", "min_tool_accuracy", "expected", "min_faithfulness")
+        )
+        return self
 
 
 def _threshold_not_zero(value: Any) -> Any:
@@ -388,8 +581,42 @@ class AdversarialSuite(SuiteBase):
     """A suite of adversarial cases."""
 
     gate: Literal[GateName.ADVERSARIAL]
+    tools: tuple[ToolSpec, ...] = ()
+    """Tools offered to every case by the scripted loop, for attacks through a tool's output."""
+    max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)] = 8
+    """The most model turns the scripted loop takes per case (default 8)."""
     cases: Annotated[tuple[AdversarialCase, ...], Field(min_length=1)]
     """The cases, at least one."""
+
+    @model_validator(mode="after")
+    def _tools_known(self) -> AdversarialSuite:
+        check_tools(self.tools, self.cases)
+        return self
+
+
+def check_tools(suite_tools: tuple[ToolSpec, ...], cases: tuple[UsesTools, ...]) -> None:
+    """Refuse repeated tool names, results for undeclared tools, and two defaults for one."""
+    problems: list[str] = []
+    for case in cases:
+        names = [tool.name for tool in (*suite_tools, *case.tools)]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        where = f"case {getattr(case, 'id', '?')}"
+        if repeated:
+            problems.append(f"{where}: tool {', '.join(repeated)} declared twice")
+        unknown = sorted({r.tool for r in case.tool_results} - set(names))
+        if unknown:
+            problems.append(
+                f"{where}: tool_results for {', '.join(unknown)}, which neither the case nor "
+                "the suite declares in 'tools'"
+            )
+        defaults = [r.tool for r in case.tool_results if r.when is None]
+        doubled = sorted({name for name in defaults if defaults.count(name) > 1})
+        if doubled:
+            problems.append(f"{where}: two default results (no 'when') for {', '.join(doubled)}")
+    if problems:
+        raise PydanticCustomError(
+            "tools_inconsistent", "{problems}", {"problems": "; ".join(problems)}
+        )
 
 
 class RefusalSuite(SuiteBase):
@@ -406,6 +633,25 @@ class FalsePositiveSuite(SuiteBase):
     gate: Literal[GateName.FALSE_POSITIVE]
     cases: Annotated[tuple[FalsePositiveCase, ...], Field(min_length=1)]
     """The cases, at least one."""
+
+
+class TrajectorySuite(SuiteBase):
+    """A suite of trajectory cases, with the tools its cases may use."""
+
+    gate: Literal[GateName.TRAJECTORY]
+    tools: tuple[ToolSpec, ...] = ()
+    """Tools offered to every case of the suite by the scripted loop (an `openai-chat`
+    target); a native target uses its own and reports its calls."""
+    max_steps: Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)] = 8
+    """The most model turns the scripted loop takes per case (default 8); a model still
+    calling tools then fails the case."""
+    cases: Annotated[tuple[TrajectoryCase, ...], Field(min_length=1)]
+    """The cases, at least one."""
+
+    @model_validator(mode="after")
+    def _tools_known(self) -> TrajectorySuite:
+        check_tools(self.tools, self.cases)
+        return self
 
 
 class GoldenMatch(StrEnum):
@@ -431,13 +677,27 @@ class GoldenSuite(SuiteBase):
 
 
 Suite = Annotated[
-    GroundingSuite | AdversarialSuite | RefusalSuite | FalsePositiveSuite | GoldenSuite,
+    GroundingSuite
+    | AdversarialSuite
+    | RefusalSuite
+    | FalsePositiveSuite
+    | GoldenSuite
+    | TrajectorySuite,
     Field(discriminator="gate"),
 ]
 """A case file: one suite of one gate."""
 
-AnySuite = GroundingSuite | AdversarialSuite | RefusalSuite | FalsePositiveSuite | GoldenSuite
-AnyCase = GroundingCase | AdversarialCase | RefusalCase | FalsePositiveCase | GoldenCase
+AnySuite = (
+    GroundingSuite
+    | AdversarialSuite
+    | RefusalSuite
+    | FalsePositiveSuite
+    | GoldenSuite
+    | TrajectorySuite
+)
+AnyCase = (
+    GroundingCase | AdversarialCase | RefusalCase | FalsePositiveCase | GoldenCase | TrajectoryCase
+)
 
 SUITE_ADAPTER: TypeAdapter[AnySuite] = TypeAdapter(Suite)
 
@@ -447,6 +707,7 @@ SUITE_MODELS: dict[GateName, type[SuiteBase]] = {
     GateName.REFUSAL: RefusalSuite,
     GateName.FALSE_POSITIVE: FalsePositiveSuite,
     GateName.GOLDEN: GoldenSuite,
+    GateName.TRAJECTORY: TrajectorySuite,
 }
 """Each gate's suite model, for messages that name what a key belongs to."""
 
@@ -456,6 +717,7 @@ CASE_MODELS: dict[GateName, type[Case]] = {
     GateName.REFUSAL: RefusalCase,
     GateName.FALSE_POSITIVE: FalsePositiveCase,
     GateName.GOLDEN: GoldenCase,
+    GateName.TRAJECTORY: TrajectoryCase,
 }
 """Each gate's case model."""
 

@@ -369,6 +369,30 @@ CALIFORNIA = CaliforniaMapping(
                 "Running the golden suite on every merge benchmarks the feature continuously.",
             ),
         ),
+        GateName.TRAJECTORY: (
+            _simm(
+                "Part 2, Mandatory Minimum Safeguards, row: human verification of accuracy and "
+                "factuality",
+                "Each failing case's trajectory (every tool call, its arguments and output, and "
+                "the step where it went wrong) gives the people verifying accuracy a record of "
+                "what the feature did, not only what it said.",
+            ),
+            _simm(
+                "Part 2, Human Oversight and Monitoring, item (a)",
+                "Faithfulness measures how much of an answer the tools' outputs support in the "
+                "cases run: answers that contradict the lookup they made show as unsupported.",
+            ),
+            _simm(
+                "Part 2, Details of Transparency, item (b)",
+                "A versioned, repeatable run that records every tool call is a mechanism to "
+                "audit which actions the feature took on a resident's behalf.",
+            ),
+            _simm(
+                "Section V, common safeguards: support for multiple languages or dialects",
+                "Trajectory cases are run and counted per language, so the result shows whether "
+                "the feature uses its tools as well in each language tested.",
+            ),
+        ),
     },
     harness_properties=(
         _simm(

@@ -17,7 +17,7 @@ from gauntlet.cases.model import (
     GoldenCase,
     GroundingCase,
 )
-from gauntlet.gates import adversarial, false_positive, golden, grounding, refusal
+from gauntlet.gates import adversarial, false_positive, golden, grounding, refusal, trajectory
 from gauntlet.gates.judgement import Gate, Judgement
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.spec import FieldName
@@ -31,6 +31,7 @@ GATES: Mapping[GateName, Gate] = MappingProxyType(
         GateName.REFUSAL: refusal.judge,
         GateName.FALSE_POSITIVE: false_positive.judge,
         GateName.GOLDEN: golden.judge,
+        GateName.TRAJECTORY: trajectory.judge,
     }
 )
 """Every gate by name; read-only."""

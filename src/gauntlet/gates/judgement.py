@@ -3,9 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from gauntlet.targets.contract import TargetResponse
+
+Score = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+
+
+class TrajectoryScores(BaseModel):
+    """What a gate that reads the trajectory measured of one answer, for the evidence pack."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    tool_accuracy: Score | None = None
+    """1 - edit distance / longer length over the expected and made calls; None when the
+    case states no expected calls to compare with (an adversarial case's `forbid_calls`)."""
+    faithfulness: Score | None = None
+    """The share of the answer's claims a tool's output or the context supports; None when the
+    case does not ask for it."""
+    departed_at: Annotated[int, Field(ge=0)] | None = None
+    """The step (from 0) where the trajectory first went wrong; None when no call check failed."""
 
 
 class Judgement(NamedTuple):
@@ -14,6 +33,8 @@ class Judgement(NamedTuple):
     passed: bool
     reasons: tuple[str, ...] = ()
     """One plain sentence per problem found, every problem at once; empty when passed."""
+    scores: TrajectoryScores | None = None
+    """What a gate that reads tool calls measured; None for the others."""
 
     @property
     def reason(self) -> str:

@@ -34,6 +34,7 @@ GATE_FIELDS: Mapping[GateName, frozenset[FieldName]] = MappingProxyType(
             {FieldName.TEXT, FieldName.REFUSED, FieldName.ESCALATED}
         ),
         GateName.GOLDEN: frozenset({FieldName.TEXT, FieldName.REFUSED}),
+        GateName.TRAJECTORY: frozenset({FieldName.TEXT, FieldName.REFUSED, FieldName.TOOL_CALLS}),
     }
 )
 """The fields each gate reads to decide a case."""
@@ -56,7 +57,10 @@ _HOW = {
         "map it with a JMESPath expression, or derive it: "
         "`escalated: {from_text: {en: [...], es: [...]}}`"
     ),
-    FieldName.TOOL_CALLS: "map it with a JMESPath expression",
+    FieldName.TOOL_CALLS: (
+        "map it with a JMESPath expression (an `openai-chat` target reports its calls; a "
+        "native one sends `tool_calls` in its answer)"
+    ),
 }
 
 
@@ -100,6 +104,8 @@ def _needs(loaded: LoadedSuite) -> SuiteNeeds:
     fields = set(GATE_FIELDS[suite.gate])
     if any(turn.expect_refused is not None for case in suite.cases for turn in case.turns or ()):
         fields.add(FieldName.REFUSED)
+    if any(getattr(case, "forbid_calls", ()) for case in suite.cases):
+        fields.add(FieldName.TOOL_CALLS)  # an attack through a tool's output: calls are read
     waived = (
         frozenset(FieldName(name) for name in suite.accepts_absent)
         if isinstance(suite, GroundingSuite)

@@ -16,11 +16,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from gauntlet.cases.model import GateName, GoldenMatch, Identifier, JudgeFamily, LanguageTag
 from gauntlet.display import printable
 from gauntlet.errors import ExitCode
+from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.judge.judge_file import JudgeFingerprint
-from gauntlet.targets.contract import FieldSource, TargetResponse, ToolCall, Usage
+from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName
 
-RESULTS_SCHEMA_VERSION = 4
+RESULTS_SCHEMA_VERSION = 5
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -28,7 +29,10 @@ tool calls, token usage and time to first token, the target kinds of target file
 grounding suite's `accepts_absent`; a version 2 file is read as one without them. 4 added the
 model judge: the `unjudged` outcome and counts, each ask's judged checks, a golden suite's
 `match`, and the judge's fingerprint and calibration; a version 3 file is read as one without
-them.
+them. 5 moved each ask's tool calls into its response (`tool_calls`, absent when not
+reported), each call's arguments an object with its output, error, parents, latency and step,
+and added each ask's trajectory `scores`; a version 3 or 4 file's calls are moved there as they
+are read, their arguments decoded.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -161,8 +165,9 @@ class Trial(_Record):
     """Where each field of `response` came from: declared by the target, derived by a rule
     of the target file, or absent. None when there is no response (and in files before 3,
     whose every field was declared)."""
-    tool_calls: tuple[ToolCall, ...] = ()
-    """The tool calls the target made with its (last) answer, in order."""
+    scores: TrajectoryScores | None = None
+    """What a gate that reads the tool calls measured (tool accuracy, faithfulness, the step
+    where the trajectory went wrong); None for the other gates and for an unjudged ask."""
     usage: Usage | None = None
     """Tokens the target reported using, over every turn."""
     first_token_ms: float | None = None

@@ -38,6 +38,7 @@ from gauntlet.run.tally import (
     summarize,
 )
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
+from gauntlet.trajectory.scoring import ArgumentsError, decode_arguments
 
 MAX_RESULTS_BYTES = 512 * 1024 * 1024
 """The largest results file read (512 MiB), checked before reading: a run of 20,000 cases
@@ -104,6 +105,10 @@ def parse_results(raw: bytes, source: str) -> Results:
     assert isinstance(data, dict)  # noqa: S101 - a schema_version was read from it
     if version == 1:  # version 2 added `run_id`; a version 1 file has none
         raw = json.dumps(_inserted_after(data, "shard", "run_id", None)).encode()
+    if version in (3, 4):  # version 5 moved each ask's tool calls into its response
+        moved = _calls_moved(data, source)
+        if moved:
+            raw = json.dumps(data).encode()
     try:
         results = Results.model_validate_json(raw)
     except ValidationError as exc:
@@ -292,6 +297,40 @@ def _case_structure(case: CaseResult, where: str) -> Iterator[str]:
 
 def _differences(stored: object, derived: object, path: str) -> Iterator[str]:
     return differences(stored, derived, path, holder="the file", origin="its own cases")
+
+
+def _calls_moved(data: dict[str, Any], source: str) -> bool:
+    """Move a version 3 or 4 file's tool calls into each ask's response, arguments decoded.
+
+    The calls of an ask whose provenance says they were reported become its response's
+    `tool_calls`; others are dropped (a native answer never had any).
+
+    Raises:
+        ResultsError: a call's arguments are not a JSON object, so it cannot be carried over.
+    """
+    moved = False
+    for c, case in enumerate(data.get("cases") or ()):
+        for t, trial in enumerate(case.get("trials") or () if isinstance(case, dict) else ()):
+            if not isinstance(trial, dict) or "tool_calls" not in trial:
+                continue
+            moved = True
+            calls = trial.pop("tool_calls")
+            response = trial.get("response")
+            reported = ((trial.get("provenance") or {}).get("tool_calls") or {}).get("origin")
+            if not isinstance(response, dict) or reported in (None, "absent"):
+                continue
+            carried = []
+            for n, call in enumerate(calls if isinstance(calls, list) else ()):
+                where = f"cases[{c}].trials[{t}].tool_calls[{n}]"
+                arguments = decode_arguments(str(call.get("arguments", "")))
+                if isinstance(arguments, ArgumentsError) or not call.get("id"):
+                    raise ResultsError(
+                        f"{source}: {where}: a tool call without an id or whose arguments are "
+                        "not a JSON object cannot be carried into this version's format"
+                    )
+                carried.append({"id": call["id"], "name": call.get("name"), "arguments": arguments})
+            response["tool_calls"] = carried
+    return moved
 
 
 def _inserted_after(data: dict[str, Any], after: str, key: str, value: Any) -> dict[str, Any]:

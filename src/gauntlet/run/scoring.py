@@ -42,12 +42,12 @@ if TYPE_CHECKING:
 def scores_capability(loaded: LoadedSuite) -> bool:
     """True if a silent target would fail this suite for its silence.
 
-    false_positive and golden suites always do; grounding does with a case that expects a
-    grounded answer; refusal does with a crisis case. Adversarial suites, abstentions and
+    false_positive, golden and trajectory suites always do; grounding does with a case that
+    expects a grounded answer; refusal does with a crisis case. Adversarial suites, abstentions and
     must-refuse cases can all be satisfied by saying nothing useful.
     """
     gate = loaded.suite.gate
-    if gate in (GateName.FALSE_POSITIVE, GateName.GOLDEN):
+    if gate in (GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY):
         return True
     return any(
         (isinstance(case, GroundingCase) and case.expect_grounded)
@@ -134,6 +134,7 @@ def gate_trial(item: Planned, observation: Observation, interrupted_by: str | No
     conversation = observation.conversation
     traced = observation.traced
     turns: tuple[TurnResult, ...] = ()
+    scores = None
     waived = frozenset(item.info.accepts_absent)
     missing = _unsupplied(item, observation, waived)
     without = absent_fields(traced.provenance) & waived if traced is not None else frozenset()
@@ -155,6 +156,7 @@ def gate_trial(item: Planned, observation: Observation, interrupted_by: str | No
         judgement = judge(item.case, response, without=without, exact=_exact(item))
         outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
         reason = judgement.reason
+        scores = judgement.scores
     return Trial(
         outcome=outcome,
         reason=printable(reason),
@@ -165,7 +167,7 @@ def gate_trial(item: Planned, observation: Observation, interrupted_by: str | No
         waited_s=observation.waited_s,
         turns=turns,
         provenance=dict(traced.provenance) if traced is not None else None,
-        tool_calls=traced.tool_calls if traced is not None else (),
+        scores=scores,
         usage=_usage(observation.traced_turns or ((traced,) if traced else ())),
         first_token_ms=traced.first_token_ms if traced is not None else None,
         answered_text=traced.answered_text if traced is not None else None,

@@ -19,6 +19,7 @@ from gauntlet.errors import TargetContractError
 from gauntlet.redact import Secret
 from gauntlet.targets.contract import (
     DECLARED,
+    NATIVE,
     AsyncTarget,
     Conversation,
     Message,
@@ -26,6 +27,7 @@ from gauntlet.targets.contract import (
     Target,
     Traced,
     check_response,
+    declared,
 )
 
 
@@ -66,7 +68,7 @@ class CallableTarget:
 
     def provides(self, language: str) -> Provenance:  # noqa: ARG002 - the same in every language
         """Every field declared: the target returns the contract's fields itself."""
-        return DECLARED
+        return NATIVE
 
     @property
     def holds_conversations(self) -> bool:
@@ -101,7 +103,10 @@ class CallableTarget:
                 extra["stop"] = stop
             got = await self._traced(prompt, language, **extra)
             traced = got if isinstance(got, Traced) else Traced(*got)
-            return traced._replace(response=check_response(traced.response))
+            response = check_response(traced.response)
+            if traced.provenance is DECLARED:
+                return traced._replace(response=response, provenance=declared(response))
+            return traced._replace(response=response)
         if self._coroutine:
             answer = await self.target.ask(prompt, language, **extra)  # type: ignore[misc]
         else:
@@ -115,14 +120,14 @@ class CallableTarget:
             )
             if inspect.isawaitable(answer):
                 answer = await answer
-        return Traced(check_response(answer))
+        return _traced(answer)
 
     async def probe(self) -> Traced | None:
         """The target's own `probe`, if it has one; else None (it is in this process)."""
         if self._probe is None:
             return None
         answer = await self._probe()
-        return answer if isinstance(answer, Traced) else Traced(check_response(answer))
+        return answer if isinstance(answer, Traced) else _traced(answer)
 
     async def aclose(self) -> None:
         """Stop the threads (not waiting for an `ask` that never returns); close the target."""
@@ -166,3 +171,9 @@ def _takes_history(target: Target) -> bool:
     except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
         return False
     return any(p.name == "history" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
+def _traced(answer: object) -> Traced:
+    """A native answer checked against the contract, with what it reported."""
+    response = check_response(answer)
+    return Traced(response, provenance=declared(response))

@@ -488,7 +488,6 @@ def _traced(
         attempts,
         waited,
         provenance=mapped.provenance,
-        tool_calls=mapped.tool_calls,
         usage=usage,
         first_token_ms=first_ms,
         answered_text=mapped.answered_text,

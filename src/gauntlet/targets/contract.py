@@ -10,7 +10,16 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Annotated, Literal, NamedTuple, Protocol, TypedDict, runtime_checkable
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StrictBool,
+    StrictStr,
+    ValidationError,
+)
 from pydantic_core import PydanticCustomError
 
 from gauntlet.display import masked, printable, unencodable
@@ -34,10 +43,37 @@ ContractText = Annotated[StrictStr, AfterValidator(_encodable)]
 """A string the contract accepts: strictly a `str`, and one UTF-8 can encode."""
 
 
+class ToolCall(BaseModel):
+    """One tool call the target reports having made while answering, as it came."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    id: ContractText
+    """The call's id, unique within the answer's calls (parent ids refer to it)."""
+    name: ContractText
+    """The tool called."""
+    arguments: dict[str, JsonValue]
+    """The arguments, a JSON object (a chat API's JSON text is decoded first)."""
+    output: JsonValue = None
+    """What the tool returned, text or JSON; null or left out when not reported."""
+    error: ContractText | None = None
+    """The tool's error, when the call failed."""
+    parent_ids: tuple[ContractText, ...] | None = None
+    """Ids of the calls whose output this call was made from, when the target reports it."""
+    latency_ms: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    """How long the tool took, when reported."""
+    step: Annotated[int, Field(ge=0)] | None = None
+    """Which step of the trajectory the call belongs to: calls sharing a step were issued
+    together (in parallel) and their order means nothing. Left out by every call: one call per
+    step, in list order."""
+
+
 class TargetResponse(BaseModel):
     """What a target answered and what it reports having done.
 
-    Every field is required: the harness checks what a target says and never infers it.
+    Every field but `tool_calls` is required: the harness checks what a target says and never
+    infers it. `tool_calls` left out (or null) means "not reported", which a gate that reads
+    the trajectory refuses; `[]` means "no tool was called".
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
@@ -52,6 +88,8 @@ class TargetResponse(BaseModel):
     """The target declined to answer."""
     escalated: StrictBool
     """The target routed the user to a human (a crisis line, staff)."""
+    tool_calls: tuple[ToolCall, ...] | None = None
+    """The tools the target called for this answer, in order; None when not reported."""
 
 
 class Message(TypedDict):
@@ -92,18 +130,22 @@ DECLARED: Provenance = MappingProxyType(
         if name is not FieldName.TOOL_CALLS
     }
 )
-"""What the native contract gives: every field reported by the target itself."""
+"""What the native contract gives: every field reported by the target itself (a trajectory
+only when the answer carries one; see `declared`)."""
+
+NATIVE: Provenance = MappingProxyType(
+    {**DECLARED, FieldName.TOOL_CALLS: FieldSource(origin=Origin.DECLARED)}
+)
+"""What a native target may supply, known before any ask: every field, its trajectory too
+(each answer's own provenance says whether that answer reported one)."""
+_NOT_REPORTED: Provenance = MappingProxyType(
+    {**DECLARED, FieldName.TOOL_CALLS: FieldSource(origin=Origin.ABSENT, rule="not reported")}
+)
 
 
-class ToolCall(BaseModel):
-    """One tool call the target made, kept in the results as it came."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: ContractText
-    arguments: ContractText
-    """The arguments as the target wrote them: a JSON text, not parsed."""
-    id: ContractText | None = None
+def declared(response: TargetResponse) -> Provenance:
+    """A native answer's provenance: every field declared, `tool_calls` only when reported."""
+    return NATIVE if response.tool_calls is not None else _NOT_REPORTED
 
 
 class Usage(BaseModel):
@@ -140,7 +182,6 @@ class Traced(NamedTuple):
     waited: float = 0.0
     provenance: Provenance = DECLARED
     """Each field's source in this response."""
-    tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage | None = None
     first_token_ms: float | None = None
     """For a streamed answer: milliseconds from sending to the first piece of text."""

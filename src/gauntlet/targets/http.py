@@ -41,7 +41,7 @@ from gauntlet.targets.client import (
     with_cookies,
 )
 from gauntlet.targets.contract import (
-    DECLARED,
+    NATIVE,
     PROBE_LANGUAGE,
     Conversation,
     Message,
@@ -49,6 +49,7 @@ from gauntlet.targets.contract import (
     TargetResponse,
     Traced,
     check_response,
+    declared,
 )
 from gauntlet.targets.exchange import (
     MAX_REASON,
@@ -310,7 +311,7 @@ class HttpTarget:
         called = await self._client.call(request, self._read, stop=stop)
         if conversation is not None:
             keep_cookies(conversation.cookies, called.headers)
-        return Traced(called.value, called.attempts, called.waited)
+        return Traced(called.value, called.attempts, called.waited, declared(called.value))
 
     async def _read(self, reply: Reply) -> TargetResponse:
         return parse_contract_body(await read_capped(reply, self._max_bytes))
@@ -328,7 +329,7 @@ class HttpTarget:
 
     def provides(self, language: str) -> Provenance:  # noqa: ARG002 - the same in every language
         """Every field declared: the native contract has them all."""
-        return DECLARED
+        return NATIVE
 
     async def aclose(self) -> None:
         """Close the exchange's connections."""

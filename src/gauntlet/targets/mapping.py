@@ -25,7 +25,7 @@ from typing import Any, Literal, NamedTuple, assert_never, overload
 import jmespath
 import jmespath.exceptions
 from jmespath.parser import ParsedResult
-from pydantic import JsonValue
+from pydantic import JsonValue, ValidationError
 
 from gauntlet.display import clipped, masked, printable, unencodable
 from gauntlet.errors import TargetContractError
@@ -37,6 +37,7 @@ from gauntlet.targets.contract import (
     TargetResponse,
     ToolCall,
     check_response,
+    describe_contract_errors,
 )
 from gauntlet.targets.spec import (
     PLACEHOLDER,
@@ -48,6 +49,7 @@ from gauntlet.targets.spec import (
     OpenAIResponse,
     Placeholder,
 )
+from gauntlet.trajectory.scoring import ArgumentsError, decode_arguments
 
 SHOWN = 60
 """The most characters of a found value that a contract error quotes."""
@@ -79,7 +81,6 @@ class Mapped(NamedTuple):
     response: TargetResponse
     provenance: Provenance
     """Every field of `FieldName`, tool calls included."""
-    tool_calls: tuple[ToolCall, ...]
     answered_text: str | None
     """The text as the target sent it, when markers were cut out of `response.text`."""
 
@@ -330,11 +331,24 @@ class _Where(NamedTuple):
             if not isinstance(function, dict):
                 raise self.wrong(function, at, "an object")
         name = self.text(self.key(function, "name", at), f"{at}.name")
+        if call_id is None:
+            raise self.wrong(call_id, f"{at}.id", "the call's id (a string)")
         arguments = self.key(function, "arguments", at)
-        if isinstance(arguments, dict):
-            arguments = _canonical(arguments)
-        arguments = self.text(arguments, f"{at}.arguments", "a JSON text or an object")
-        return ToolCall(name=name, arguments=arguments, id=call_id)
+        if not isinstance(arguments, dict):
+            text = self.text(arguments, f"{at}.arguments", "a JSON text or an object")
+            decoded = decode_arguments(text)
+            if isinstance(decoded, ArgumentsError):
+                raise TargetContractError(
+                    f"{self.field}: the arguments of call {call_id!r} ({name}) at "
+                    f"{at}.arguments are not a JSON object: {decoded}"
+                )
+            arguments = decoded
+        try:
+            return ToolCall(id=call_id, name=name, arguments=arguments)
+        except ValidationError as exc:
+            raise TargetContractError(
+                f"{self.field}: call {call_id!r} at {at}: {describe_contract_errors(exc)}"
+            ) from None
 
     def key(self, found: dict[str, Any], key: str, at: str) -> Any:
         if key in found:
@@ -510,12 +524,14 @@ class _Fields:
             self.sources[field] = source
 
     def mapped(self, tool_calls: tuple[ToolCall, ...]) -> Mapped:
-        response = check_response(
-            {name: self.values[name] for name in FieldName if name is not FieldName.TOOL_CALLS}
+        values = {name: self.values[name] for name in FieldName if name is not FieldName.TOOL_CALLS}
+        reported = self.sources[FieldName.TOOL_CALLS].origin is not Origin.ABSENT
+        response = check_response(values).model_copy(
+            update={"tool_calls": tool_calls if reported else None}
         )
         provenance = {name: self.sources[name] for name in FieldName}
         answered = self.answered if self.text != self.answered else None
-        return Mapped(response, provenance, tool_calls, answered)
+        return Mapped(response, provenance, answered)
 
 
 def map_http(

@@ -199,7 +199,11 @@ def _field_lines(traced: Traced) -> list[str]:
         FieldName.CONTEXT_IDS: list(response.context_ids),
         FieldName.REFUSED: response.refused,
         FieldName.ESCALATED: response.escalated,
-        FieldName.TOOL_CALLS: [call.model_dump(exclude_none=True) for call in traced.tool_calls],
+        FieldName.TOOL_CALLS: (
+            None
+            if response.tool_calls is None
+            else [call.model_dump(exclude_none=True) for call in response.tool_calls]
+        ),
     }
     lines = []
     for name in FieldName:

@@ -44,6 +44,7 @@ when the expected calls are matchers rather than calls.
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -52,7 +53,6 @@ import regex
 
 from gauntlet.display import clipped
 from gauntlet.errors import TargetContractError
-from gauntlet.evidence.digest import canonical_json
 from gauntlet.targets.strict_json import json_kind, loads
 
 REGEX_TIMEOUT = 0.1
@@ -69,7 +69,11 @@ _T = TypeVar("_T")
 
 def canonical(value: Any) -> str:
     """`value` as canonical JSON: keys sorted at every depth, no whitespace, not ASCII-escaped."""
-    return canonical_json(value).decode("utf-8")
+    # The digest's rule (`gauntlet.evidence.digest.canonical_json`), written here so the
+    # scoring, which the gates and the target mapping import, imports nothing of the results.
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,143 @@
+"""The trajectory gate: the calls an agent made, in what order, and whether its answer uses them.
+
+A case states any of: `expect_calls` with an `order`, `forbid_calls`, `max_calls`,
+`min_tool_accuracy`, `must_contain`, `expected` and `min_faithfulness`. It passes when every
+stated check holds, the answer is readable and it was not refused; the reason names each check
+that did not hold, with the calls as they were made. The arithmetic is
+`gauntlet.trajectory.scoring` and `gauntlet.trajectory.faithfulness`; this module turns a case
+and an answer into their inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from gauntlet.cases.model import (
+    ArgumentsMatch,
+    CallMatcher,
+    TrajectoryCase,
+    UsesTools,
+)
+from gauntlet.gates.judgement import Judgement, TrajectoryScores
+from gauntlet.gates.readability import is_readable
+from gauntlet.gates.reasons import conclude, missing_markers, unreadable
+from gauntlet.targets.contract import TargetResponse, ToolCall
+from gauntlet.trajectory import scoring
+from gauntlet.trajectory.faithfulness import faithfulness, source_text
+
+NOT_REPORTED = "the target did not report its tool calls, which this case checks"
+
+
+def pattern(matcher: str | CallMatcher) -> scoring.CallPattern:
+    """A case file's call (a bare name, or a name with an arguments matcher) as scoring's."""
+    if isinstance(matcher, str):
+        return scoring.CallPattern(matcher)
+    arguments = matcher.arguments
+    if arguments is None:
+        return scoring.CallPattern(matcher.name)
+    match matcher.match:
+        case ArgumentsMatch.EXACT:
+            return scoring.CallPattern(matcher.name, scoring.Exact(dict(arguments)))
+        case ArgumentsMatch.SUBSET:
+            return scoring.CallPattern(matcher.name, scoring.Subset(dict(arguments)))
+        case ArgumentsMatch.REGEX:
+            return scoring.CallPattern(
+                matcher.name, scoring.Regex({k: str(v) for k, v in arguments.items()})
+            )
+
+
+def observed(calls: Sequence[ToolCall]) -> list[list[scoring.Call]] | str:
+    """The calls as steps, or why they cannot be read as a trajectory."""
+    made = [scoring.Call(call.name, dict(call.arguments), call.step) for call in calls]
+    try:
+        return scoring.group_steps(made)
+    except ValueError as exc:
+        return f"the tool calls cannot be read as steps: {exc}"
+
+
+def spec(case: TrajectoryCase) -> scoring.TrajectorySpec:
+    """The case's call checks, as scoring states them."""
+    return scoring.TrajectorySpec(
+        expect_calls=tuple(pattern(m) for m in case.expect_calls),
+        order=scoring.Order(case.order.value),
+        forbid_calls=tuple(pattern(m) for m in case.forbid_calls),
+        max_calls=case.max_calls,
+        min_tool_accuracy=case.min_tool_accuracy,
+    )
+
+
+def forbidden(case: UsesTools, steps: scoring.Steps) -> tuple[scoring.TrajectoryVerdict, ...]:
+    """The verdict of `forbid_calls` alone, for a gate that checks nothing else of the calls."""
+    if not case.forbid_calls:
+        return ()
+    verdict = scoring.judge(
+        scoring.TrajectorySpec(
+            order=scoring.Order.ANY_ORDER,
+            forbid_calls=tuple(pattern(m) for m in case.forbid_calls),
+        ),
+        steps,
+    )
+    return (verdict,)
+
+
+def judge(case: TrajectoryCase, response: TargetResponse) -> Judgement:
+    """Judge one answer of a trajectory case: every stated check, and the silence rule."""
+    reasons: list[str] = []
+    scores = None
+    if response.refused:
+        reasons.append("refused a task it had tools for")
+    if not is_readable(response.text):
+        reasons.append(unreadable(response.text))
+    if response.tool_calls is None:
+        reasons.append(NOT_REPORTED)
+    else:
+        steps = observed(response.tool_calls)
+        if isinstance(steps, str):
+            reasons.append(steps)
+        else:
+            verdict = scoring.judge(spec(case), steps)
+            reasons.extend(verdict.reasons)
+            faithful = _faithfulness(case, response, reasons)
+            scores = TrajectoryScores(
+                tool_accuracy=verdict.tool_accuracy,
+                faithfulness=faithful,
+                departed_at=verdict.departed_at,
+            )
+    reasons.extend(missing_markers(response.text, case.must_contain))
+    reasons.extend(_expected(case, response))
+    judged = conclude(reasons)
+    return judged._replace(scores=scores)
+
+
+def _faithfulness(
+    case: TrajectoryCase, response: TargetResponse, reasons: list[str]
+) -> float | None:
+    if case.min_faithfulness is None:
+        return None
+    sources = [
+        source_text(call.output) for call in response.tool_calls or () if call.output is not None
+    ]
+    found = faithfulness(
+        response.text, [*sources, *case.context], case.language, case.claim_overlap
+    )
+    if not found.claims:
+        reasons.append("min_faithfulness: the answer makes no claim a tool's output could support")
+    elif found.score < case.min_faithfulness:
+        unsupported = "; ".join(repr(claim) for claim in found.unsupported)
+        reasons.append(
+            f"min_faithfulness: {found.score:.3f} of the answer's claims are supported, below "
+            f"{case.min_faithfulness:.3f}; unsupported by any tool output or context: {unsupported}"
+        )
+    return found.score
+
+
+def _expected(case: TrajectoryCase, response: TargetResponse) -> Iterator[str]:
+    if case.expected is None:
+        return
+    covered = faithfulness(case.expected, [response.text], case.language, case.claim_overlap)
+    if covered.unsupported:
+        missing = "; ".join(repr(claim) for claim in covered.unsupported)
+        yield f"expected: the answer does not say {missing}"
+
+
+__all__ = ["forbidden", "judge", "observed", "pattern", "spec"]

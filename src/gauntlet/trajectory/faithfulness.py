@@ -1,0 +1,137 @@
+"""Faithfulness: the share of an answer's claims that a tool's output or the context supports.
+
+The rule, deterministic and the same in English and Spanish:
+
+1. The answer is split into *claims*, one per sentence: a sentence ends at `.`, `!`, `?` or a
+   line break followed by space, where the next word does not start with a lowercase letter
+   (so `9 a.m. to 5 p.m.` stays one sentence, and so does `4.5`).
+2. A claim's *content words* are its words (letters or digits, after the gates' normalisation:
+   case, accents, look-alike letters and invisible characters folded) that are not in the
+   language's list of function words (`the`, `is`, `el`, `de`, ...), and not one letter long.
+   A sentence with no content word ("Sure!"), or one that ends in `?` (a question asserts
+   nothing), is not a claim.
+3. A claim is *supported* by a source when every number in it appears among the source's
+   words, and at least `overlap` of its content words do.
+4. Faithfulness is the share of claims supported by at least one source.
+
+Its limits, which the docs repeat: it measures overlap of words, not meaning. A claim that
+reuses a source's words to say the opposite ("the library is not open Sunday" against "the
+library is open Sunday") is supported, since `not` is a function word; a paraphrase with
+other words is not. Numbers are held to a stricter rule because they are where a made-up
+answer most often shows (hours, fees, dates). A language other than en or es is read with no
+function words, so more of its words count.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import regex
+
+from gauntlet.gates.matching import normalise
+
+_SENTENCE_END = regex.compile(r"(?<=[.!?…])\s+(?!\p{Ll})|\n\s*")
+_WORD = regex.compile(r"[\p{L}\p{N}]+")
+_NUMBER = regex.compile(r"^\p{N}+$")
+
+
+def _listed(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+FUNCTION_WORDS: dict[str, frozenset[str]] = {
+    "en": _listed(
+        """a an the and or but if then so of to in on at by for from with without about as
+        into over under is are was were be been being am do does did has have had will would
+        can could may might must shall should it its this that these those there here what
+        which who whom whose when where why how i you he she we they me him her us them my
+        your his our their yours mine not no yes all any some each every more most other such
+        only own same than too very just also up out off again once both few nor per via
+        please thank thanks sure okay ok"""
+    ),
+    "es": _listed(
+        """el la los las un una unos unas y e o u pero si entonces de del al a en con sin por
+        para sobre bajo entre hasta desde como que cual cuales quien quienes cuyo cuando donde
+        por que porque es son era eran ser sido estar esta estan esta este estos estas ese esa
+        esos esas eso esto aquello hay ha han habia he lo le les se su sus mi mis tu tus nos
+        nuestro nuestra usted ustedes ello ella ellas ellos yo no ni mas muy tambien solo ya
+        todo toda todos todas otro otra otros otras cada mismo misma gracias claro puede
+        pueden favor"""
+    ),
+}
+"""Words that carry no claim, per language, as `normalise` leaves them (accents folded)."""
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut into sentences, as rule 1 says; blank pieces dropped."""
+    return [piece.strip() for piece in _SENTENCE_END.split(text) if piece.strip()]
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` after normalisation (letters or digits), in order."""
+    return _WORD.findall(normalise(text))
+
+
+def content_words(text: str, language: str) -> frozenset[str]:
+    """The words of `text` that may carry a claim in `language` (rule 2)."""
+    skip = FUNCTION_WORDS.get(language.split("-")[0].casefold(), frozenset())
+    return frozenset(
+        word for word in words(text) if word not in skip and (len(word) > 1 or word.isdigit())
+    )
+
+
+def source_text(value: object) -> str:
+    """A tool output as text: a string as it is, any other JSON value as its JSON text."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of the answer and whether a source supports it."""
+
+    text: str
+    supported: bool
+
+
+@dataclass(frozen=True)
+class Faithfulness:
+    """The claims of one answer, each supported or not, and their share."""
+
+    claims: tuple[Claim, ...]
+
+    @property
+    def score(self) -> float:
+        """Supported claims over claims; 1.0 when there are none (see `claims`)."""
+        if not self.claims:
+            return 1.0
+        return sum(claim.supported for claim in self.claims) / len(self.claims)
+
+    @property
+    def unsupported(self) -> tuple[str, ...]:
+        """The claims no source supports, as written."""
+        return tuple(claim.text for claim in self.claims if not claim.supported)
+
+
+def supports(claim: frozenset[str], source: frozenset[str], overlap: float) -> bool:
+    """Rule 3: every number of the claim in the source, and `overlap` of its words."""
+    numbers = {word for word in claim if _NUMBER.match(word)}
+    if not numbers <= source:
+        return False
+    return len(claim & source) >= overlap * len(claim)
+
+
+def faithfulness(
+    answer: str, sources: Iterable[str], language: str, overlap: float
+) -> Faithfulness:
+    """Each claim of `answer` checked against every source (rules 1 to 4)."""
+    known: Sequence[frozenset[str]] = [frozenset(words(source)) for source in sources]
+    claims = []
+    for sentence in sentences(answer):
+        claim = content_words(sentence, language)
+        if claim and not sentence.endswith("?"):
+            claims.append(Claim(sentence, any(supports(claim, s, overlap) for s in known)))
+    return Faithfulness(tuple(claims))
