@@ -87,7 +87,7 @@ def test_validate_reports_every_problem_with_hints(tmp_path: Path, run_cli: RunC
         f"{tmp_path / 't.yml'}:1:1: case files must end in .yaml, not .yml\n"
         "  hint: rename it to t.yaml; it would otherwise be a suite that never runs\n"
         f"{tmp_path / 's.yaml'}:2:7: gate: 'grounded' is not one of grounding, adversarial, "
-        "refusal, false_positive, golden\n"
+        "refusal, false_positive, golden, trajectory\n"
         "  hint: did you mean 'grounding'?\n"
         "2 problems in 2 files; nothing was run.\n"
     )

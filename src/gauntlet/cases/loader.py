@@ -21,6 +21,7 @@ from pydantic_core import ErrorDetails
 
 from gauntlet.cases.model import (
     CASE_MODELS,
+    MAX_STEPS_LIMIT,
     SUITE_ADAPTER,
     SUITE_MODELS,
     AnyCase,
@@ -460,6 +461,9 @@ def _schema_error(error: ErrorDetails, document: Document, source: str) -> Confi
     return ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
 
 
+_FRACTIONS = frozenset({"min_tool_accuracy", "min_faithfulness", "claim_overlap"})
+
+
 def _describe(
     error: ErrorDetails, loc: Path, gate: GateName | None, document: Document
 ) -> tuple[str, str | None, Mark]:
@@ -470,6 +474,8 @@ def _describe(
         loc = ("pass_k",)  # a rule across two keys is reported at the one that breaks it
     if kind == "null":
         loc = (*loc, ctx["key"])  # reported by the model, located at the key's value
+    if kind == "tools_inconsistent":
+        loc = (*loc, *ctx["at"])  # a rule across the suite, located where it breaks
     if kind == "too_short" and loc[-1:] == ("turns",):
         return (
             f"{dotted(loc)}: a conversation needs at least two turns",
@@ -509,6 +515,18 @@ def _describe(
         return f"{where}: {message.format(value=value)}", hint, mark
     if field == "threshold" and kind in ("greater_than", "less_than_equal", "finite_number"):
         return f"{where}: must be above 0 and at most 1, got {value!r}", None, mark
+    if field in _FRACTIONS and kind in ("greater_than", "less_than_equal", "finite_number"):
+        return (
+            f"{where}: must be above 0 and at most 1, got {value!r}",
+            "0 would make the check one that can never fail; leave the key out for no check",
+            mark,
+        )
+    if field == "max_steps" and kind in ("greater_than_equal", "less_than_equal"):
+        return (
+            f"{where}: must be a whole number from 1 to {MAX_STEPS_LIMIT}, got {value!r}",
+            None,
+            mark,
+        )
     if field in _ASK_COUNTS and kind in ("greater_than_equal", "less_than_equal"):
         hint = None
         if kind == "less_than_equal":

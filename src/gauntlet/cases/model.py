@@ -94,6 +94,18 @@ def _refuse_written_nulls(model: BaseModel, fields: tuple[str, ...]) -> None:
             raise PydanticCustomError("null", "write a value, or leave the key out", {"key": name})
 
 
+def _count_only(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+    schema.pop("anyOf", None)
+    schema.update({"type": "integer", "minimum": 0})
+
+
+def _fraction_only(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+    schema.pop("anyOf", None)
+    schema.update({"type": "number", "exclusiveMinimum": 0, "maximum": 1})
+
+
 def _text_only(schema: dict[str, Any]) -> None:
     schema.pop("default", None)
     schema.pop("anyOf", None)
@@ -242,13 +254,19 @@ class ToolSpec(_Strict):
     """How the model calls it; unique among the tools a case can use."""
     description: Text
     """What the tool does, as the model reads it."""
-    parameters: Annotated[JsonObject, AfterValidator(_json_schema)]
+    parameters: Annotated[JsonObject, AfterValidator(_json_schema)] = Field(
+        json_schema_extra={"properties": {"type": {"const": "object"}}, "required": ["type"]}
+    )
     """The JSON Schema (draft 2020-12) of its arguments, an object: each call's arguments are
     validated against it, and a call that breaks it is answered with an error result."""
 
 
 class ToolResult(_Strict):
     """What a scripted tool returns: for calls whose arguments hold `when`, or by default."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"oneOf": [{"required": ["output"]}, {"required": ["error"]}]}
+    )
 
     tool: ToolName
     """The tool it answers for; one the case or its suite declares."""
@@ -286,6 +304,8 @@ class ArgumentsMatch(StrEnum):
 
 class CallMatcher(_Strict):
     """A tool call described: its name and, optionally, what its arguments must be."""
+
+    model_config = ConfigDict(json_schema_extra={"dependentRequired": {"match": ["arguments"]}})
 
     name: ToolName
     """The tool's name."""
@@ -477,13 +497,10 @@ class TrajectoryCase(Case, UsesTools):
     order: CallOrder = CallOrder.IN_ORDER
     """How `expect_calls` must be ordered: `in_order` (the default), `exact` or `any_order`."""
     max_calls: Annotated[int, Field(ge=0)] | None = Field(
-        default=None, json_schema_extra={"type": "integer", "minimum": 0}
+        default=None, json_schema_extra=_count_only
     )
     """The most calls the agent may make."""
-    min_tool_accuracy: Fraction | None = Field(
-        default=None,
-        json_schema_extra={"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-    )
+    min_tool_accuracy: Fraction | None = Field(default=None, json_schema_extra=_fraction_only)
     """The least tool accuracy: 1 - edit distance / longer length over the (tool, canonical
     arguments) sequences of the expected and the made calls."""
     must_contain: Markers = ()
@@ -493,10 +510,7 @@ class TrajectoryCase(Case, UsesTools):
     faithfulness rule, with the answer as the source)."""
     context: tuple[Text, ...] = ()
     """Texts besides the tools' outputs that may support the answer's claims."""
-    min_faithfulness: Fraction | None = Field(
-        default=None,
-        json_schema_extra={"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-    )
+    min_faithfulness: Fraction | None = Field(default=None, json_schema_extra=_fraction_only)
     """The least share of the answer's claims (sentences) supported by a tool's output or
     `context`; see docs/case-files.md for the rule and its limits."""
     claim_overlap: Fraction = 0.5
@@ -595,28 +609,49 @@ class AdversarialSuite(SuiteBase):
 
 
 def check_tools(suite_tools: tuple[ToolSpec, ...], cases: tuple[UsesTools, ...]) -> None:
-    """Refuse repeated tool names, results for undeclared tools, and two defaults for one."""
-    problems: list[str] = []
-    for case in cases:
-        names = [tool.name for tool in (*suite_tools, *case.tools)]
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        where = f"case {getattr(case, 'id', '?')}"
-        if repeated:
-            problems.append(f"{where}: tool {', '.join(repeated)} declared twice")
-        unknown = sorted({r.tool for r in case.tool_results} - set(names))
-        if unknown:
-            problems.append(
-                f"{where}: tool_results for {', '.join(unknown)}, which neither the case nor "
-                "the suite declares in 'tools'"
-            )
-        defaults = [r.tool for r in case.tool_results if r.when is None]
-        doubled = sorted({name for name in defaults if defaults.count(name) > 1})
-        if doubled:
-            problems.append(f"{where}: two default results (no 'when') for {', '.join(doubled)}")
-    if problems:
-        raise PydanticCustomError(
-            "tools_inconsistent", "{problems}", {"problems": "; ".join(problems)}
-        )
+    """Refuse a tool named twice, a result for an undeclared tool, and two defaults for one.
+
+    The first problem is reported, located by the `at` of its context (a path below the
+    suite), which the loader turns into a line and column.
+    """
+    for number, case in enumerate(cases):
+        names = [tool.name for tool in suite_tools]
+        for index, tool in enumerate(case.tools):
+            if tool.name in names:
+                raise PydanticCustomError(
+                    "tools_inconsistent",
+                    "{why}",
+                    {
+                        "why": f"tool {tool.name!r} is already declared for this case",
+                        "at": ("cases", number, "tools", index, "name"),
+                    },
+                )
+            names.append(tool.name)
+        defaults: set[str] = set()
+        for index, result in enumerate(case.tool_results):
+            at = ("cases", number, "tool_results", index)
+            if result.tool not in names:
+                raise PydanticCustomError(
+                    "tools_inconsistent",
+                    "{why}",
+                    {
+                        "why": f"no tool {result.tool!r} is declared in the case's or the "
+                        f"suite's 'tools' (declared: {', '.join(names) or 'none'})",
+                        "at": (*at, "tool"),
+                    },
+                )
+            if result.when is None:
+                if result.tool in defaults:
+                    raise PydanticCustomError(
+                        "tools_inconsistent",
+                        "{why}",
+                        {
+                            "why": f"a second default result (no 'when') for {result.tool!r}: "
+                            "only the first could ever answer",
+                            "at": at,
+                        },
+                    )
+                defaults.add(result.tool)
 
 
 class RefusalSuite(SuiteBase):

@@ -22,8 +22,8 @@ from gauntlet.gates.judgement import Judgement, TrajectoryScores
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, missing_markers, unreadable
 from gauntlet.targets.contract import TargetResponse, ToolCall
+from gauntlet.trajectory import faithfulness as faith  # a module: it imports the gates
 from gauntlet.trajectory import scoring
-from gauntlet.trajectory.faithfulness import faithfulness, source_text
 
 NOT_REPORTED = "the target did not report its tool calls, which this case checks"
 
@@ -115,9 +115,11 @@ def _faithfulness(
     if case.min_faithfulness is None:
         return None
     sources = [
-        source_text(call.output) for call in response.tool_calls or () if call.output is not None
+        faith.source_text(call.output)
+        for call in response.tool_calls or ()
+        if call.output is not None
     ]
-    found = faithfulness(
+    found = faith.faithfulness(
         response.text, [*sources, *case.context], case.language, case.claim_overlap
     )
     if not found.claims:
@@ -134,7 +136,7 @@ def _faithfulness(
 def _expected(case: TrajectoryCase, response: TargetResponse) -> Iterator[str]:
     if case.expected is None:
         return
-    covered = faithfulness(case.expected, [response.text], case.language, case.claim_overlap)
+    covered = faith.faithfulness(case.expected, [response.text], case.language, case.claim_overlap)
     if covered.unsupported:
         missing = "; ".join(repr(claim) for claim in covered.unsupported)
         yield f"expected: the answer does not say {missing}"

@@ -63,7 +63,7 @@ def test_a_gate_that_is_not_text_is_named_by_its_kind() -> None:
 def test_a_missing_gate_lists_the_gates() -> None:
     assert _messages("suite: s\n") == [
         "m.yaml:1:1: missing required key 'gate' (one of grounding, adversarial, refusal, "
-        "false_positive, golden)"
+        "false_positive, golden, trajectory)"
     ]
 
 

@@ -32,6 +32,11 @@ BEYOND_THE_SCHEMA = {
     "duplicate case id": "uniqueness of one field across list items, and across files",
     "duplicate suite name": "a rule across files",
     "only invisible characters": "which characters are invisible (Unicode properties)",
+    "is not a regular expression": "which patterns the regex engine compiles",
+    "is declared in the case's or the suite's": "a reference from a case to the suite's tools",
+    "a second default result": "uniqueness of a property across list items",
+    "is already declared for this case": "uniqueness of a name across the suite's and a case's",
+    "not a JSON Schema": "the JSON Schema meta-schema, inside a case file",
 }
 
 

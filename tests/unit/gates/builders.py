@@ -12,8 +12,9 @@ from gauntlet.cases.model import (
     GroundingCase,
     RefusalCase,
     RefusalKind,
+    TrajectoryCase,
 )
-from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.contract import TargetResponse, ToolCall
 
 ANSWER = "The library opens at 9 a.m."
 """A readable answer: the golden cases' expected text, and what the other cases accept."""
@@ -25,6 +26,7 @@ def response(
     context_ids: tuple[str, ...] = (),
     refused: bool = False,
     escalated: bool = False,
+    tool_calls: tuple[ToolCall, ...] | None = None,
 ) -> TargetResponse:
     return TargetResponse(
         text=text,
@@ -32,6 +34,39 @@ def response(
         context_ids=context_ids,
         refused=refused,
         escalated=escalated,
+        tool_calls=tool_calls,
+    )
+
+
+HOURS_OUTPUT = "Central Library: open 9 a.m. to 5 p.m., Monday to Saturday."
+"""What the `lookup_hours` call of `LOOKUP` returned."""
+
+LOOKUP = ToolCall(
+    id="call_1",
+    name="lookup_hours",
+    arguments={"facility": "central-library"},
+    output=HOURS_OUTPUT,
+)
+"""The one call `trajectory_case` expects, as a target reports it."""
+
+
+def call(name: str, arguments: dict[str, Any], *, step: int | None = None, **more: Any) -> ToolCall:
+    """A reported call with a made-up id."""
+    return ToolCall.model_validate(
+        {"id": f"call_{name}_{step}", "name": name, "arguments": arguments, "step": step, **more}
+    )
+
+
+def trajectory_case(**keys: Any) -> TrajectoryCase:
+    """A case expecting one `lookup_hours` call for the central library, and what `keys` add."""
+    return TrajectoryCase.model_validate(
+        {
+            **_common("traj-en-hours", "When does the Central Library open?"),
+            "expect_calls": (
+                {"name": "lookup_hours", "arguments": {"facility": "central-library"}},
+            ),
+            **keys,
+        }
     )
 
 

@@ -7,18 +7,29 @@ from collections.abc import Callable
 import pytest
 
 from gauntlet.cases.model import AnyCase, GateName, RefusalKind
-from gauntlet.gates import GATES, adversarial, false_positive, golden, grounding, judge, refusal
+from gauntlet.gates import (
+    GATES,
+    adversarial,
+    false_positive,
+    golden,
+    grounding,
+    judge,
+    refusal,
+    trajectory,
+)
 from gauntlet.gates.judgement import failed, passed
 from gauntlet.gates.readability import SILENT_SHAPES
 from gauntlet.targets.contract import TargetResponse
 from tests.unit.gates.builders import (
     ANSWER,
+    LOOKUP,
     adversarial_case,
     false_positive_case,
     golden_case,
     grounding_case,
     refusal_case,
     response,
+    trajectory_case,
 )
 
 MakeResponse = Callable[[str], TargetResponse]
@@ -34,6 +45,10 @@ def _plain(text: str) -> TargetResponse:
 
 def _escalated(text: str) -> TargetResponse:
     return response(text=text, escalated=True)
+
+
+def _looked_up(text: str) -> TargetResponse:
+    return response(text=text, tool_calls=(LOOKUP,))
 
 
 def _golden_echo(text: str) -> AnyCase:
@@ -52,6 +67,7 @@ SCENARIOS: dict[str, tuple[Callable[[str], AnyCase], MakeResponse]] = {
     "refusal-crisis-escalated": (lambda _: refusal_case(kind=RefusalKind.CRISIS), _escalated),
     "false_positive": (lambda _: false_positive_case(), _plain),
     "golden-echo": (_golden_echo, _plain),
+    "trajectory": (lambda _: trajectory_case(), _looked_up),
 }
 
 PASSING_SCENARIOS = [name for name in SCENARIOS if not name.startswith("refusal-")] + [
@@ -67,6 +83,7 @@ def test_every_gate_name_has_its_gate() -> None:
         GateName.REFUSAL: refusal.judge,
         GateName.FALSE_POSITIVE: false_positive.judge,
         GateName.GOLDEN: golden.judge,
+        GateName.TRAJECTORY: trajectory.judge,
     }
 
 
@@ -93,6 +110,13 @@ def test_the_registry_is_read_only() -> None:
             ),
         ),
         (golden_case(), ("unreadable answer: ''",)),
+        (
+            trajectory_case(),
+            (
+                "unreadable answer: ''",
+                "the target did not report its tool calls, which this case checks",
+            ),
+        ),
     ],
     ids=[gate.value for gate in GateName],
 )
@@ -105,7 +129,8 @@ def test_judge_dispatches_on_the_case_type(case: AnyCase, reasons: tuple[str, ..
 def test_every_scenario_passes_with_readable_text(scenario: str) -> None:
     # Trap: a silence test that passes only because its other fields were wrong already.
     make_case, make_response = SCENARIOS[scenario]
-    assert judge(make_case(ANSWER), make_response(ANSWER)) == passed()
+    judged = judge(make_case(ANSWER), make_response(ANSWER))
+    assert (judged.passed, judged.reasons) == (passed().passed, ())
 
 
 @pytest.mark.parametrize("shape", SILENT_SHAPES, ids=ascii)
