@@ -320,3 +320,46 @@ def test_a_suite_with_no_case_is_refused_not_crashed_on(tmp_path: Path) -> None:
         f"{path}: results that disagree with themselves:\n"
         f"  {path}: suites[0]: {first} has no case in the file"
     )
+
+
+def _version_4(calls: list[dict[str, Any]], provenance: dict[str, Any] | None) -> dict[str, Any]:
+    """`clean()` as format 4 wrote it: each ask's tool calls beside its response, as JSON text."""
+    data = clean().model_dump(mode="json")
+    data["schema_version"] = 4
+    for case in data["cases"]:
+        for trial in case["trials"]:
+            trial["tool_calls"] = []
+            del trial["scores"]
+    trial = data["cases"][0]["trials"][0]
+    trial["tool_calls"] = calls
+    if provenance is not None:
+        trial["provenance"] = {**(trial["provenance"] or {}), "tool_calls": provenance}
+    return data
+
+
+def test_a_version_4_files_tool_calls_move_into_the_response_decoded(tmp_path: Path) -> None:
+    calls = [{"name": "lookup_hours", "arguments": '{"facility": "central"}', "id": "call_1"}]
+    path = tmp_path / "v4.json"
+    path.write_text(json.dumps(_version_4(calls, {"origin": "declared", "rule": "`x`"})))
+    results = read_results(path)
+    response = results.cases[0].trials[0].response
+    assert response is not None and response.tool_calls is not None
+    (call,) = response.tool_calls
+    assert (call.id, call.name, call.arguments) == (
+        "call_1",
+        "lookup_hours",
+        {"facility": "central"},
+    )
+    # Every other ask reported nothing: its calls stay unreported, not "none made".
+    others = [t.response for c in results.cases for t in c.trials][1:]
+    assert all(r is None or r.tool_calls is None for r in others)
+
+
+def test_a_version_4_call_whose_arguments_are_not_an_object_is_refused_by_name(
+    tmp_path: Path,
+) -> None:
+    calls = [{"name": "lookup_hours", "arguments": "[1, 2]", "id": "call_1"}]
+    path = tmp_path / "v4.json"
+    path.write_text(json.dumps(_version_4(calls, {"origin": "declared"})))
+    with pytest.raises(ResultsError, match=r"cases\[0\]\.trials\[0\]\.tool_calls\[0\]"):
+        read_results(path)
