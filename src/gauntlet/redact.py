@@ -111,8 +111,8 @@ class Redactor:
 def _holds(value: Any, pattern: re.Pattern[str]) -> bool:
     if isinstance(value, str):
         return pattern.search(value) is not None
-    if isinstance(value, dict):
-        return any(_holds(item, pattern) for item in value.values())
+    if isinstance(value, dict):  # keys too: a tool call's arguments are a target's JSON
+        return any(_holds(key, pattern) or _holds(item, pattern) for key, item in value.items())
     if isinstance(value, list | tuple):
         return any(_holds(item, pattern) for item in value)
     return False
@@ -122,7 +122,7 @@ def _masked(value: Any, pattern: re.Pattern[str]) -> Any:
     if isinstance(value, str):
         return pattern.sub(MASK, value)
     if isinstance(value, dict):
-        return {key: _masked(item, pattern) for key, item in value.items()}
+        return {_masked(key, pattern): _masked(item, pattern) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return type(value)(_masked(item, pattern) for item in value)
     return value

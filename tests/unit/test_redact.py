@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from gauntlet.errors import UsageError
 from gauntlet.redact import MASK, MIN_SECRET_LENGTH, Redactor, Secret, is_credential_name
-from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.contract import TargetResponse, ToolCall
 from gauntlet.targets.http import Header, HttpTarget, parse_header, shown_url
 
 
@@ -53,6 +53,28 @@ def test_a_record_is_masked_in_every_text_it_holds() -> None:
     assert masked.context_ids == ("a", f"{MASK}-b")
     assert Redactor().model(response) is response
     assert Redactor(["not-in-it-at-all"]).model(response) is response
+
+
+def test_a_tool_call_is_masked_in_its_arguments_keys_values_and_output() -> None:
+    # A target's tool calls are its own JSON: a secret may come back as a key as well.
+    call = ToolCall(
+        id="call_t0k3n-5e9a",
+        name="lookup",
+        arguments={"t0k3n-5e9a": ["x t0k3n-5e9a"], "n": 1},
+        output={"echo": "t0k3n-5e9a"},
+        error="bad t0k3n-5e9a",
+    )
+    response = TargetResponse(
+        text="ok", citations=(), context_ids=(), refused=False, escalated=False, tool_calls=(call,)
+    )
+    masked = Redactor(["t0k3n-5e9a"]).model(response)
+    assert masked.tool_calls is not None
+    (kept,) = masked.tool_calls
+    assert kept.id == f"call_{MASK}"
+    assert kept.arguments == {MASK: [f"x {MASK}"], "n": 1}
+    assert kept.output == {"echo": MASK}
+    assert kept.error == f"bad {MASK}"
+    assert "t0k3n-5e9a" not in masked.model_dump_json()
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ EXCERPT_SECTIONS = ("Verdict", "Gates", "Failing cases")
 EXAMPLE_SOURCE = "my-suites/library.yaml"
 EXAMPLE_SUITE = """\
 suite: library-grounding
-gate: grounding          # grounding | adversarial | refusal | false_positive | golden
+gate: grounding          # grounding | adversarial | refusal | false_positive | golden | trajectory
 version: 1               # bump it when the cases change
 threshold: 1.0           # fraction of cases that must pass: above 0, at most 1
 cases:
