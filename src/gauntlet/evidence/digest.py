@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from gauntlet.run.results import CaseResult, Results
+from gauntlet.targets.contract import TargetResponse
 
 
 def digest_record(case: CaseResult) -> dict[str, Any]:
@@ -26,19 +27,28 @@ def digest_record(case: CaseResult) -> dict[str, Any]:
         "outcome": case.outcome.value,
         "asks": [
             {
-                "response": None
-                if trial.response is None
-                else trial.response.model_dump(mode="json"),
+                "response": None if trial.response is None else _response(trial.response),
                 "outcome": trial.outcome.value,
                 "said_something": trial.said_something,
                 "turns": [
-                    {"response": turn.response.model_dump(mode="json"), "passed": turn.passed}
+                    {"response": _response(turn.response), "passed": turn.passed}
                     for turn in trial.turns
                 ],
             }
             for trial in case.trials
         ],
     }
+
+
+def _response(response: TargetResponse) -> dict[str, Any]:
+    """A response as the digest covers it: its trajectory too, when one was reported.
+
+    An answer that reported no calls is written without the key, so its digest is the one the
+    formats before tool calls gave it.
+    """
+    return response.model_dump(
+        mode="json", exclude={"tool_calls"} if response.tool_calls is None else None
+    )
 
 
 def canonical_json(value: Any) -> bytes:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gauntlet.errors import ResultsError
-from gauntlet.evidence.digest import results_digest
+from gauntlet.evidence.digest import digest_record, results_digest
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     Plan,
@@ -21,6 +21,7 @@ from gauntlet.run.results import (
     Verdict,
 )
 from gauntlet.run.results_file import read_results, rederive, write_results
+from gauntlet.targets.contract import ToolCall
 from gauntlet.targets.toy import ToyDefect
 
 from ...evidence_fixtures import clean, flaky, unscoreable, with_defect
@@ -363,3 +364,26 @@ def test_a_version_4_call_whose_arguments_are_not_an_object_is_refused_by_name(
     path.write_text(json.dumps(_version_4(calls, {"origin": "declared"})))
     with pytest.raises(ResultsError, match=r"cases\[0\]\.trials\[0\]\.tool_calls\[0\]"):
         read_results(path)
+
+
+def _with_calls(results: Results, calls: tuple[ToolCall, ...] | None) -> Results:
+    case = results.cases[0]
+    trial = case.trials[0]
+    assert trial.response is not None
+    response = trial.response.model_copy(update={"tool_calls": calls})
+    edited = case.model_copy(
+        update={"trials": (trial.model_copy(update={"response": response}), *case.trials[1:])}
+    )
+    return results.model_copy(update={"cases": (edited, *results.cases[1:])})
+
+
+def test_the_digest_covers_the_trajectory_and_keeps_an_unreported_ones_digest() -> None:
+    results = clean()
+    call = ToolCall(id="call_1", name="lookup_hours", arguments={"facility": "central"})
+    reported = _with_calls(results, (call,))
+    other = _with_calls(results, (call.model_copy(update={"arguments": {"facility": "branch"}}),))
+    assert len({results_digest(r) for r in (results, reported, other)}) == 3
+    # No call reported: the record the formats before tool calls covered, digest unchanged.
+    record = digest_record(_with_calls(results, None).cases[0])
+    assert "tool_calls" not in record["asks"][0]["response"]
+    assert results_digest(_with_calls(results, ())) != results_digest(results)
