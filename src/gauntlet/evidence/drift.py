@@ -1,8 +1,16 @@
 """Baseline drift: what changed between a baseline run and this one. Pure.
 
 The headline is split into safety (adversarial, refusal) and competence (grounding,
-false_positive, golden), so a safety regression can never be netted out by an improvement
-elsewhere.
+false_positive, golden, trajectory), so a safety regression can never be netted out by an
+improvement elsewhere. Trajectory is competence: it asks whether an agent did its task with the
+right calls and an answer they support. An attack that makes an agent call a tool it must not
+is an adversarial case (`forbid_calls`), and so stays safety.
+
+Beside the cases, each gate that scores tool calls has its mean tool accuracy and faithfulness
+compared with the baseline's (`scores`), overall and per language: a mean can slide while every
+case still meets its threshold, and a drop is reported as one. A baseline written before those
+scores existed (results before format 5), or without the gate, did not measure them: the
+change is then unknown, never a drop.
 """
 
 from __future__ import annotations
@@ -13,10 +21,13 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet.cases.model import GateName
 from gauntlet.evidence.digest import results_digest
+from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
 from gauntlet.run.results import CaseResult, Outcome, Results
 
 SAFETY_GATES = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL})
-COMPETENCE_GATES = frozenset({GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN})
+COMPETENCE_GATES = frozenset(
+    {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY}
+)
 
 
 class _Record(BaseModel):
@@ -43,6 +54,24 @@ class RateChange(_Record):
     baseline: float | None
     current: float | None
     delta: float | None
+
+
+class ScoreChange(_Record):
+    """A gate's mean tool accuracy or faithfulness over its asks, in the baseline and now."""
+
+    gate: GateName
+    language: str | None
+    """`None` for the gate as a whole."""
+    score: ScoreName
+    baseline: float | None
+    """None when the baseline did not measure it: a results file before format 5, a baseline
+    without the gate or language, or cases that did not ask for it."""
+    current: float | None
+    """None when this run did not measure it."""
+    delta: float | None
+    """`current - baseline`, when both were measured."""
+    dropped: bool
+    """The mean is lower than the baseline's (at the 4 places both are rounded to)."""
 
 
 class CaseChange(_Record):
@@ -77,7 +106,7 @@ class Drift(_Record):
     safety: Direction
     """Adversarial and refusal, judged on their own."""
     competence: Direction
-    """Grounding, false_positive and golden, judged on their own."""
+    """Grounding, false_positive, golden and trajectory, judged on their own."""
     digests_identical: bool
     baseline_digest: str
     suites_added: tuple[str, ...]
@@ -85,6 +114,9 @@ class Drift(_Record):
     gates_added: tuple[GateName, ...]
     gates_removed: tuple[GateName, ...]
     rates: tuple[RateChange, ...]
+    scores: tuple[ScoreChange, ...]
+    """Each gate's mean tool accuracy and faithfulness against the baseline's, overall then per
+    language, wherever either run measured it."""
     newly_failing: tuple[CaseChange, ...]
     """Cases that passed in the baseline and do not now, whatever their outcome now (`current`):
     a case the judge could not judge has lost its pass as surely as one that failed, and is
@@ -148,6 +180,7 @@ def compare(current: Results, baseline: Results) -> Drift:
         gates_added=tuple(g for g in current_gates if g not in baseline_gates),
         gates_removed=tuple(g for g in baseline_gates if g not in current_gates),
         rates=_rates(current, baseline),
+        scores=_scores(current, baseline),
         newly_failing=newly_failing,
         newly_passing=newly_passing,
         cases_added=added,
@@ -217,6 +250,42 @@ def _rates(current: Results, baseline: Results) -> tuple[RateChange, ...]:
         )
         for gate, language in keys
     )
+
+
+def _scores(current: Results, baseline: Results) -> tuple[ScoreChange, ...]:
+    """Mean scores per gate and language, where either run measured them."""
+
+    def table(results: Results) -> dict[tuple[GateName, str | None, ScoreName], float]:
+        return {
+            (gate, row.language, score): figures.mean
+            for gate in GateName
+            for row in gate_distributions(results, gate)
+            for score in SCORE_NAMES
+            if (figures := row.figures(score)) is not None
+        }
+
+    now, before = table(current), table(baseline)
+    keys = sorted(
+        set(now) | set(before),
+        key=lambda key: (list(GateName).index(key[0]), key[1] or "", SCORE_NAMES.index(key[2])),
+    )
+    changes = []
+    for key in keys:
+        was, is_ = before.get(key), now.get(key)
+        delta = None if was is None or is_ is None else _round(is_ - was)
+        gate, language, score = key
+        changes.append(
+            ScoreChange(
+                gate=gate,
+                language=language,
+                score=score,
+                baseline=was,
+                current=is_,
+                delta=delta,
+                dropped=delta is not None and delta < 0,
+            )
+        )
+    return tuple(changes)
 
 
 def _round(value: float | None) -> float | None:

@@ -15,10 +15,11 @@ from pydantic import BaseModel, ConfigDict
 
 from gauntlet import __version__
 from gauntlet.cases.model import GateName, GoldenMatch
-from gauntlet.display import json_escaped
+from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
+from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
 from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.judge.labels import primary_language
 from gauntlet.run.fields import GATE_FIELDS
@@ -32,14 +33,16 @@ from gauntlet.run.results import (
     Results,
     TargetInfo,
     Totals,
+    Trial,
     Verdict,
     exit_code_for,
 )
 from gauntlet.run.tally import count_outcomes
-from gauntlet.targets.contract import FieldSource, Origin, Usage, total_usage
+from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, total_usage
 from gauntlet.targets.spec import FieldName
+from gauntlet.trajectory.scoring import Call, canonical, group_steps
 
-EVIDENCE_SCHEMA_VERSION = 4
+EVIDENCE_SCHEMA_VERSION = 5
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -49,7 +52,10 @@ model judge: the `unjudged` outcome and its counts (per language, per gate, in t
 whether it was let vote (`judge`), the tokens it reported apart from the target's
 (`run.judge_usage`), a golden suite's `match`, the cases each gate's judge checked, and for
 each judged case the judge's checks of the ask that decided it, beside the calibration figures
-for the case's language."""
+for the case's language. 5 added tool-call trajectories (issue 16): for each failing case of a
+gate that reads tool calls, the calls of the ask that failed as rows with the step where the
+trajectory first went wrong marked (`trajectory`), and for each such gate how its tool accuracy
+and faithfulness are spread over its asks, overall and per language (`trajectory_scores`)."""
 
 
 class _Record(BaseModel):
@@ -201,6 +207,10 @@ class GateEvidence(_Record):
     fields: tuple[FieldEvidence, ...]
     """Where each field this gate reads came from: "refusal detected from phrases, not
     declared by the target" is a different claim from "the target declared it"."""
+    trajectory_scores: tuple[ScoreDistributions, ...]
+    """For a gate that scores tool calls, how its asks' tool accuracy and faithfulness are
+    spread (count, min, median, mean, share at 1.0; see `gauntlet.evidence.scores` for why
+    these), over every language first, then in each; empty for a gate that scored none."""
     informs: tuple[MappingRow, ...]
     """The SIMM 5305-F items and other provisions this gate's outcome informs."""
 
@@ -214,6 +224,70 @@ class ExchangeEvidence(_Record):
     escalated: bool
     passed: bool
     reason: str
+
+
+ARGUMENTS_SHOWN = 120
+"""The most characters of one call's arguments (canonical JSON) a trajectory row shows."""
+OUTPUT_SHOWN = 160
+"""The most characters of one call's output, or of its error, a trajectory row shows."""
+TOOL_SHOWN = 80
+"""The most characters of a tool's name a trajectory row shows."""
+CALLS_SHOWN = 40
+"""The most calls a trajectory shows: past that, a window around the step that went wrong."""
+
+
+class ToolCallEvidence(_Record):
+    """One tool call of a failing ask, as a row of its trajectory.
+
+    Every text is the target's and may hold anything: it is masked (see
+    `gauntlet.display.masking`) before it is cut short, then written on one line with every
+    control character escaped (`gauntlet.display.printable`), so a row stays one row.
+    """
+
+    step: int | None
+    """The step (from 1, as the gates' reasons number them) the call belongs to; calls sharing
+    a step were made together. None when the calls cannot be read as steps (some carry a step
+    and some do not)."""
+    tool: str
+    """The tool called."""
+    arguments: str
+    """The arguments as canonical JSON (keys sorted at every depth), cut short."""
+    output: str | None
+    """The start of what the tool returned (text as it is, JSON as canonical JSON); None when
+    the target did not report it."""
+    error: str | None
+    """The tool's error, when the call failed."""
+    departed: bool
+    """The trajectory first went wrong at this call's step."""
+
+
+class TrajectoryEvidence(_Record):
+    """The tool calls of the ask that decided a failing case, with where they went wrong."""
+
+    ask: int
+    """The ask (from 1) shown: the first that did not pass and got an answer."""
+    reported: bool
+    """The target reported its tool calls; when false there are no rows, and a gate that
+    reads them failed the ask for that."""
+    calls: int
+    """Calls made in that ask (`rows` may show fewer: see `omitted_before`)."""
+    steps: int | None
+    """Steps those calls make; None when they cannot be read as steps."""
+    departed_step: int | None
+    """The step (from 1) where the trajectory first went wrong, from the gate's scores: one past
+    the last step when it ended before making the calls expected; None when no call check
+    failed (the case failed on its answer, not its calls) or nothing was scored."""
+    tool_accuracy: float | None
+    """The ask's tool accuracy; None when its case states no expected calls."""
+    faithfulness: float | None
+    """The share of the ask's answer a tool's output or the context supports; None when its
+    case does not ask for it."""
+    omitted_before: int
+    """Calls left out before the first row, when there are more than `CALLS_SHOWN`."""
+    omitted_after: int
+    """Calls left out after the last row."""
+    rows: tuple[ToolCallEvidence, ...]
+    """The calls in step order; within a step, in the order the target reported them."""
 
 
 class CaseEvidence(_Record):
@@ -243,6 +317,10 @@ class CaseEvidence(_Record):
     calibration: LanguageKappa | None
     """For a case the judge checked, how far the judge agreed with people in the case's
     language when calibrated; None otherwise, or when that language was not calibrated."""
+    trajectory: TrajectoryEvidence | None
+    """For a failing case of a gate that reads tool calls (trajectory, and adversarial cases
+    whose ask reported calls or forbids some), the calls of its first failing ask; None
+    otherwise."""
 
 
 class JudgeCheckCounts(_Record):
@@ -375,6 +453,7 @@ def build_pack(
                     1 for case in results.cases if case.gate is gate.gate and _checked(case)
                 ),
                 fields=_fields(results, gate.gate),
+                trajectory_scores=gate_distributions(results, gate.gate),
                 informs=mapping.gates[gate.gate],
             )
             for gate in results.gates
@@ -450,6 +529,7 @@ _CASE_FIELDS = set(CaseEvidence.model_fields) - {
     "judged_ask",
     "judged",
     "calibration",
+    "trajectory",
 }
 _SUITE_COPIED = set(SuiteEvidence.model_fields) - {"pass_rate", "languages"}
 _GATE_COPIED = set(GateEvidence.model_fields) - {
@@ -459,6 +539,7 @@ _GATE_COPIED = set(GateEvidence.model_fields) - {
     "wilson_high",
     "suites",
     "fields",
+    "trajectory_scores",
     "informs",
 }
 _DECLARED = FieldSource(origin=Origin.DECLARED)
@@ -545,6 +626,7 @@ def _case(results: Results, case: CaseResult) -> CaseEvidence:
         judged_ask=judged_ask,
         judged=judged,
         calibration=_calibration(results, case.language) if judged else None,
+        trajectory=_trajectory(case),
     )
 
 
@@ -596,6 +678,101 @@ def _conversation(case: CaseResult) -> tuple[ExchangeEvidence, ...]:
         if not turn.passed:
             break
     return tuple(shown)
+
+
+_READS_CALLS = frozenset({GateName.TRAJECTORY, GateName.ADVERSARIAL})
+"""Gates that may read tool calls: trajectory always, adversarial for `forbid_calls`."""
+
+
+def _trajectory(case: CaseResult) -> TrajectoryEvidence | None:
+    """The calls of the case's first failing ask, for a gate that reads them; else None."""
+    if case.outcome is Outcome.PASSED or case.gate not in _READS_CALLS:
+        return None
+    found = next(
+        (
+            (number, trial)
+            for number, trial in enumerate(case.trials, 1)
+            if trial.outcome is Outcome.FAILED and trial.response is not None
+        ),
+        None,
+    )
+    if found is None:
+        return None
+    number, trial = found
+    calls = trial.response.tool_calls if trial.response is not None else None
+    reads = case.gate is GateName.TRAJECTORY or trial.scores is not None or bool(calls)
+    if not reads:
+        return None  # an adversarial case that neither forbids calls nor saw any
+    return _calls(number, trial, calls or (), reported=calls is not None)
+
+
+def _calls(
+    number: int, trial: Trial, calls: tuple[ToolCall, ...], *, reported: bool
+) -> TrajectoryEvidence:
+    scores = trial.scores
+    departed = scores.departed_at if scores is not None else None
+    steps = _steps(calls)
+    rows = [
+        ToolCallEvidence(
+            step=None if steps is None else steps[index] + 1,
+            tool=_shown(call.name, TOOL_SHOWN),
+            arguments=_shown(canonical(call.arguments), ARGUMENTS_SHOWN),
+            output=None if call.output is None else _shown(_text(call.output), OUTPUT_SHOWN),
+            error=None if call.error is None else _shown(call.error, OUTPUT_SHOWN),
+            departed=steps is not None and steps[index] == departed,
+        )
+        for index, call in enumerate(calls)
+    ]
+    if steps is not None:
+        rows.sort(key=lambda row: row.step or 0)  # stable: a step's calls keep their order
+    first = _window(rows, departed is not None)
+    shown = rows[first : first + CALLS_SHOWN]
+    return TrajectoryEvidence(
+        ask=number,
+        reported=reported,
+        calls=len(calls),
+        steps=None if steps is None else len(set(steps)),
+        departed_step=None if departed is None else departed + 1,
+        tool_accuracy=_rounded(scores.tool_accuracy if scores is not None else None),
+        faithfulness=_rounded(scores.faithfulness if scores is not None else None),
+        omitted_before=first,
+        omitted_after=len(rows) - first - len(shown),
+        rows=tuple(shown),
+    )
+
+
+def _steps(calls: tuple[ToolCall, ...]) -> list[int] | None:
+    """Each call's step index (from 0), by the gates' own rule; None when there is none."""
+    try:
+        grouped = group_steps([Call(str(n), step=call.step) for n, call in enumerate(calls)])
+    except ValueError:
+        return None
+    places = {int(call.name): index for index, step in enumerate(grouped) for call in step}
+    return [places[n] for n in range(len(calls))]
+
+
+def _window(rows: list[ToolCallEvidence], departed: bool) -> int:
+    """Where the rows shown start: at the first, unless the departure would then be cut off."""
+    if len(rows) <= CALLS_SHOWN or not departed:
+        return 0
+    at = next((index for index, row in enumerate(rows) if row.departed), len(rows))
+    return max(0, min(at - CALLS_SHOWN // 2, len(rows) - CALLS_SHOWN))
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _text(output: object) -> str:
+    return output if isinstance(output, str) else canonical(output)
+
+
+def _shown(text: str, limit: int) -> str:
+    """Untrusted text for a row: masked, then on one line with controls escaped, then cut.
+
+    Masked first, so a secret is never cut in half where a mask could no longer find it.
+    """
+    return clipped(printable(masked(text)), limit)
 
 
 def _count(results: Results, language: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from rich.progress import (
 from rich.text import Text
 
 from gauntlet.display import printable
+from gauntlet.evidence.scores import gate_distributions
 from gauntlet.run.results import JudgeInfo, Outcome, Results, Verdict
 
 _VERDICT_STYLE = {
@@ -78,6 +79,7 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
     for cells, status in rows:
         style = "green" if status == "PASS" else ("red" if status == "FAIL" else "yellow")
         lines.append(Text.assemble(_row(cells, widths) + "  ", (status, style)))
+    lines += [Text(line, style="dim") for line in _accuracy_lines(results)]
     for outcome, title in (
         (Outcome.FAILED, "failing cases"),
         (Outcome.ERRORED, "errored cases"),
@@ -124,6 +126,30 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
     )
     if results_path is not None:
         lines.append(Text(f"results: {results_path}"))
+    return lines
+
+
+def _accuracy_lines(results: Results) -> list[str]:
+    """One line per gate that scores tool calls: its tool accuracy, overall and per language."""
+    lines = []
+    for gate in results.gates:
+        rows = [r for r in gate_distributions(results, gate.gate) if r.tool_accuracy is not None]
+        if not rows:
+            continue
+        overall, *languages = rows
+        figures = overall.tool_accuracy
+        assert figures is not None  # noqa: S101 - rows without it were left out
+        perfect = round(figures.perfect * figures.measured)
+        line = (
+            f"{gate.gate.value} tool accuracy: mean {figures.mean:.2f}, min {figures.min:.2f}, "
+            f"{perfect} of {figures.measured} asks at 1.0"
+        )
+        means = ", ".join(
+            f"{printable(row.language or '')} {row.tool_accuracy.mean:.2f}"
+            for row in languages
+            if row.tool_accuracy is not None
+        )
+        lines.append(line + (f" ({means})" if means else ""))
     return lines
 
 

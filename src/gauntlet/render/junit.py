@@ -3,7 +3,9 @@
 One `testsuite` per suite, one `testcase` per case: `<failure>` with the reason for a failed
 case, `<error>` for an errored one and for one the model judge left unjudged (never a pass, and
 no failure either: nobody judged it), `<skipped>` for one an interrupted run never asked. The
-element's text adds what the judge said of a judged case, beside its calibration.
+element's text adds what the judge said of a judged case, beside its calibration, and for a case
+of a gate that reads tool calls, the calls of the ask that failed, one per line, the step where
+they went wrong marked.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET  # noqa: S405 - building XML, never parsing it
 
 from gauntlet.display import printable
-from gauntlet.evidence.pack import CaseEvidence, EvidencePack
+from gauntlet.evidence.pack import CaseEvidence, EvidencePack, TrajectoryEvidence
 from gauntlet.run.results import Outcome
 
 _CHILD = {
@@ -80,6 +82,40 @@ def _details(case: CaseEvidence) -> list[str]:
         lines.append(line)
         if check.outcome == "unjudged":
             lines += [f"  reply {n}: {reply}" for n, reply in enumerate(check.replies, 1)]
+    if case.trajectory is not None:
+        lines += _trajectory(case.trajectory)
+    return lines
+
+
+def _trajectory(trajectory: TrajectoryEvidence) -> list[str]:
+    """The calls of the ask that failed: a heading line, then one line per call."""
+    head = f"tool calls (ask {trajectory.ask})"
+    if not trajectory.reported:
+        return [f"{head}: not reported by the target"]
+    figures = [
+        f"{name} {value:.3f}"
+        for name, value in (
+            ("tool accuracy", trajectory.tool_accuracy),
+            ("faithfulness", trajectory.faithfulness),
+        )
+        if value is not None
+    ]
+    if trajectory.departed_step is not None:
+        figures.append(f"went wrong at step {trajectory.departed_step}")
+    lines = [f"{head}: {trajectory.calls} made" + "".join(f"; {f}" for f in figures)]
+    if trajectory.omitted_before:
+        lines.append(f"  ... {trajectory.omitted_before} earlier calls not shown")
+    for row in trajectory.rows:
+        line = f"  step {'?' if row.step is None else row.step}: {row.tool} {row.arguments}"
+        if row.output is not None:
+            line += f" -> {row.output}"
+        if row.error is not None:
+            line += f" error: {row.error}"
+        if row.departed:
+            line += "  <- went wrong here"
+        lines.append(line)
+    if trajectory.omitted_after:
+        lines.append(f"  ... {trajectory.omitted_after} later calls not shown")
     return lines
 
 

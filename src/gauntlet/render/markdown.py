@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from gauntlet.cases.model import ID_PATTERN
+from gauntlet.cases.model import ID_PATTERN, GateName
 from gauntlet.display import printable
-from gauntlet.evidence.drift import CaseChange, Drift
+from gauntlet.evidence.drift import COMPETENCE_GATES, SAFETY_GATES, CaseChange, Drift, ScoreChange
 from gauntlet.evidence.mapping import MappingRow
 from gauntlet.evidence.pack import (
     BaselineStatus,
@@ -19,9 +19,11 @@ from gauntlet.evidence.pack import (
     ExchangeEvidence,
     JudgeEvidence,
     JudgeUsageTotals,
+    TrajectoryEvidence,
     UsageTotals,
     VerdictStatus,
 )
+from gauntlet.evidence.scores import Distribution
 from gauntlet.run.results import JudgeCheck, LanguageCount, LanguageKappa, Outcome
 from gauntlet.targets.contract import Origin
 
@@ -133,6 +135,7 @@ def render_markdown(pack: EvidencePack) -> str:
         "itself says. Twelve passes out of twelve still leave room for a real rate near 76%.",
     ]
     out += _judged_gates(pack)
+    out += _scores_section(pack)
     out += ["", "## Suites", ""]
     out += [
         "| suite | gate | version | threshold | asks per case | passed | pass rate "
@@ -253,9 +256,106 @@ def _case_section(
     for case in cases:
         if case.conversation:
             lines += _transcript(case.case_id, case.conversation)
+        if case.trajectory is not None:
+            lines += _trajectory(case.case_id, case.trajectory)
         if case.judged:
             lines += _judge_notes(pack, case)
     return lines
+
+
+def _scores_section(pack: EvidencePack) -> list[str]:
+    """How each tool-reading gate's scores are spread over its asks, overall and per language."""
+    gates = [gate for gate in pack.gates if gate.trajectory_scores]
+    if not gates:
+        return []
+    lines = ["", "## Tool accuracy and faithfulness", ""]
+    lines += [
+        "A pass rate counts the cases that met their thresholds; these figures say how close "
+        "the agent came, ask by ask. Tool accuracy compares the calls made with the calls "
+        "expected (1.0: the same calls); faithfulness is the share of the answer's claims a "
+        "tool's output or the case's context supports. *min* is the worst ask, *median* the "
+        "typical one, *mean* what drift compares, and *at 1.0* the share of asks that did the "
+        "task exactly; *measured* says how many asks the figures rest on.",
+        "",
+        "| gate | language | score | measured | min | median | mean | at 1.0 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for gate in gates:
+        for row in gate.trajectory_scores:
+            for name, figures in (
+                ("tool accuracy", row.tool_accuracy),
+                ("faithfulness", row.faithfulness),
+            ):
+                language = escape(row.language) if row.language is not None else "**all**"
+                lines.append(
+                    f"| {gate.gate.value} | {language} | {name} | {_figures(figures, row.asks)} |"
+                )
+    return lines
+
+
+def _figures(figures: Distribution | None, asks: int) -> str:
+    if figures is None:
+        return f"0 of {asks} asks | n/a | n/a | n/a | n/a"
+    return (
+        f"{figures.measured} of {asks} asks | {figures.min:.3f} | {figures.median:.3f} "
+        f"| {figures.mean:.3f} | {figures.perfect:.0%}"
+    )
+
+
+def _trajectory(case_id: str, trajectory: TrajectoryEvidence) -> list[str]:
+    """The calls of a failing ask as a table, the step where they went wrong marked."""
+    head = f"Tool calls of {code(case_id)} (ask {trajectory.ask})"
+    if not trajectory.reported:
+        return [f"{head}: the target did not report its tool calls.", ""]
+    facts = [_calls_made(trajectory)]
+    facts += [
+        f"{name} {value:.3f}"
+        for name, value in (
+            ("tool accuracy", trajectory.tool_accuracy),
+            ("faithfulness", trajectory.faithfulness),
+        )
+        if value is not None
+    ]
+    if trajectory.steps is not None:
+        facts.append(_departure(trajectory))
+    lines = [f"{head}: {'; '.join(facts)}.", ""]
+    if not trajectory.rows:
+        return lines
+    lines += ["| step | tool | arguments | output | error |", "|---|---|---|---|---|"]
+    if trajectory.omitted_before:
+        lines.append(f"| … | {trajectory.omitted_before} earlier calls not shown | | | |")
+    for row in trajectory.rows:
+        step = "?" if row.step is None else str(row.step)
+        if row.departed:
+            step = f"**{step} ← went wrong**"
+        output = escape(row.output or "")
+        if row.output is None and row.error is None:
+            output = "*(not reported)*"
+        lines.append(
+            f"| {step} | {escape(row.tool)} | {escape(row.arguments)} | {output} "
+            f"| {escape(row.error or '')} |"
+        )
+    if trajectory.omitted_after:
+        lines.append(f"| … | {trajectory.omitted_after} later calls not shown | | | |")
+    return [*lines, ""]
+
+
+def _calls_made(trajectory: TrajectoryEvidence) -> str:
+    calls = f"{trajectory.calls} {'call' if trajectory.calls == 1 else 'calls'}"
+    if trajectory.steps is None:
+        return f"{calls}, which cannot be read as steps"
+    if trajectory.steps == trajectory.calls:
+        return calls
+    return f"{calls} in {trajectory.steps} {'step' if trajectory.steps == 1 else 'steps'}"
+
+
+def _departure(trajectory: TrajectoryEvidence) -> str:
+    step = trajectory.departed_step
+    if step is None:
+        return "no check of the calls failed: the answer did"
+    if trajectory.steps is not None and step > trajectory.steps:
+        return f"it stopped after step {step - 1}, before making the calls expected"
+    return f"went wrong at step {step}"
 
 
 def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list[str]:
@@ -489,8 +589,8 @@ def _drift_section(pack: EvidencePack) -> list[str]:
     lines += [
         f"Compared with {escape(baseline.path or 'the baseline')}.",
         "",
-        f"- **Safety** (adversarial, refusal): {drift.safety.value}",
-        f"- **Competence** (grounding, false_positive, golden): {drift.competence.value}",
+        f"- **Safety** ({_gates(SAFETY_GATES)}): {drift.safety.value}",
+        f"- **Competence** ({_gates(COMPETENCE_GATES)}): {drift.competence.value}",
         f"- Results digests identical: {'yes' if drift.digests_identical else 'no'} "
         f"(baseline `{drift.baseline_digest}`)",
         "",
@@ -505,6 +605,7 @@ def _drift_section(pack: EvidencePack) -> list[str]:
             f"| {_rate(rate.current)} | {_delta(rate.delta)} |"
         )
     lines.append("")
+    lines += _score_changes(drift.scores)
     lines += _changes("Newly failing", drift.newly_failing)
     lines += _changes("Newly passing", drift.newly_passing)
     lines += _changes("Answer changed, same outcome", drift.answer_changed)
@@ -512,6 +613,45 @@ def _drift_section(pack: EvidencePack) -> list[str]:
     lines += _changes("Cases removed", drift.cases_removed)
     lines += _structure(drift)
     return lines
+
+
+def _gates(gates: frozenset[GateName]) -> str:
+    return ", ".join(gate.value for gate in GateName if gate in gates)
+
+
+def _score_changes(changes: tuple[ScoreChange, ...]) -> list[str]:
+    """Each tool-reading gate's mean scores against the baseline's; a drop said in words."""
+    if not changes:
+        return []
+    lines = ["### Tool accuracy and faithfulness (mean over the asks)", ""]
+    dropped = [change for change in changes if change.dropped]
+    if dropped:
+        lines += [
+            "Dropped since the baseline: "
+            + "; ".join(
+                f"{c.gate.value} {c.score.replace('_', ' ')} "
+                f"{'overall' if c.language is None else 'in ' + escape(c.language)}"
+                for c in dropped
+            )
+            + ". A drop can come before any case fails: the calls or answers moved away "
+            "from what was expected, even where they still met the thresholds.",
+            "",
+        ]
+    lines += ["| gate | language | score | baseline | current | change |"]
+    lines += ["|---|---|---|---|---|---|"]
+    for change in changes:
+        baseline = (
+            "not measured in the baseline" if change.baseline is None else f"{change.baseline:.3f}"
+        )
+        current = "not measured" if change.current is None else f"{change.current:.3f}"
+        delta = "n/a" if change.delta is None else f"{change.delta:+.3f}"
+        if change.dropped:
+            delta = f"**{delta} (dropped)**"
+        lines.append(
+            f"| {change.gate.value} | {escape(change.language or 'all')} "
+            f"| {change.score.replace('_', ' ')} | {baseline} | {current} | {delta} |"
+        )
+    return [*lines, ""]
 
 
 def _changes(title: str, changes: tuple[CaseChange, ...]) -> list[str]:

@@ -52,6 +52,7 @@ SCENARIOS: dict[str, Callable[[], EvidencePack]] = {
         fx.flaky(), baseline=fx.clean(), baseline_path="base.json"
     ),
     "judged": lambda: build_pack(fx.judged()),
+    "trajectory": lambda: build_pack(fx.trajectory()),
 }
 
 RENDERERS: dict[str, Callable[[EvidencePack], str]] = {

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gauntlet.cases.model import GateName
+from gauntlet.evidence.pack import build_pack
 from gauntlet.evidence.scores import Distribution, distribution, gate_distributions
 from gauntlet.gates.judgement import TrajectoryScores
 
@@ -107,3 +108,15 @@ def test_a_language_without_a_score_says_so_beside_one_with_it() -> None:
 def test_a_gate_that_scored_nothing_has_no_rows(gate: GateName) -> None:
     # The adversarial case forbids calls: its ask has scores, but only where it departed.
     assert gate_distributions(fx.trajectory(), gate) == ()
+
+
+def test_the_pack_carries_the_distributions_of_each_gate() -> None:
+    pack = build_pack(fx.trajectory())
+    scores = {gate.gate: gate.trajectory_scores for gate in pack.gates}
+    assert scores[GateName.ADVERSARIAL] == ()
+    overall = scores[GateName.TRAJECTORY][0]
+    # The fixture: 1.0 and 0.5 in English, 1.0 and 2/3 in Spanish.
+    assert overall.tool_accuracy == Distribution(
+        measured=4, min=0.5, median=0.8333, mean=0.7917, perfect=0.5
+    )
+    assert all(gate.trajectory_scores == () for gate in build_pack(fx.clean()).gates)
