@@ -152,6 +152,8 @@ def gate_trial(item: Planned, observation: Observation, interrupted_by: str | No
     elif conversation:
         turns = _turns(item, conversation, final=True, without=without)
         outcome, reason = conversation_outcome(turns)
+        # The gate judged the last turn inside `_turns`; what it measured there is the ask's.
+        scores = judge(item.case, response, without=without, exact=_exact(item)).scores
     else:
         judgement = judge(item.case, response, without=without, exact=_exact(item))
         outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED

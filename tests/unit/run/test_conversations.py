@@ -10,7 +10,7 @@ from pathlib import Path
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo
-from gauntlet.targets.contract import Message, TargetResponse
+from gauntlet.targets.contract import Message, TargetResponse, ToolCall
 from gauntlet.targets.exchange import MockExchange, MockReply, Request
 from gauntlet.targets.http import HttpTarget
 
@@ -145,3 +145,46 @@ def test_http_sends_history_only_for_conversations() -> None:
         {"prompt": "single", "language": "en"},
         {"prompt": "again", "language": "en", "history": [{"role": "user", "content": "hi"}]},
     ]
+
+
+AGENT_SUITE = """suite: agent-talk
+gate: trajectory
+version: 1
+threshold: 1
+cases:
+  - id: agent-talk
+    language: en
+    turns:
+      - user: hello
+      - user: hours please
+    expect_calls: [{name: lookup_hours}]
+    min_tool_accuracy: 1.0
+"""
+
+
+class Agent:
+    """Looks the hours up at the last turn only, reporting its calls at every turn."""
+
+    name = "agent"
+
+    def ask(
+        self, prompt: str, language: str, history: Sequence[Message] | None = None
+    ) -> TargetResponse:
+        calls = (
+            (ToolCall(id="c1", name="lookup_hours", arguments={}, output="9 to 5"),)
+            if prompt == "hours please"
+            else ()
+        )
+        return _answer("Open 9 to 5." if calls else "Hello!").model_copy(
+            update={"tool_calls": calls}
+        )
+
+
+def test_a_conversations_last_turn_is_scored_for_its_trajectory(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(AGENT_SUITE)
+    results = run_gauntlet(load_suites([tmp_path]), Agent(), target_info=INFO)  # type: ignore[arg-type]
+    (case,) = results.cases
+    assert case.outcome is Outcome.PASSED, case.reason
+    (trial,) = case.trials
+    assert trial.scores is not None
+    assert trial.scores.tool_accuracy == 1.0
