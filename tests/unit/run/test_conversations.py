@@ -182,7 +182,7 @@ class Agent:
 
 def test_a_conversations_last_turn_is_scored_for_its_trajectory(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(AGENT_SUITE)
-    results = run_gauntlet(load_suites([tmp_path]), Agent(), target_info=INFO)  # type: ignore[arg-type]
+    results = run_gauntlet(load_suites([tmp_path]), Agent(), target_info=INFO)
     (case,) = results.cases
     assert case.outcome is Outcome.PASSED, case.reason
     (trial,) = case.trials
