@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -236,13 +237,24 @@ def read_path(
 
     `text` is a string; `citations` and `context_ids` a list of ids (non-empty strings),
     returned as a tuple; `refused` and `escalated` strictly true or false (not 0, 1 or
-    "true"); `tool_calls` a list of calls, each `{"name", "arguments"}` or OpenAI's
-    `{"id", "type": "function", "function": {"name", "arguments"}}`, whose arguments are a
-    JSON text (an object is kept as canonical JSON text).
+    "true"); `tool_calls` a list of calls, each in one of two shapes:
+
+    - native: `{"id", "name", "arguments", "output"?, "error"?, "parent_ids"?,
+      "latency_ms"?, "step"?}`, and no other key;
+    - OpenAI's: `{"id", "type": "function", "function": {"name", "arguments"}}` (`type` may
+      be left out; other keys, such as a stream's `index`, are ignored), with the native
+      shape's optional keys beside `function` if the target reports them.
+
+    The id and the name are non-empty strings, ids unique within the list; the arguments a
+    JSON object, or a JSON text decoded strictly (`decode_arguments`: duplicate keys, `NaN`
+    and anything but an object refused); `output` any JSON value, `error` a string,
+    `parent_ids` a list of ids, `latency_ms` a number and `step` a whole number, each 0 or
+    more, and each of these null or left out when not reported.
 
     Raises:
         TargetContractError: the value found has another type, or the expression failed on
-            this document; the message names the field, the expression and what it found.
+            this document; the message names the field, the expression and what it found
+            (and, inside a tool call, the call's place and id).
     """
     found = search_path(expression, document, field)
     where = _Where(field, f"JMESPath `{printable(expression)}`")
@@ -264,23 +276,39 @@ class _Where(NamedTuple):
 
     With a JMESPath `source`, a place is relative to what the expression found
     (`[0].function.name`); without one, it is the answer's own path
-    (`choices[0].message.tool_calls[0].function.name`).
+    (`choices[0].message.tool_calls[0].function.name`). Once a tool call's id is read, every
+    place in that call also names the call (`(call 'c1')`).
     """
 
     field: FieldName
     source: str | None
     """`JMESPath \\`answer\\``, or None for a fixed path in an openai-chat answer."""
+    call: str | None = None
+    """The id of the tool call being read, once known."""
+
+    def place(self, at: str) -> str:
+        named = f" (call {printable(repr(self.call))})" if self.call is not None else ""
+        if self.source is None:
+            return f"`{at}`{named}"
+        return f" at {at}{named}" if at else named
 
     def wrong(self, found: object, at: str, expected: str) -> TargetContractError:
         if self.source is None:
             return TargetContractError(
-                f"{self.field}: `{at}` is {described(found)}, not {expected}"
+                f"{self.field}: {self.place(at)} is {described(found)}, not {expected}"
             )
         if found is None and not at:
             return TargetContractError(f"{self.field}: {self.source} found nothing (null)")
-        place = f" at {at}" if at else ""
         return TargetContractError(
-            f"{self.field}: {self.source} found {described(found)}{place}, not {expected}"
+            f"{self.field}: {self.source} found {described(found)}{self.place(at)}, not {expected}"
+        )
+
+    def said(self, at: str, what: str) -> TargetContractError:
+        """An error about the value at `at`: `what` says what is wrong with it."""
+        if self.source is None:
+            return TargetContractError(f"{self.field}: {self.place(at)} {what}")
+        return TargetContractError(
+            f"{self.field}: {self.source} found a value{self.place(at)} that {what}"
         )
 
     def text(self, found: object, at: str, expected: str = "a string") -> str:
@@ -289,20 +317,23 @@ class _Where(NamedTuple):
         why = unencodable(found)
         if why is not None:
             if self.source is None:
-                raise TargetContractError(f"{self.field}: `{at}` {why}")
-            place = f" at {at}" if at else ""
+                raise TargetContractError(f"{self.field}: {self.place(at)} {why}")
             raise TargetContractError(
-                f"{self.field}: {self.source} found a string{place} that {why}"
+                f"{self.field}: {self.source} found a string{self.place(at)} that {why}"
             )
         return found
+
+    def name(self, found: object, at: str, expected: str) -> str:
+        """A non-empty string: an id or a tool's name."""
+        if found == "":
+            raise self.wrong(found, at, expected)
+        return self.text(found, at, expected)
 
     def ids(self, found: object) -> tuple[str, ...]:
         if not isinstance(found, list):
             raise self.wrong(found, "", "a list of ids")
         for index, item in enumerate(found):
-            if item == "":
-                raise self.wrong(item, f"[{index}]", "an id (a non-empty string)")
-            self.text(item, f"[{index}]", "an id (a non-empty string)")
+            self.name(item, f"[{index}]", "an id (a non-empty string)")
         return tuple(found)
 
     def decision(self, found: object) -> bool:
@@ -310,52 +341,150 @@ class _Where(NamedTuple):
             raise self.wrong(found, "", "true or false")
         return found
 
-    def tool_calls(self, found: object, at: str) -> tuple[ToolCall, ...]:
-        if not isinstance(found, list):
-            raise self.wrong(found, at, "a list of tool calls")
-        return tuple(self.tool_call(item, f"{at}[{index}]") for index, item in enumerate(found))
-
-    def tool_call(self, found: object, at: str) -> ToolCall:
-        if not isinstance(found, dict):
-            raise self.wrong(found, at, "a tool call (an object)")
-        call_id = found.get("id")
-        if call_id is not None:
-            call_id = self.text(call_id, f"{at}.id", "a string or null")
-        function = found
-        if "function" in found:
-            kind = found.get("type", "function")
-            if kind != "function":
-                raise self.wrong(kind, f"{at}.type", '"function"')
-            function = found["function"]
-            at = f"{at}.function"
-            if not isinstance(function, dict):
-                raise self.wrong(function, at, "an object")
-        name = self.text(self.key(function, "name", at), f"{at}.name")
-        if call_id is None:
-            raise self.wrong(call_id, f"{at}.id", "the call's id (a string)")
-        arguments = self.key(function, "arguments", at)
-        if not isinstance(arguments, dict):
-            text = self.text(arguments, f"{at}.arguments", "a JSON text or an object")
-            decoded = decode_arguments(text)
-            if isinstance(decoded, ArgumentsError):
-                raise TargetContractError(
-                    f"{self.field}: the arguments of call {call_id!r} ({name}) at "
-                    f"{at}.arguments are not a JSON object: {decoded}"
-                )
-            arguments = decoded
-        try:
-            return ToolCall(id=call_id, name=name, arguments=arguments)
-        except ValidationError as exc:
-            raise TargetContractError(
-                f"{self.field}: call {call_id!r} at {at}: {describe_contract_errors(exc)}"
-            ) from None
-
-    def key(self, found: dict[str, Any], key: str, at: str) -> Any:
+    def key(self, found: Mapping[str, Any], key: str, at: str) -> Any:
         if key in found:
             return found[key]
         if self.source is None:
-            raise TargetContractError(f"{self.field}: `{at}` has no `{key}`")
-        raise TargetContractError(f"{self.field}: {self.source} found no `{key}` at {at}")
+            raise TargetContractError(f"{self.field}: {self.place(at)} has no `{key}`")
+        raise TargetContractError(f"{self.field}: {self.source} found no `{key}`{self.place(at)}")
+
+    # ------------------------------------------------------------ tool calls
+
+    def tool_calls(self, found: object, at: str) -> tuple[ToolCall, ...]:
+        return tuple(self.strict(call) for call in self.requested(found, at))
+
+    def requested(self, found: object, at: str) -> list[Requested]:
+        """Each call in `found` read, its arguments decoded or why they cannot be."""
+        if not isinstance(found, list):
+            raise self.wrong(found, at, "a list of tool calls")
+        calls: list[Requested] = []
+        first: dict[str, str] = {}
+        for index, item in enumerate(found):
+            place = f"{at}[{index}]"
+            call = self.tool_call(item, place)
+            earlier = first.setdefault(call.id, place)
+            if earlier != place:
+                raise self._replace(call=call.id).said(
+                    f"{place}.id",
+                    f"repeats the id of {earlier if self.source else f'`{earlier}`'}: "
+                    "each call's id must be unique",
+                )
+            calls.append(call)
+        return calls
+
+    def tool_call(self, found: object, at: str) -> Requested:
+        """One call, in the native shape or OpenAI's; see `read_path`."""
+        if not isinstance(found, dict):
+            raise self.wrong(found, at, "a tool call (an object)")
+        call_id = self.name(self.key(found, "id", at), f"{at}.id", _AN_ID)
+        named = self._replace(call=call_id)
+        if "function" in found:
+            mixed = [key for key in ("name", "arguments") if key in found]
+            if mixed:
+                raise named.said(
+                    f"{at}.{mixed[0]}",
+                    "is beside `function`: give the name and arguments in `function` "
+                    "(OpenAI's shape) or beside `id` (the native shape), not both",
+                )
+            kind = found.get("type", "function")
+            if kind != "function":
+                raise named.wrong(kind, f"{at}.type", '"function"')
+            function = found["function"]
+            inner = f"{at}.function"
+            if not isinstance(function, dict):
+                raise named.wrong(function, inner, "an object")
+        else:
+            unknown = [key for key in found if key not in _NATIVE_KEYS]
+            if unknown:
+                raise named.said(
+                    f"{at}.{unknown[0]}",
+                    "is not a field of a tool call (those are "
+                    f"{', '.join(_NATIVE_KEYS)}; or OpenAI's `function`)",
+                )
+            function, inner = found, at
+        name = named.name(named.key(function, "name", inner), f"{inner}.name", _A_NAME)
+        raw = named.key(function, "arguments", inner)
+        if isinstance(raw, dict):
+            named.encodable(raw, f"{inner}.arguments")
+            arguments: dict[str, Any] | ArgumentsError = raw
+            text = _canonical(raw)
+        else:
+            text = named.text(raw, f"{inner}.arguments", "a JSON text or an object")
+            arguments = decode_arguments(text)
+        return Requested(
+            call_id, name, arguments, text, f"{inner}.arguments", named.reported(found, at)
+        )
+
+    def reported(self, found: Mapping[str, Any], at: str) -> dict[str, Any]:
+        """The optional fields a call may report beside its name and arguments, checked."""
+        kept: dict[str, Any] = {}
+        for key in _REPORTED:
+            value = found.get(key)
+            if value is None:
+                continue
+            place = f"{at}.{key}"
+            if key == "output":
+                self.encodable(value, place)
+            elif key == "error":
+                self.text(value, place, "a string or null")
+            elif key == "parent_ids":
+                if not isinstance(value, list):
+                    raise self.wrong(value, place, "a list of call ids or null")
+                for index, item in enumerate(value):
+                    self.name(item, f"{place}[{index}]", _AN_ID)
+                value = tuple(value)
+            elif key == "latency_ms":
+                number = isinstance(value, int | float) and not isinstance(value, bool)
+                if not number or not math.isfinite(value) or value < 0:
+                    raise self.wrong(value, place, "a number of milliseconds, 0 or more, or null")
+            elif not isinstance(value, int) or isinstance(value, bool) or value < 0:  # step
+                raise self.wrong(value, place, "a whole number, 0 or more, or null")
+            kept[key] = value
+        return kept
+
+    def encodable(self, value: Any, at: str) -> None:
+        """Refuse a JSON value holding a string UTF-8 cannot encode (a lone surrogate)."""
+        try:
+            json.dumps(value, ensure_ascii=False, allow_nan=False).encode()
+        except UnicodeEncodeError:
+            raise self.said(at, "holds a lone surrogate, which UTF-8 cannot encode") from None
+        except (ValueError, RecursionError):
+            raise self.said(at, "is not a JSON value that can be written back") from None
+
+    def strict(self, call: Requested) -> ToolCall:
+        """`call` as the contract holds it; arguments that are not an object are an error."""
+        if isinstance(call.arguments, ArgumentsError):
+            raise self._replace(call=call.id).said(
+                call.arguments_at, f"is not a JSON object: {call.arguments.why}"
+            )
+        try:
+            return ToolCall(id=call.id, name=call.name, arguments=call.arguments, **call.reported)
+        except ValidationError as exc:  # pragma: no cover - every field is checked above
+            raise TargetContractError(
+                f"{self.field}: call {call.id!r}: {describe_contract_errors(exc)}"
+            ) from None
+
+
+_AN_ID = "the call's id (a non-empty string)"
+_A_NAME = "the tool's name (a non-empty string)"
+_REPORTED = ("output", "error", "parent_ids", "latency_ms", "step")
+"""What a call may report beside its id, name and arguments, in either shape."""
+_NATIVE_KEYS = ("id", "name", "arguments", *_REPORTED)
+
+
+class Requested(NamedTuple):
+    """One tool call as an answer gave it, its arguments decoded or why they are not."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | ArgumentsError
+    """The arguments, a JSON object, or why the text sent is not one."""
+    arguments_text: str
+    """The arguments as sent: the JSON text, or an object written as canonical JSON."""
+    arguments_at: str
+    """Where the arguments are in the answer, for an error that names them."""
+    reported: dict[str, Any]
+    """The optional fields the call reported (`output`, `error`, `step`, ...), checked."""
 
 
 def _canonical(arguments: dict[str, Any]) -> str:
@@ -662,6 +791,25 @@ def map_openai(
     fields.decision(FieldName.ESCALATED, spec.escalated, completion, language)
     fields.put(FieldName.TOOL_CALLS, calls, Origin.DECLARED, f"`{_TOOL_CALLS}`")
     return fields.mapped(calls)
+
+
+def requested_calls(completion: object) -> tuple[str | None, tuple[Requested, ...]]:
+    """An openai-chat answer's text and the tool calls it asks for, as a tool loop reads them.
+
+    The calls are read as `map_openai` reads them, but arguments that are not a JSON object
+    are returned as an `ArgumentsError`, not raised: the loop answers such a call with an
+    error result and records it.
+
+    Raises:
+        TargetContractError: the completion is not shaped like one, or a call has no id or
+            name, or a field of the wrong type (the path is named).
+    """
+    _, message = _message(completion)
+    raw = message.get("tool_calls")
+    content: str | None = message.get("content")
+    if raw is None:
+        return content, ()
+    return content, tuple(_Where(FieldName.TOOL_CALLS, None).requested(raw, _TOOL_CALLS))
 
 
 # ---------------------------------------------------------------- before any ask

@@ -78,7 +78,9 @@ def _rag_answer(text: str = "Open 9 to 5.", **data: Any) -> dict[str, Any]:
     return {
         "data": {"answer": text, "sources": [{"id": "RB-001"}], "declined": False, **data},
         "retrieval": {"documents": [{"id": "RB-001"}, {"id": "RB-002"}]},
-        "trace": {"tools": [{"name": "search", "arguments": {"q": "hours", "limit": 2}}]},
+        "trace": {
+            "tools": [{"id": "t1", "name": "search", "arguments": {"q": "hours", "limit": 2}}]
+        },
     }
 
 
@@ -260,11 +262,9 @@ def test_each_field_is_read_with_its_jmespath_and_says_so() -> None:
         context_ids=("RB-001", "RB-002"),
         refused=False,
         escalated=False,
+        tool_calls=(ToolCall(id="t1", name="search", arguments={"q": "hours", "limit": 2}),),
     )
     assert traced.provenance == RAG_PROVENANCE
-    assert traced.tool_calls == (
-        ToolCall(name="search", arguments='{"limit":2,"q":"hours"}'),  # an object, canonical
-    )
     assert (traced.attempts, traced.usage, traced.answered_text) == (1, None, None)
     assert target.provides("en") == RAG_PROVENANCE == target.provides("es")
 
@@ -302,8 +302,8 @@ def test_each_field_is_read_with_its_jmespath_and_says_so() -> None:
             "not an id (a non-empty string)",
         ),
         (
-            {**_rag_answer(), "trace": {"tools": [{"name": "search"}]}},
-            "tool_calls: JMESPath `trace.tools` found no `arguments` at [0]",
+            {**_rag_answer(), "trace": {"tools": [{"id": "t1", "name": "search"}]}},
+            "tool_calls: JMESPath `trace.tools` found no `arguments` at [0] (call 't1')",
         ),
     ],
 )
@@ -762,8 +762,9 @@ def test_tool_calls_and_usage_are_recorded_with_the_answer(tmp_path: Path) -> No
     target, _ = _build(OPENAI, lambda request: MockReply.json(next(answers)), environ=KEY)
     results = _run(tmp_path, _adversarial(("look", ["Hours?", "Search."])), target)
     [trial] = results.cases[0].trials
-    call = ToolCall(name="search", arguments='{"query": "hours"}', id="call_1")
-    assert trial.tool_calls == (call,)  # the last answer's, as the target wrote them
+    call = ToolCall(id="call_1", name="search", arguments={"query": "hours"})
+    assert trial.response is not None
+    assert trial.response.tool_calls == (call,)  # the last answer's, as the target wrote them
     assert trial.usage == Usage(prompt_tokens=13, completion_tokens=9, total_tokens=22)
     assert trial.response is not None and trial.response.text == ""
     assert trial.provenance is not None

@@ -20,7 +20,15 @@ from gauntlet.errors import (
 )
 from gauntlet.redact import MASK, Redactor
 from gauntlet.targets.auth import BearerAuth
-from gauntlet.targets.contract import DECLARED, AsyncTarget, Conversation, TargetResponse, Traced
+from gauntlet.targets.contract import (
+    NATIVE,
+    AsyncTarget,
+    Conversation,
+    Origin,
+    TargetResponse,
+    Traced,
+    declared,
+)
 from gauntlet.targets.exchange import (
     MAX_REASON,
     ExchangeError,
@@ -31,6 +39,7 @@ from gauntlet.targets.exchange import (
     said,
 )
 from gauntlet.targets.http import PROBE_PROMPT, HttpSettings, HttpTarget, environment_proxy
+from gauntlet.targets.spec import FieldName
 
 from ...httpx_exchange import HttpxExchange
 
@@ -81,7 +90,9 @@ def _fails(handler: MockHandler, error: type[TargetError], message: str) -> Targ
 def test_the_request_follows_the_contract() -> None:
     exchange = MockExchange(lambda request: OK)
     traced = _ask(_target(exchange))
-    assert traced == Traced(TargetResponse.model_validate(BODY), 1, 0.0)
+    response = TargetResponse.model_validate(BODY)
+    assert traced == Traced(response, 1, 0.0, provenance=declared(response))
+    assert traced.provenance[FieldName.TOOL_CALLS].origin is Origin.ABSENT  # not reported
     [request] = exchange.requests
     assert (request.method, request.url) == ("POST", "https://example.test:8443/ask?key=1")
     assert json.loads(request.body) == {"prompt": "hello", "language": "es"}
@@ -94,8 +105,8 @@ def test_the_request_follows_the_contract() -> None:
 
 def test_it_is_an_async_target_that_declares_every_field() -> None:
     target: AsyncTarget = _target(MockExchange(lambda request: OK))
-    assert target.provides("en") is DECLARED
-    assert target.provides("es") is DECLARED
+    assert target.provides("en") is NATIVE
+    assert target.provides("es") is NATIVE
     assert target.holds_conversations is True
     probed = asyncio.run(target.probe())
     assert probed is not None and probed.response.text == "a"

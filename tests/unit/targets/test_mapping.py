@@ -440,64 +440,192 @@ def test_an_expression_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None
 def test_tool_calls_in_both_shapes_become_tool_calls() -> None:
     document = {
         "calls": [
-            {"name": "search", "arguments": '{"q": "hours"}'},
+            {"id": "c0", "name": "search", "arguments": '{"q": "hours"}'},
             {
                 "id": "call_1",
                 "type": "function",
-                "index": 0,
+                "index": 0,  # a stream's; OpenAI's shape ignores what it does not know
                 "function": {"name": "lookup", "arguments": {"z": 1, "a": ["ñ", None]}},
             },
-            {"id": None, "function": {"name": "noop", "arguments": "not even JSON"}},
-            {"id": "c3", "name": "plain", "arguments": "{}", "extra": True},
+            {
+                "id": "c2",
+                "name": "fetch",
+                "arguments": {},
+                "output": {"rows": [1, 2]},
+                "parent_ids": ["c0", "call_1"],
+                "latency_ms": 12.5,
+                "step": 1,
+            },
+            {"id": "c3", "name": "fail", "arguments": "{}", "error": "timed out", "step": 0},
+            {"id": "c4", "function": {"name": "f", "arguments": "{}"}, "output": "ok", "step": 2},
+            {"id": "c5", "name": "null_means_not_reported", "arguments": "{}", "output": None},
         ]
     }
     assert read_path("calls", document, FieldName.TOOL_CALLS) == (
-        ToolCall(name="search", arguments='{"q": "hours"}'),
-        ToolCall(name="lookup", arguments='{"a":["ñ",null],"z":1}', id="call_1"),
-        ToolCall(name="noop", arguments="not even JSON"),
-        ToolCall(name="plain", arguments="{}", id="c3"),
+        ToolCall(id="c0", name="search", arguments={"q": "hours"}),
+        ToolCall(id="call_1", name="lookup", arguments={"a": ["ñ", None], "z": 1}),
+        ToolCall(
+            id="c2",
+            name="fetch",
+            arguments={},
+            output={"rows": [1, 2]},
+            parent_ids=("c0", "call_1"),
+            latency_ms=12.5,
+            step=1,
+        ),
+        ToolCall(id="c3", name="fail", arguments={}, error="timed out", step=0),
+        ToolCall(id="c4", name="f", arguments={}, output="ok", step=2),
+        ToolCall(id="c5", name="null_means_not_reported", arguments={}),
     )
     assert read_path("calls[:0]", document, FieldName.TOOL_CALLS) == ()
+
+
+def test_arguments_text_is_decoded_strictly() -> None:
+    for text in ('{"a": 1, "a": 2}', '{"a": NaN}', "[1]", '"{}"', "", "{"):
+        calls = {"c": [{"id": "x", "name": "f", "arguments": text}]}
+        message = _error("c", calls, FieldName.TOOL_CALLS)
+        assert message.startswith(
+            "tool_calls: JMESPath `c` found a value at [0].arguments (call 'x') that is not a "
+            "JSON object: "
+        ), message
 
 
 @pytest.mark.parametrize(
     ("call", "message"),
     [
         ("search", "found a string 'search' at [0], not a tool call (an object)"),
-        ({"name": 1, "arguments": "{}"}, "found a number 1 at [0].name, not a string"),
-        ({"arguments": "{}"}, "found no `name` at [0]"),
-        ({"name": "f"}, "found no `arguments` at [0]"),
+        ({"name": "f", "arguments": "{}"}, "found no `id` at [0]"),
         (
-            {"name": "f", "arguments": None},
-            "found nothing (null) at [0].arguments, not a JSON text or an object",
-        ),
-        (
-            {"name": "f", "arguments": [1]},
-            "found a list [1] at [0].arguments, not a JSON text or an object",
+            {"id": None, "name": "f", "arguments": "{}"},
+            "found nothing (null) at [0].id, not the call's id (a non-empty string)",
         ),
         (
             {"id": 5, "name": "f", "arguments": "{}"},
-            "found a number 5 at [0].id, not a string or null",
+            "found a number 5 at [0].id, not the call's id (a non-empty string)",
         ),
         (
-            {"type": "custom", "function": {"name": "f", "arguments": "{}"}},
-            "found a string 'custom' at [0].type, not \"function\"",
+            {"id": "", "name": "f", "arguments": "{}"},
+            "found an empty string at [0].id, not the call's id (a non-empty string)",
         ),
         (
-            {"type": "function", "function": "f"},
-            "found a string 'f' at [0].function, not an object",
+            {"id": "c", "name": 1, "arguments": "{}"},
+            "found a number 1 at [0].name (call 'c'), not the tool's name (a non-empty string)",
         ),
-        ({"type": "function", "function": {"name": "f"}}, "found no `arguments` at [0].function"),
+        ({"id": "c", "arguments": "{}"}, "found no `name` at [0] (call 'c')"),
+        ({"id": "c", "name": "f"}, "found no `arguments` at [0] (call 'c')"),
         (
-            {"function": {"name": "f", "arguments": "\ud83d"}},
-            "found a string at [0].function.arguments that holds U+D83D at character 1, a "
-            "lone surrogate, which UTF-8 cannot encode",
+            {"id": "c", "name": "f", "arguments": None},
+            "found nothing (null) at [0].arguments (call 'c'), not a JSON text or an object",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": [1]},
+            "found a list [1] at [0].arguments (call 'c'), not a JSON text or an object",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "[1]"},
+            "found a value at [0].arguments (call 'c') that is not a JSON object: arguments "
+            "are a JSON array, not an object",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": {"k": "\ud800"}},
+            "found a value at [0].arguments (call 'c') that holds a lone surrogate, which "
+            "UTF-8 cannot encode",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "output": ["\udfff"]},
+            "found a value at [0].output (call 'c') that holds a lone surrogate, which UTF-8 "
+            "cannot encode",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "error": 500},
+            "found a number 500 at [0].error (call 'c'), not a string or null",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "parent_ids": "c0"},
+            "found a string 'c0' at [0].parent_ids (call 'c'), not a list of call ids or null",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "parent_ids": ["c0", 7]},
+            "found a number 7 at [0].parent_ids[1] (call 'c'), not the call's id (a non-empty "
+            "string)",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "latency_ms": -1},
+            "found a number -1 at [0].latency_ms (call 'c'), not a number of milliseconds, 0 "
+            "or more, or null",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "latency_ms": "3"},
+            "found a string '3' at [0].latency_ms (call 'c'), not a number of milliseconds, 0 "
+            "or more, or null",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "latency_ms": True},
+            "found a boolean true at [0].latency_ms (call 'c'), not a number of milliseconds, "
+            "0 or more, or null",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "step": 1.5},
+            "found a number 1.5 at [0].step (call 'c'), not a whole number, 0 or more, or null",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "step": -1},
+            "found a number -1 at [0].step (call 'c'), not a whole number, 0 or more, or null",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "step": False},
+            "found a boolean false at [0].step (call 'c'), not a whole number, 0 or more, or null",
+        ),
+        (
+            {"id": "c", "name": "f", "arguments": "{}", "tool": "f"},
+            "found a value at [0].tool (call 'c') that is not a field of a tool call (those "
+            "are id, name, arguments, output, error, parent_ids, latency_ms, step; or "
+            "OpenAI's `function`)",
+        ),
+        (
+            {"id": "c", "type": "custom", "function": {"name": "f", "arguments": "{}"}},
+            "found a string 'custom' at [0].type (call 'c'), not \"function\"",
+        ),
+        (
+            {"id": "c", "type": "function", "function": "f"},
+            "found a string 'f' at [0].function (call 'c'), not an object",
+        ),
+        (
+            {"id": "c", "type": "function", "function": {"name": "f"}},
+            "found no `arguments` at [0].function (call 'c')",
+        ),
+        (
+            {"id": "c", "name": "f", "function": {"name": "f", "arguments": "{}"}},
+            "found a value at [0].name (call 'c') that is beside `function`: give the name and "
+            "arguments in `function` (OpenAI's shape) or beside `id` (the native shape), not "
+            "both",
+        ),
+        (
+            {"id": "c", "function": {"name": "f", "arguments": "\ud83d"}},
+            "found a string at [0].function.arguments (call 'c') that holds U+D83D at "
+            "character 1, a lone surrogate, which UTF-8 cannot encode",
+        ),
+        (
+            {"id": "c", "function": {"name": "f", "arguments": "{}"}, "step": "0"},
+            "found a string '0' at [0].step (call 'c'), not a whole number, 0 or more, or null",
         ),
     ],
 )
-def test_a_wrong_tool_call_is_named_with_its_place(call: object, message: str) -> None:
+def test_a_wrong_tool_call_is_named_with_its_place_and_its_id(call: object, message: str) -> None:
     assert _error("calls", {"calls": [call]}, FieldName.TOOL_CALLS) == (
         f"tool_calls: JMESPath `calls` {message}"
+    )
+
+
+def test_a_repeated_call_id_is_named_with_both_places() -> None:
+    calls = [
+        {"id": "a", "name": "f", "arguments": "{}"},
+        {"id": "b", "name": "f", "arguments": "{}"},
+        {"id": "a", "function": {"name": "g", "arguments": "{}"}},
+    ]
+    assert _error("calls", {"calls": calls}, FieldName.TOOL_CALLS) == (
+        "tool_calls: JMESPath `calls` found a value at [2].id (call 'a') that repeats the id "
+        "of [0]: each call's id must be unique"
     )
 
 
@@ -612,7 +740,7 @@ ANSWER = {
         "sources": [{"id": "RB-001"}],
         "retrieved": ["RB-001", "RB-002"],
         "flags": {"refused": False, "escalated": False},
-        "calls": [{"name": "hours", "arguments": "{}"}],
+        "calls": [{"id": "c1", "name": "hours", "arguments": "{}"}],
     }
 }
 
@@ -625,6 +753,7 @@ def test_an_http_answer_read_by_jmespath_is_declared_field_by_field() -> None:
             context_ids=("RB-001", "RB-002"),
             refused=False,
             escalated=False,
+            tool_calls=(ToolCall(id="c1", name="hours", arguments={}),),
         ),
         provenance={
             FieldName.TEXT: _declared("JMESPath `data.answer`"),
@@ -634,7 +763,6 @@ def test_an_http_answer_read_by_jmespath_is_declared_field_by_field() -> None:
             FieldName.ESCALATED: _declared("JMESPath `data.flags.escalated`"),
             FieldName.TOOL_CALLS: _declared("JMESPath `data.calls`"),
         },
-        tool_calls=(ToolCall(name="hours", arguments="{}"),),
         answered_text=None,
     )
 
@@ -679,7 +807,6 @@ def test_derived_and_absent_fields_say_so() -> None:
             FieldName.ESCALATED: _derived("phrases for es (1)"),
             FieldName.TOOL_CALLS: _absent(),
         },
-        tool_calls=(),
         answered_text="Lo siento [RB-007]; llame al 988 [RB-002] [RB-007].",
     )
 
@@ -774,6 +901,7 @@ def test_an_openai_answer_maps_content_and_declared_fields() -> None:
             context_ids=(),
             refused=False,
             escalated=False,
+            tool_calls=(),
         ),
         provenance={
             FieldName.TEXT: _declared("`choices[0].message.content`"),
@@ -785,7 +913,6 @@ def test_an_openai_answer_maps_content_and_declared_fields() -> None:
             FieldName.ESCALATED: _derived("phrases for en (1)"),
             FieldName.TOOL_CALLS: _declared("`choices[0].message.tool_calls`"),
         },
-        tool_calls=(),
         answered_text="Open 9 to 5 [RB-001].",
     )
 
@@ -867,8 +994,8 @@ def test_tool_calls_with_no_content_are_an_empty_text(content: str | None) -> No
     completion = _completion("tool_calls", content=content, tool_calls=[TOOL_CALL])
     mapped = map_openai(OPENAI, completion, "en")
     assert mapped.response.text == ""
-    assert mapped.tool_calls == (
-        ToolCall(name="lookup_hours", arguments='{"branch": "main"}', id="call_9"),
+    assert mapped.response.tool_calls == (
+        ToolCall(id="call_9", name="lookup_hours", arguments={"branch": "main"}),
     )
     assert mapped.provenance[FieldName.TOOL_CALLS] == _declared("`choices[0].message.tool_calls`")
     rule = "`choices[0].message.content`" + (" (null beside tool calls)" if content is None else "")
@@ -877,10 +1004,10 @@ def test_tool_calls_with_no_content_are_an_empty_text(content: str | None) -> No
 
 def test_a_tool_call_in_the_short_shape_is_read_too() -> None:
     completion = _completion(
-        content=None, tool_calls=[{"name": "f", "arguments": {"b": 2, "a": 1}}]
+        content=None, tool_calls=[{"id": "c", "name": "f", "arguments": {"b": 2, "a": 1}}]
     )
-    assert map_openai(OPENAI, completion, "en").tool_calls == (
-        ToolCall(name="f", arguments='{"a":1,"b":2}'),
+    assert map_openai(OPENAI, completion, "en").response.tool_calls == (
+        ToolCall(id="c", name="f", arguments={"a": 1, "b": 2}),
     )
 
 
@@ -893,18 +1020,36 @@ def test_a_tool_call_in_the_short_shape_is_read_too() -> None:
             "not a list of tool calls",
         ),
         (
-            [{"type": "function", "function": {"name": 3, "arguments": "{}"}}],
-            "tool_calls: `choices[0].message.tool_calls[0].function.name` is a number 3, "
-            "not a string",
+            [{"id": "c", "type": "function", "function": {"name": 3, "arguments": "{}"}}],
+            "tool_calls: `choices[0].message.tool_calls[0].function.name` (call 'c') is a "
+            "number 3, not the tool's name (a non-empty string)",
         ),
         (
-            [{"type": "function", "function": {"arguments": "{}"}}],
-            "tool_calls: `choices[0].message.tool_calls[0].function` has no `name`",
+            [{"id": "c", "type": "function", "function": {"arguments": "{}"}}],
+            "tool_calls: `choices[0].message.tool_calls[0].function` (call 'c') has no `name`",
         ),
         (
-            [{"function": {"name": "f", "arguments": "\ud800"}}],
-            "tool_calls: `choices[0].message.tool_calls[0].function.arguments` holds U+D800 "
-            "at character 1, a lone surrogate, which UTF-8 cannot encode",
+            [{"type": "function", "function": {"name": "f", "arguments": "{}"}}],
+            "tool_calls: `choices[0].message.tool_calls[0]` has no `id`",
+        ),
+        (
+            [{"id": "c", "function": {"name": "f", "arguments": "\ud800"}}],
+            "tool_calls: `choices[0].message.tool_calls[0].function.arguments` (call 'c') "
+            "holds U+D800 at character 1, a lone surrogate, which UTF-8 cannot encode",
+        ),
+        (
+            [{"id": "c", "function": {"name": "f", "arguments": '{"a": 1'}}],
+            "tool_calls: `choices[0].message.tool_calls[0].function.arguments` (call 'c') is "
+            "not a JSON object: arguments is not JSON: Expecting ',' delimiter at line 1, "
+            "column 8 (body starts '{\"a\": 1')",
+        ),
+        (
+            [
+                {"id": "c", "function": {"name": "f", "arguments": "{}"}},
+                {"id": "c", "function": {"name": "g", "arguments": "{}"}},
+            ],
+            "tool_calls: `choices[0].message.tool_calls[1].id` (call 'c') repeats the id of "
+            "`choices[0].message.tool_calls[0]`: each call's id must be unique",
         ),
     ],
 )
@@ -991,6 +1136,7 @@ def test_openai_rules_read_the_whole_completion() -> None:
         context_ids=("RB-001", "RB-009"),
         refused=False,
         escalated=True,
+        tool_calls=(),
     )
     assert mapped.provenance[FieldName.CONTEXT_IDS] == _declared("JMESPath `retrieval.ids`")
     assert mapped.provenance[FieldName.ESCALATED] == _declared(

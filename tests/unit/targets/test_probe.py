@@ -123,7 +123,7 @@ def test_the_probe_shows_the_request_the_answer_each_field_and_which_gates_could
         f"  context_ids: []  <- absent ({absent})",
         "  refused: false  <- derived (phrases for en (1))",
         "  escalated: false  <- declared (JMESPath `escalated`)",
-        f"  tool_calls: []  <- absent ({absent})",
+        f"  tool_calls: null  <- absent ({absent})",
         "gates:",
         "  talk (adversarial): can run",
         "  ground (grounding): refused",
@@ -325,10 +325,14 @@ def test_a_recording_exchange_keeps_the_last_request_and_the_start_of_its_answer
 def test_the_report_shows_the_text_as_sent_the_usage_and_the_first_chunks_time() -> None:
     traced = Traced(
         TargetResponse(
-            text="Open.", citations=("RB-001",), context_ids=(), refused=False, escalated=False
+            text="Open.",
+            citations=("RB-001",),
+            context_ids=(),
+            refused=False,
+            escalated=False,
+            tool_calls=(ToolCall(id="c1", name="search", arguments={"q": "x"}, output="3 rows"),),
         ),
         provenance={name: FieldSource(origin=Origin.DECLARED) for name in FieldName},
-        tool_calls=(ToolCall(name="search", arguments='{"q": "x"}', id="c1"),),
         usage=Usage(prompt_tokens=3, completion_tokens=2, total_tokens=5),
         first_token_ms=1234.4,
         answered_text="Open. [RB-001]",
@@ -341,8 +345,8 @@ def test_the_report_shows_the_text_as_sent_the_usage_and_the_first_chunks_time()
         "  context_ids: []  <- declared",
         "  refused: false  <- declared",
         "  escalated: false  <- declared",
-        '  tool_calls: [{"name": "search", "arguments": "{\\"q\\": \\"x\\"}", "id": "c1"}]  '
-        "<- declared",
+        '  tool_calls: [{"id": "c1", "name": "search", "arguments": {"q": "x"}, '
+        '"output": "3 rows"}]  <- declared',
         '  (text as sent: "Open. [RB-001]")',
         '  usage: {"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}',
         "  first streamed chunk after 1,234 ms",

@@ -8,6 +8,7 @@ into chunks anywhere.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -19,6 +20,9 @@ from hypothesis import strategies as st
 
 from gauntlet.display import masking
 from gauntlet.errors import TargetContractError
+from gauntlet.targets.contract import ToolCall
+from gauntlet.targets.mapping import map_openai
+from gauntlet.targets.spec import Absent, OpenAIResponse
 from gauntlet.targets.stream import (
     DEFAULT_MAX_LINE,
     Framing,
@@ -848,6 +852,9 @@ def test_a_stream_cut_into_any_pieces_reads_the_same() -> None:
 # ---------------------------------------------------------------- OpenAI chunks
 
 
+ABSENT = Absent(absent=True)
+
+
 def chunk(
     delta: dict[str, Any] | None = None, finish_reason: str | None = None, **top: Any
 ) -> dict[str, Any]:
@@ -955,6 +962,88 @@ def test_tool_calls_split_over_fragments_are_merged_by_index() -> None:
         },
         "finish_reason": "tool_calls",
     }
+
+
+_JSON_LEAF = st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=8)
+_ARGUMENTS = st.dictionaries(
+    st.text(min_size=1, max_size=6),
+    st.recursive(_JSON_LEAF, lambda inner: st.lists(inner, max_size=3), max_leaves=4),
+    max_size=4,
+)
+
+
+def _fragments(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({0, len(text), *(cut % (len(text) + 1) for cut in cuts)})
+    return [text[start:end] for start, end in itertools.pairwise(points)] or [""]
+
+
+def _streamed(message: dict[str, Any], cuts: list[int]) -> list[dict[str, Any]]:
+    """`message`'s tool calls as a server streams them: name first, arguments in pieces."""
+    chunks = [chunk({"role": "assistant", "content": None})]
+    for index, call in enumerate(message["tool_calls"]):
+        function = call["function"]
+        head = {"index": index, "id": call["id"], "type": "function"}
+        chunks.append(chunk({"tool_calls": [{**head, "function": {"name": function["name"]}}]}))
+        for piece in _fragments(function["arguments"], cuts):
+            fragment = {"index": index, "function": {"arguments": piece}}
+            chunks.append(chunk({"tool_calls": [fragment]}))
+    chunks.append(chunk({}, "tool_calls"))
+    return chunks
+
+
+@given(
+    calls=st.lists(st.tuples(_ARGUMENTS, st.booleans()), min_size=1, max_size=3),
+    cuts=st.lists(st.integers(0, 200), max_size=6),
+)
+def test_streamed_tool_calls_map_exactly_as_the_same_answer_not_streamed(
+    calls: list[tuple[dict[str, Any], bool]], cuts: list[int]
+) -> None:
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"call_{index}",
+                "type": "function",
+                "function": {
+                    "name": f"tool_{index}",
+                    "arguments": json.dumps(arguments, indent=2 if spaced else None),
+                },
+            }
+            for index, (arguments, spaced) in enumerate(calls)
+        ],
+    }
+    whole = {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+    streamed = assemble_openai(_streamed(message, cuts))
+    assert streamed["choices"][0]["message"] == message
+    spec = OpenAIResponse(citations=ABSENT, context_ids=ABSENT, escalated=ABSENT)
+    once = map_openai(spec, whole, "en")
+    assert map_openai(spec, streamed, "en", streamed=True) == once
+    assert once.response.tool_calls == tuple(
+        ToolCall(id=f"call_{index}", name=f"tool_{index}", arguments=arguments)
+        for index, (arguments, _) in enumerate(calls)
+    )
+
+
+@pytest.mark.parametrize(
+    "arguments", ['{"a": 1', '{"a": 1, "a": 2}', '{"a": NaN}', "[]", "", "null"]
+)
+def test_streamed_arguments_that_are_not_an_object_are_refused_as_unstreamed_ones_are(
+    arguments: str,
+) -> None:
+    call = {"id": "call_0", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    whole = {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+    spec = OpenAIResponse(citations=ABSENT, context_ids=ABSENT, escalated=ABSENT)
+    with pytest.raises(TargetContractError) as once:
+        map_openai(spec, whole, "en")
+    with pytest.raises(TargetContractError) as streamed:
+        map_openai(spec, assemble_openai(_streamed(message, [1, 3])), "en", streamed=True)
+    assert str(streamed.value) == str(once.value)
+    assert str(once.value).startswith(
+        "tool_calls: `choices[0].message.tool_calls[0].function.arguments` (call 'call_0') is "
+        "not a JSON object: "
+    )
 
 
 def test_tool_calls_come_in_index_order_with_only_the_keys_that_were_sent() -> None:
