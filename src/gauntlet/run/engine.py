@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from types import FrameType
 from typing import Any, NamedTuple
 
@@ -55,6 +56,7 @@ from gauntlet.targets.contract import (
     Traced,
     describe_contract_errors,
 )
+from gauntlet.targets.scripted import Scripted, scripted_for
 
 _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 """What `signal.getsignal` returns."""
@@ -167,23 +169,29 @@ async def ask_one(
     target: Target | AsyncTarget,
     case: AnyCase,
     stop: asyncio.Event | None = None,
+    *,
+    tools: Scripted | None = None,
 ) -> Observation:
     """Ask one case once; any failure becomes the observation's error, never an exception.
 
     A multi-turn case is a conversation: each turn is asked with the earlier turns (the
     user's messages and the target's own answers) as `history`, one after another, within one
     `Conversation` (a session id or cookie never crosses to another case or ask). When `stop`
-    is set while the target waits to retry, the case is observed as not asked.
+    is set while the target waits to retry, the case is observed as not asked. `tools` are
+    the case's scripted tools (`scripted_for`), passed with its last turn only: a target that
+    holds a tool loop plays them there, and the earlier turns set the conversation up.
     """
     asking = as_async_target(target)
     try:
-        return await _converse(asking, case, stop)
+        return await _converse(asking, case, stop, tools)
     finally:
         if asking is not target:  # adapted here, so closed here
             await asking.aclose()
 
 
-async def _converse(asking: AsyncTarget, case: AnyCase, stop: asyncio.Event | None) -> Observation:
+async def _converse(
+    asking: AsyncTarget, case: AnyCase, stop: asyncio.Event | None, tools: Scripted | None
+) -> Observation:
     started = time.perf_counter()
     messages = case.messages
     conversation: list[Traced] = []
@@ -193,13 +201,18 @@ async def _converse(asking: AsyncTarget, case: AnyCase, stop: asyncio.Event | No
     for number, message in enumerate(messages, start=1):
         at = f"turn {number} of {len(messages)}: " if len(messages) > 1 else ""
         try:
-            traced = await asking.ask_traced(
+            ask = partial(
+                asking.ask_traced,
                 message,
                 case.language,
                 tuple(history) if len(messages) > 1 else None,
                 stop=stop,
                 conversation=state,
             )
+            # Passed only when there are tools: an `AsyncTarget` written before they were
+            # part of the interface still answers every case without them.
+            scripted = tools is not None and number == len(messages)
+            traced = await (ask(tools=tools) if scripted else ask())
         except Interrupted:
             return _observed(None, None, started, attempts, waited, conversation, asked=False)
         except TargetError as exc:
@@ -289,11 +302,12 @@ async def ask_all(
     async def one_case(item: Planned) -> None:
         nonlocal done
         observations = answered.setdefault(item.plan_index, [])
+        scripted = scripted_for(item.case, item.loaded.suite)
         for _ in range(item.info.repeat):
             async with bound:
                 if halt.is_set():
                     return
-                observation = await _converse(asking, item.case, halt)
+                observation = await _converse(asking, item.case, halt, scripted)
             if judging is not None:
                 observation = await _judge(judging, item, len(observations) + 1, observation)
             observations.append(observation)

@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gauntlet.errors import TargetContractError
 from gauntlet.redact import Secret
@@ -29,6 +29,9 @@ from gauntlet.targets.contract import (
     check_response,
     declared,
 )
+
+if TYPE_CHECKING:
+    from gauntlet.targets.scripted import Scripted
 
 
 class CallableTarget:
@@ -83,6 +86,7 @@ class CallableTarget:
         *,
         stop: asyncio.Event | None = None,  # noqa: ARG002 - a Python target does not wait to retry
         conversation: Conversation | None = None,  # noqa: ARG002 - it keeps its own state
+        tools: Scripted | None = None,  # noqa: ARG002 - it calls its own tools, and reports them
     ) -> Traced:
         """Ask once and check the answer against the contract.
 

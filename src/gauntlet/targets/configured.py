@@ -47,6 +47,7 @@ from gauntlet.targets.contract import (
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request
 from gauntlet.targets.http import PROBE_PROMPT, Header, HttpTarget, parse_header
 from gauntlet.targets.mapping import (
+    TOOL_CALLS_PATH,
     Mapped,
     described,
     languages_without_phrases,
@@ -56,6 +57,7 @@ from gauntlet.targets.mapping import (
     render_body,
     search_path,
 )
+from gauntlet.targets.scripted import Scripted, Turn, openai_tools, run_loop
 from gauntlet.targets.spec import BearerAuth as BearerAuthSpec
 from gauntlet.targets.spec import (
     FieldName,
@@ -217,6 +219,7 @@ class _FileTarget(abc.ABC):
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
+        tools: Scripted | None = None,
     ) -> Traced:
         """Ask one turn; see `AsyncTarget`."""
 
@@ -267,6 +270,13 @@ def completions_url(base_url: str) -> str:
     return urlunsplit(parts._replace(path=path))
 
 
+LOOP_TOOL_CALLS = FieldSource(
+    origin=Origin.DECLARED,
+    rule=f"`{TOOL_CALLS_PATH}` of every turn, answered by the scripted tool loop",
+)
+"""Where a scripted loop's trajectory comes from: the model's calls, the case's results."""
+
+
 class OpenAIChatTarget(_FileTarget):
     """An OpenAI-compatible `/v1/chat/completions` server, whole answers or streamed."""
 
@@ -313,12 +323,16 @@ class OpenAIChatTarget(_FileTarget):
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
+        tools: Scripted | None = None,
     ) -> Traced:
-        """Ask one turn; see `AsyncTarget`.
+        """Ask one turn; see `AsyncTarget`. With `tools`, run the scripted tool loop.
 
         Raises:
-            TargetError: no answer, or one that breaks the file's mapping (named).
+            TargetError: no answer, or one that breaks the file's mapping (named); with
+                `tools`, also a model still calling tools after `max_steps` turns.
         """
+        if tools is not None and tools.tools:
+            return await self._loop(prompt, language, history, stop, conversation, tools)
         request = Request("POST", self.url, self._headers, _json(self.body(prompt, history)))
 
         async def read(reply: Reply, first: list[float]) -> tuple[Mapped, Usage | None]:
@@ -332,6 +346,44 @@ class OpenAIChatTarget(_FileTarget):
             request, read, stop, conversation
         )
         return _traced(mapped, attempts, waited, usage, first_ms)
+
+    async def _loop(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None,
+        stop: asyncio.Event | None,
+        conversation: Conversation | None,
+        scripted: Scripted,
+    ) -> Traced:
+        """Play the case's tools for the model (see `gauntlet.targets.scripted`)."""
+        base = self.body(prompt, history)
+        offered = openai_tools(scripted.tools)
+
+        async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
+            body = {**base, "messages": messages, "tools": offered}
+            if step == 0 and self._spec.tool_choice is not None:
+                body["tool_choice"] = self._spec.tool_choice
+            request = Request("POST", self.url, self._headers, _json(body))
+            completion, attempts, waited, _, first_ms = await self._ask(
+                request, self._completion, stop, conversation
+            )
+            return Turn(completion, attempts, waited, _usage(completion), first_ms)
+
+        def finish(completion: Mapping[str, Any]) -> Mapped:
+            return map_openai(self._spec.response, completion, language, streamed=self._spec.stream)
+
+        loop = await run_loop(scripted, base["messages"], ask, finish)
+        mapped = loop.final
+        return Traced(
+            mapped.response.model_copy(update={"tool_calls": loop.calls}),
+            loop.attempts,
+            loop.waited,
+            provenance={**mapped.provenance, FieldName.TOOL_CALLS: LOOP_TOOL_CALLS},
+            usage=loop.usage,
+            first_token_ms=loop.first_token_ms,
+            answered_text=mapped.answered_text,
+        )
 
     async def _completion(self, reply: Reply, first: list[float]) -> Mapping[str, Any]:
         limit = self._client.settings.max_bytes
@@ -398,8 +450,9 @@ class TemplateTarget(_FileTarget):
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
+        tools: Scripted | None = None,  # noqa: ARG002 - the API calls its own tools
     ) -> Traced:
-        """Ask one turn; see `AsyncTarget`.
+        """Ask one turn; see `AsyncTarget`. `tools` are ignored: the API calls its own.
 
         Raises:
             TargetError: no answer, or one that breaks the file's mapping (named).

@@ -8,7 +8,15 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Annotated, Literal, NamedTuple, Protocol, TypedDict, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Literal,
+    NamedTuple,
+    Protocol,
+    TypedDict,
+    runtime_checkable,
+)
 
 from pydantic import (
     AfterValidator,
@@ -26,6 +34,9 @@ from gauntlet.display import masked, printable, unencodable
 from gauntlet.errors import TargetContractError
 from gauntlet.redact import Secret
 from gauntlet.targets.spec import FieldName
+
+if TYPE_CHECKING:  # the loop's module reads answers into this module's models
+    from gauntlet.targets.scripted import Scripted
 
 _SHOWN = 60
 """The most characters of a wrong value that a contract error quotes."""
@@ -239,8 +250,15 @@ class AsyncTarget(Protocol):
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
+        tools: Scripted | None = None,
     ) -> Traced:
-        """Answer one turn; raise `TargetError` (with attempts set) when no answer came."""
+        """Answer one turn; raise `TargetError` (with attempts set) when no answer came.
+
+        `tools` are the case's scripted tools: a target that holds a tool loop itself (an
+        `openai-chat` target file) plays them for the model and reports every call in the
+        response; any other target ignores them, using its own tools and reporting its calls
+        (or not) as it always does.
+        """
         ...
 
     async def probe(self) -> Traced | None:

@@ -19,7 +19,7 @@ import json
 import random
 import re
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
@@ -65,6 +65,9 @@ from gauntlet.targets.exchange import (
 )
 from gauntlet.targets.spec import DEFAULT_MAX_BYTES
 from gauntlet.targets.strict_json import json_kind, loads
+
+if TYPE_CHECKING:
+    from gauntlet.targets.scripted import Scripted
 
 __all__ = [
     "BACKOFF_BASE",
@@ -283,6 +286,7 @@ class HttpTarget:
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
+        tools: Scripted | None = None,  # noqa: ARG002 - it calls its own tools, and reports them
     ) -> Traced:
         """Ask, retrying as configured, and say how many attempts and how long the waits were.
 
@@ -294,6 +298,8 @@ class HttpTarget:
                 `Retry-After` may ask for a minute).
             conversation: The conversation this turn belongs to: cookies the target set on
                 an earlier turn are sent back, and those it sets now are kept, in it alone.
+            tools: Ignored: a native target calls its own tools and reports them in its
+                answer's `tool_calls`.
 
         Raises:
             TargetError: the last attempt's failure, with `attempts` and `waited` set on it.

@@ -454,8 +454,13 @@ class OpenAIChatSpec(_Common):
     """Ask for the answer as Server-Sent Events, and record the time to the first token."""
     api_key_env: EnvName | None = None
     """Send `Authorization: Bearer $NAME`."""
+    tool_choice: Literal["auto", "required"] | None = None
+    """For a case with scripted tools: sent on the scripted loop's first turn (`required`:
+    the model must call a tool before answering). Later turns leave the choice to the
+    server, so the model can give its final answer. Left out: never sent."""
     extra_body: dict[str, JsonValue] = {}
-    """More request fields (`tools`, `tool_choice`, `seed`, ...), sent as written."""
+    """More request fields (`seed`, `parallel_tool_calls`, ...), sent as written. For a case
+    with scripted tools, the case's `tools` replace any given here."""
     response: OpenAIResponse
     """The fields an OpenAI-compatible answer has no place for."""
 
@@ -468,6 +473,12 @@ class OpenAIChatSpec(_Common):
         if self.api_key_env is not None and self.auth is not None:
             raise PydanticCustomError(
                 "two_auths", "give `api_key_env` or `auth`, not both", _at("api_key_env")
+            )
+        if self.tool_choice is not None and "tool_choice" in self.extra_body:
+            raise PydanticCustomError(
+                "two_tool_choices",
+                "give `tool_choice` or `extra_body.tool_choice`, not both",
+                _at("extra_body", "tool_choice"),
             )
         owned = [key for key in self.extra_body if key in _OWNED_BODY_KEYS]
         if owned:

@@ -23,6 +23,7 @@ from gauntlet.targets.contract import (
     TargetResponse,
     Traced,
 )
+from gauntlet.targets.scripted import Scripted
 from gauntlet.targets.spec import FieldName
 
 INFO = TargetInfo(kind="callable", name="stub")
@@ -88,6 +89,7 @@ class Stub:
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
+        tools: Scripted | None = None,
     ) -> Traced:
         self.asked += 1
         return Traced(self.response, provenance=self.answered)

@@ -626,6 +626,16 @@ def test_schema_errors_are_schema_errors() -> None:
             ["t.yaml:5:14: api_key_env: give `api_key_env` or `auth`, not both"],
         ),
         (
+            OPENAI.replace("model: m", "model: m\ntool_choice: any"),
+            ["t.yaml:5:14: tool_choice: 'any' is not one of 'auto' or 'required'"],
+        ),
+        (
+            OPENAI.replace("model: m", "model: m\ntool_choice: auto\n"
+                           "extra_body: {tool_choice: required}"),
+            ["t.yaml:6:27: extra_body.tool_choice: give `tool_choice` or "
+             "`extra_body.tool_choice`, not both"],
+        ),
+        (
             HTTP.replace("method", "x") + "method: get\n",
             ["t.yaml:11:9: method: 'get' is not one of 'POST' or 'PUT'"],
         ),
