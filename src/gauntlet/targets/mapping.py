@@ -6,6 +6,9 @@ field of a JSON answer with JMESPath and checks its type; `cite_from_text` and
 `map_openai` turn a whole answer into a `Mapped` response that says, for every field, whether
 the target declared it, a rule derived it, or nobody supplied it. `provides` says the same of a
 target file before any ask, so a gate that needs a field nobody supplies is refused up front.
+Tool calls are read in the native shape or OpenAI's (see `read_path`) by one reader, whatever
+the source; `requested_calls` gives the scripted tool loop an answer's calls with arguments
+that are not an object kept as an `ArgumentsError`, to be answered rather than raised.
 
 Nothing is guessed. A value of the wrong type is a `TargetContractError` naming the field, the
 expression and what it found; a field nobody supplied gets a stand-in value recorded as
