@@ -92,7 +92,7 @@ def test_a_target_that_supplies_every_field_is_probed_plainly_and_exits_0(
         '  context_ids: ["RB-1"]  <- declared (JMESPath `context_ids`)\n'
         "  refused: false  <- declared (JMESPath `refused`)\n"
         "  escalated: false  <- declared (JMESPath `escalated`)\n"
-        "  tool_calls: []  <- absent (the target file declares it absent)\n"
+        "  tool_calls: null  <- absent (the target file declares it absent)\n"
         "gates:\n"
         "  talk (adversarial): can run\n"
     )
