@@ -617,6 +617,15 @@ def test_a_wrong_tool_call_is_named_with_its_place_and_its_id(call: object, mess
     )
 
 
+def test_an_output_no_json_text_could_hold_is_refused() -> None:
+    # A strict JSON answer never holds one; a document a caller builds itself may.
+    call = {"id": "c", "name": "f", "arguments": "{}", "output": [float("nan")]}
+    assert _error("calls", {"calls": [call]}, FieldName.TOOL_CALLS) == (
+        "tool_calls: JMESPath `calls` found a value at [0].output (call 'c') that is not a "
+        "JSON value that can be written back"
+    )
+
+
 def test_a_repeated_call_id_is_named_with_both_places() -> None:
     calls = [
         {"id": "a", "name": "f", "arguments": "{}"},

@@ -98,6 +98,13 @@ def test_a_when_written_after_the_default_still_comes_first() -> None:
     assert result is not None and result.error == "the east branch is closed"
 
 
+def test_of_two_defaults_the_first_answers() -> None:
+    # The case loader refuses two; the rule still holds for results built another way.
+    results = (_result("now", output="first"), _result("now", output="second"))
+    result = scripted_result(results, "now", {})
+    assert result is not None and result.output == "first"
+
+
 def test_a_tool_with_no_default_has_no_result_for_other_arguments() -> None:
     results = (_result("lookup_hours", {"branch": "main"}, output="x"),)
     assert scripted_result(results, "lookup_hours", {"branch": "west"}) is None
