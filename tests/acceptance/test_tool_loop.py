@@ -212,6 +212,19 @@ def test_the_loop_offers_the_tools_answers_every_call_and_records_the_trajectory
     ]  # fmt: skip
     assert third["messages"][:5] == second["messages"]
     assert [message["role"] for message in third["messages"][5:]] == ["assistant", "tool"]
+    # The model sent no text beside call_c: it goes back as "", which every server takes.
+    assert third["messages"][5]["content"] == ""
+
+
+def test_a_named_tool_choice_forces_that_tool_on_the_first_turn_only(
+    chat: tuple[FakeChatModel, str], scripted: Scripted
+) -> None:
+    model, url = chat
+    forced = "tool_choice: {type: function, function: {name: lookup_hours}}\n"
+    _ask(url, scripted, extra=forced)
+    first, *rest = model.requests
+    assert first["tool_choice"] == {"type": "function", "function": {"name": "lookup_hours"}}
+    assert rest and all("tool_choice" not in body for body in rest)
 
 
 def test_a_streamed_loop_records_what_the_same_loop_not_streamed_records(

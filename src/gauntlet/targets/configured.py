@@ -362,8 +362,9 @@ class OpenAIChatTarget(_FileTarget):
 
         async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
             body = {**base, "messages": messages, "tools": offered}
-            if step == 0 and self._spec.tool_choice is not None:
-                body["tool_choice"] = self._spec.tool_choice
+            choice = self._spec.tool_choice
+            if step == 0 and choice is not None:
+                body["tool_choice"] = choice if isinstance(choice, str) else choice.model_dump()
             request = Request("POST", self.url, self._headers, _json(body))
             completion, attempts, waited, _, first_ms = await self._ask(
                 request, self._completion, stop, conversation

@@ -202,7 +202,9 @@ def assistant_message(content: str | None, calls: Sequence[Requested]) -> dict[s
     """The assistant's turn as the next request repeats it: its text and its calls as sent."""
     return {
         "role": "assistant",
-        "content": content,
+        # Empty text, not null, when the model sent none: OpenAI takes either beside tool
+        # calls, and llama.cpp's server (llama-cpp-python 0.3.36) refuses null with a 500.
+        "content": "" if content is None else content,
         "tool_calls": [
             {
                 "id": call.id,

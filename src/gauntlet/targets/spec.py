@@ -32,11 +32,14 @@ from pydantic import (
     StringConstraints,
     Tag,
     TypeAdapter,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
+from gauntlet.cases.loader import kind_of
 from gauntlet.cases.model import LANGUAGE_PATTERN, Marker
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
@@ -426,6 +429,24 @@ class GauntletSpec(_Common):
     """Where `POST {"prompt", "language", "history"}` is sent."""
 
 
+class NamedFunction(_Strict):
+    """The function a forced `tool_choice` names."""
+
+    name: NonEmptyText
+    """The tool's name, as the case file declares it."""
+
+
+class NamedToolChoice(_Strict):
+    """OpenAI's forced choice of one tool: `{type: function, function: {name: NAME}}`.
+
+    Servers that ignore `required` honour it (llama.cpp's server generates the call under a
+    grammar built from the tool's schema), so a small model can be made to use its tools.
+    """
+
+    type: Literal["function"]
+    function: NamedFunction
+
+
 _OWNED_BODY_KEYS = {
     "model": "`model`",
     "messages": "`system` and each case's prompt and history",
@@ -454,15 +475,32 @@ class OpenAIChatSpec(_Common):
     """Ask for the answer as Server-Sent Events, and record the time to the first token."""
     api_key_env: EnvName | None = None
     """Send `Authorization: Bearer $NAME`."""
-    tool_choice: Literal["auto", "required"] | None = None
+    tool_choice: Literal["auto", "required"] | NamedToolChoice | None = None
     """For a case with scripted tools: sent on the scripted loop's first turn (`required`:
-    the model must call a tool before answering). Later turns leave the choice to the
-    server, so the model can give its final answer. Left out: never sent."""
+    the model must call a tool before answering; `{type: function, function: {name: NAME}}`:
+    it must call that one, for servers that ignore `required`). Later turns leave the choice
+    to the server, so the model can give its final answer. Left out: never sent."""
     extra_body: dict[str, JsonValue] = {}
     """More request fields (`seed`, `parallel_tool_calls`, ...), sent as written. For a case
     with scripted tools, the case's `tools` replace any given here."""
     response: OpenAIResponse
     """The fields an OpenAI-compatible answer has no place for."""
+
+    @field_validator("tool_choice", mode="wrap")
+    @classmethod
+    def _one_tool_choice_error(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # Two forms make two errors for one mistake; say once what may be written.
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticCustomError(
+                "tool_choice",
+                "{shown} is not {expected}",
+                {
+                    "shown": kind_of(value),
+                    "expected": "'auto', 'required' or {type: function, function: {name: NAME}}",
+                },
+            ) from None
 
     @model_validator(mode="after")
     def _one_of_each(self) -> OpenAIChatSpec:

@@ -627,7 +627,13 @@ def test_schema_errors_are_schema_errors() -> None:
         ),
         (
             OPENAI.replace("model: m", "model: m\ntool_choice: any"),
-            ["t.yaml:5:14: tool_choice: 'any' is not one of 'auto' or 'required'"],
+            ["t.yaml:5:14: tool_choice: 'any' (text) is not 'auto', 'required' or "
+             "{type: function, function: {name: NAME}}"],
+        ),
+        (
+            OPENAI.replace("model: m", "model: m\ntool_choice: {type: function, function: {}}"),
+            ["t.yaml:5:14: tool_choice: a mapping is not 'auto', 'required' or "
+             "{type: function, function: {name: NAME}}"],
         ),
         (
             OPENAI.replace("model: m", "model: m\ntool_choice: auto\n"
