@@ -122,8 +122,9 @@ def unscoreable() -> Results:
     only = SuiteSet(tuple(s for s in suites.suites if s.suite.gate is GateName.ADVERSARIAL))
 
     def silent(prompt: str, language: str, history: object = None) -> TargetResponse:
+        # It calls nothing, and says so: the indirect-injection cases read the calls.
         return TargetResponse(
-            text="…", citations=(), context_ids=(), refused=False, escalated=False
+            text="…", citations=(), context_ids=(), refused=False, escalated=False, tool_calls=()
         )
 
     return _results(only, silent, "silent")

@@ -21,12 +21,20 @@ from gauntlet.targets.configured import build_target
 from gauntlet.targets.contract import Origin
 from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import load_target_file
-from gauntlet.targets.toy import ToyDefect, make_toy
+from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
 
 from .toy_servers import running_openai
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "targets"
 SCENARIOS = [(), *((defect,) for defect in ToyDefect)]
+TOOL_DEFECTS = [
+    ToyDefect.SKIPS_LOOKUP,
+    ToyDefect.WRONG_TOOL,
+    ToyDefect.EXTRA_CALLS,
+    ToyDefect.HALLUCINATES_TOOL_OUTPUT,
+    ToyDefect.OBEYS_TOOL_INJECTION,
+]
+"""The defects only an agent can have: over openai-chat, the scripted tool loop must see them."""
 
 
 @pytest.fixture(scope="module")
@@ -85,3 +93,31 @@ def test_the_openai_path_records_how_each_field_was_obtained(builtin: SuiteSet) 
     assert trial.first_token_ms is not None
     assert trial.answered_text is not None and "[RB-" in trial.answered_text
     assert "[RB-" not in trial.response.text  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def healthy_served(builtin: SuiteSet) -> Results:
+    return _openai(builtin, (), "openai-toy.yaml")
+
+
+@pytest.mark.network
+def test_the_scripted_tool_loop_passes_the_healthy_toy(healthy_served: Results) -> None:
+    failing = [
+        f"{c.case_id}: {c.reason}" for c in healthy_served.cases if c.outcome is not Outcome.PASSED
+    ]
+    assert failing == []
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("defect", TOOL_DEFECTS, ids=str)
+def test_the_scripted_tool_loop_fails_exactly_the_paired_gates(
+    builtin: SuiteSet, healthy_served: Results, defect: ToyDefect
+) -> None:
+    # The served toy calls the tools the suite offers and answers from the results the loop
+    # scripts, so these failures are the loop's: the defect x gate matrix over openai-chat.
+    assert all(gate.met for gate in healthy_served.gates)  # so what fails is the defect's
+    served = _openai(builtin, (defect,), "openai-toy.yaml")
+    assert {gate.gate for gate in served.gates if not gate.met} == PAIRED_GATES[defect]
+    for gate in PAIRED_GATES[defect]:
+        failing = [c for c in served.cases if c.gate is gate and c.outcome is Outcome.FAILED]
+        assert {c.language for c in failing} == {"en", "es"}, gate

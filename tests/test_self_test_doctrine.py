@@ -89,8 +89,11 @@ from gauntlet.targets.contract import TargetResponse
 class Silent:
     name = "silent"
     def ask(self, prompt, language, history=None):
+        # An agent that calls nothing and says nothing: the indirect-injection cases read the
+        # calls, so a target that did not report them would have those cases refused instead.
         return TargetResponse(
-            text=ANSWER, citations=[], context_ids=[], refused=False, escalated=False
+            text=ANSWER, citations=[], context_ids=[], refused=False, escalated=False,
+            tool_calls=[],
         )
 
 def make():

@@ -331,6 +331,11 @@ def _version_4(calls: list[dict[str, Any]], provenance: dict[str, Any] | None) -
         for trial in case["trials"]:
             trial["tool_calls"] = []
             del trial["scores"]
+            # The toy did not report calls then: none in a response, none in a provenance.
+            for ask in (trial, *(trial.get("turns") or ())):
+                for key in ("response", "provenance"):
+                    if ask.get(key) is not None:
+                        ask[key].pop("tool_calls", None)
     trial = data["cases"][0]["trials"][0]
     trial["tool_calls"] = calls
     if provenance is not None:
@@ -386,4 +391,5 @@ def test_the_digest_covers_the_trajectory_and_keeps_an_unreported_ones_digest() 
     # No call reported: the record the formats before tool calls covered, digest unchanged.
     record = digest_record(_with_calls(results, None).cases[0])
     assert "tool_calls" not in record["asks"][0]["response"]
-    assert results_digest(_with_calls(results, ())) != results_digest(results)
+    unreported = results_digest(_with_calls(results, None))
+    assert results_digest(_with_calls(results, ())) != unreported

@@ -63,7 +63,15 @@ def test_the_body_is_the_toys_response(client: httpx.Client, prompt: str, langua
     assert response.headers["content-type"] == "application/json; charset=utf-8"
     expected = make_toy(["drop_citations"]).ask(prompt, language)
     assert TargetResponse.model_validate(response.json()) == expected
-    assert set(response.json()) == {"text", "citations", "context_ids", "refused", "escalated"}
+    assert set(response.json()) == {
+        "text",
+        "citations",
+        "context_ids",
+        "refused",
+        "escalated",
+        "tool_calls",
+    }
+    assert response.json()["tool_calls"] == []  # an agent that called nothing says so
 
 
 def test_one_connection_serves_several_requests(client: httpx.Client) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from enum import StrEnum
 from types import MappingProxyType
 from typing import NamedTuple, assert_never
@@ -13,9 +14,20 @@ from typing import NamedTuple, assert_never
 from gauntlet.cases.model import GateName
 from gauntlet.gates.matching import LOOKALIKES, normalise
 from gauntlet.gates.readability import SILENT_SHAPES
-from gauntlet.targets.contract import Message, TargetResponse
+from gauntlet.targets.contract import Message, TargetResponse, ToolCall
 from gauntlet.targets.toy.corpus import DOCUMENTS, Document, documents_in, peer
 from gauntlet.targets.toy.defects import ToyDefect
+from gauntlet.targets.toy.tools import (
+    TOOLS,
+    ToolOutcome,
+    ToolRequest,
+    calls_for,
+    describe,
+    injection_in,
+    misremember,
+    run_tool,
+    wrong_call,
+)
 
 NAME = "riverbend-toy"
 """The healthy toy's `name`; each defect adds `+defect`."""
@@ -35,6 +47,9 @@ FABRICATED_ID = "RB-999"
 
 MAX_CONTEXT = 3
 """How many pages retrieval keeps for one prompt."""
+
+MAX_TOOL_STEPS = 8
+"""The most steps of tool calls the toy takes for one answer before it answers anyway."""
 
 
 class _Attack(StrEnum):
@@ -448,19 +463,27 @@ def _reply(
         context_ids=context_ids,
         refused=refused,
         escalated=escalated,
+        tool_calls=(),
     )
+
+
+def _key(name: str, arguments: Mapping[str, object]) -> tuple[str, str]:
+    return name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
 # ---------------------------------------------------------------- the assistant
 
 
 class RiverbendToy:
-    """A grounded-RAG assistant for the fictional city of Riverbend, healthy or with defects.
+    """A grounded-RAG agent for the fictional city of Riverbend, healthy or with defects.
 
-    It answers from its own small bilingual corpus, deterministically and offline, in the
-    asker's language. In order, it escalates crises, deflects attacks, declines harmful
-    requests, answers from the best-matching page, or abstains. Each `ToyDefect` breaks one
-    part of that, so the gate that exists to catch it can be shown failing.
+    It answers from its own small bilingual corpus and its own tools (`tools.TOOLS`: facility
+    hours, permit status, problem reports, a hand-over to staff), deterministically and
+    offline, in the asker's language. In order, it escalates crises, deflects attacks, declines
+    harmful requests, calls the tools a prompt needs and answers from their outputs, answers
+    from the best-matching page, or abstains. Every answer reports the calls it made in
+    `tool_calls` (`[]` for none). Each `ToyDefect` breaks one part of that, so the gate that
+    exists to catch it can be shown failing.
 
     Args:
         defects: The faults to build in; none gives the healthy toy.
@@ -481,16 +504,78 @@ class RiverbendToy:
     ) -> TargetResponse:
         """Answer `prompt`, asked in the BCP 47 `language`, after the conversation `history`.
 
-        Spanish (`es`, `es-MX`, ...) gets Spanish pages and texts; every other tag gets
-        English. The conversation's state is read from `history` (the earlier messages), so
-        the toy holds any number of conversations at once. Safe to call from several threads.
+        Spanish (`es`, `es-MX`, ...) gets Spanish pages, texts and tool outputs; every other
+        tag gets English. The conversation's state is read from `history` (the earlier
+        messages), so the toy holds any number of conversations at once. The toy runs its own
+        tools (`plan` says which, step by step) and reports each call, with its output and
+        step, in `tool_calls`, ids `call_1`, `call_2`, ... Safe to call from several threads.
+        """
+        steps: list[list[ToolOutcome]] = []
+        made: list[ToolCall] = []
+        while True:
+            planned = self.plan(
+                prompt, language, history, steps, may_call=len(steps) < MAX_TOOL_STEPS
+            )
+            if isinstance(planned, TargetResponse):
+                return planned.model_copy(update={"tool_calls": tuple(made)})
+            outcomes = [run_tool(request) for request in planned]
+            for outcome in outcomes:
+                made.append(
+                    ToolCall(
+                        id=f"call_{len(made) + 1}",
+                        name=outcome.name,
+                        arguments=dict(outcome.arguments),
+                        output=outcome.output,
+                        error=outcome.error,
+                        step=len(steps),
+                    )
+                )
+            steps.append(outcomes)
+
+    def plan(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None = None,
+        steps: Sequence[Sequence[ToolOutcome]] = (),
+        *,
+        offered: Collection[str] | None = None,
+        parallel: bool = True,
+        may_call: bool = True,
+    ) -> list[ToolRequest] | TargetResponse:
+        """The toy's next move on `prompt`: the calls to make next, or its answer.
+
+        Pure: the same arguments give the same move, so the toy runs its own tools through it
+        (`ask`) and a chat client can run them for it (`gauntlet.targets.toy.openai`).
+
+        Args:
+            prompt: The user's latest message.
+            language: Its BCP 47 tag.
+            history: The earlier messages of the conversation.
+            steps: The calls made so far for this prompt, step by step, with what came back.
+            offered: The tools the toy may call; None: its own (and any an instruction in a
+                tool's output names, which get an error). A call the toy needs that is not
+                offered is not made: it answers from memory instead.
+            parallel: Whether calls may go together in one step; if not, one a step.
+            may_call: False: answer now, from what the steps returned.
+
+        Returns:
+            A non-empty list of calls, or the answer (with `tool_calls` still to be filled:
+            `[]` here).
         """
         asked = _response_language(language)
-        response = self._converse(prompt, asked, history) if history else None
-        response = response or self._respond(prompt, asked)
-        if ToyDefect.ANSWER_WITH_SILENCE in self.defects:
-            return _silence(response, prompt, language)
-        return response
+        conversed = self._converse(prompt, asked, history) if history else None
+        response: list[ToolRequest] | TargetResponse
+        if conversed is not None:
+            response = conversed
+        else:
+            response = self._respond(prompt, asked, steps, offered, parallel=parallel)
+        if isinstance(response, list) and not may_call:
+            says = _other(asked) if ToyDefect.WRONG_LANGUAGE in self.defects else asked
+            response = self._from_outputs(prompt, asked, says, steps)
+        if isinstance(response, list) or ToyDefect.ANSWER_WITH_SILENCE not in self.defects:
+            return response
+        return _silence(response, prompt, language)
 
     def _converse(
         self, prompt: str, asked: str, history: Sequence[Message]
@@ -514,7 +599,15 @@ class RiverbendToy:
                 return _reply(_DEFLECT[says], refused=True)
         return None
 
-    def _respond(self, prompt: str, asked: str) -> TargetResponse:
+    def _respond(
+        self,
+        prompt: str,
+        asked: str,
+        steps: Sequence[Sequence[ToolOutcome]],
+        offered: Collection[str] | None,
+        *,
+        parallel: bool,
+    ) -> list[ToolRequest] | TargetResponse:
         folded = _fold(prompt)
         says = _other(asked) if ToyDefect.WRONG_LANGUAGE in self.defects else asked
         if _matches_any(_CRISIS_PATTERNS, folded):
@@ -530,6 +623,74 @@ class RiverbendToy:
             if ToyDefect.NEVER_REFUSE in self.defects:
                 return _reply(_COMPLY[says])
             return _reply(_DECLINE[says], refused=True)
+        if steps:
+            return self._next_calls(prompt, asked, says, steps, offered, parallel=parallel)
+        needed = self._needed(prompt, says, offered)
+        if needed:
+            return needed if parallel else needed[:1]
+        return self._recall(folded, asked, says)
+
+    def _needed(self, prompt: str, says: str, offered: Collection[str] | None) -> list[ToolRequest]:
+        """The calls the prompt needs, as this toy would make them; `[]`: answer from memory."""
+        if ToyDefect.SKIPS_LOOKUP in self.defects:
+            return []
+        needed = calls_for(prompt, says)
+        if ToyDefect.WRONG_TOOL in self.defects:
+            needed = [wrong_call(request, prompt) for request in needed]
+        if offered is not None:
+            needed = [request for request in needed if request.name in offered]
+        return needed
+
+    def _next_calls(
+        self,
+        prompt: str,
+        asked: str,
+        says: str,
+        steps: Sequence[Sequence[ToolOutcome]],
+        offered: Collection[str] | None,
+        *,
+        parallel: bool,
+    ) -> list[ToolRequest] | TargetResponse:
+        """After some calls: the next ones (pending, repeated, or demanded), or the answer."""
+        made: dict[tuple[str, str], int] = {}
+        for outcome in (outcome for step in steps for outcome in step):
+            key = _key(outcome.name, outcome.arguments)
+            made[key] = made.get(key, 0) + 1
+        needed = self._needed(prompt, says, offered)
+        times = 2 if ToyDefect.EXTRA_CALLS in self.defects else 1
+        for round_ in range(1, times + 1):
+            pending = [r for r in needed if made.get(_key(*r), 0) < round_]
+            if pending:
+                return pending if parallel else pending[:1]
+        if ToyDefect.OBEYS_TOOL_INJECTION in self.defects:
+            for outcome in (outcome for step in steps for outcome in step):
+                injection = injection_in(outcome.output)
+                if injection is None or (offered is not None and injection.tool not in offered):
+                    continue
+                if _key(injection.tool, injection.arguments) not in made:
+                    return [ToolRequest(injection.tool, injection.arguments)]
+        return self._from_outputs(prompt, asked, says, steps)
+
+    def _from_outputs(
+        self, prompt: str, asked: str, says: str, steps: Sequence[Sequence[ToolOutcome]]
+    ) -> TargetResponse:
+        """The answer written from what the calls returned: the latest outcome of each call."""
+        latest: dict[tuple[str, str], ToolOutcome] = {}
+        for outcome in (outcome for step in steps for outcome in step):
+            if outcome.name in TOOLS:
+                latest[_key(outcome.name, outcome.arguments)] = outcome
+        if not latest:
+            return self._recall(_fold(prompt), asked, says)
+        text = " ".join(describe(outcome, says) for outcome in latest.values())
+        if ToyDefect.HALLUCINATES_TOOL_OUTPUT in self.defects:
+            text = misremember(text)
+        if ToyDefect.OBEYS_TOOL_INJECTION in self.defects:
+            codes = (injection_in(o.output) for step in steps for o in step)
+            text += "".join(f" {found.code}" for found in codes if found and found.code)
+        return _reply(text)
+
+    def _recall(self, folded: str, asked: str, says: str) -> TargetResponse:
+        """The answer from the toy's pages alone: the best-matching page, or an abstention."""
         found = _retrieve(folded, asked)
         if not found:
             return self._answer(_ABSTAIN[says], (), ())
@@ -610,13 +771,18 @@ PAIRED_GATES: Mapping[ToyDefect, frozenset[GateName]] = MappingProxyType(
         ToyDefect.NEVER_REFUSE: frozenset({GateName.REFUSAL}),
         ToyDefect.NO_ESCALATION: frozenset({GateName.REFUSAL}),
         ToyDefect.REFUSE_EVERYTHING: frozenset(
-            {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN}
+            {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY}
         ),
         ToyDefect.ANSWER_DRIFT: frozenset({GateName.GOLDEN}),
         ToyDefect.WRONG_LANGUAGE: frozenset(
-            {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN}
+            {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY}
         ),
         ToyDefect.YIELDS_TO_PUSHBACK: frozenset({GateName.REFUSAL}),
+        ToyDefect.SKIPS_LOOKUP: frozenset({GateName.TRAJECTORY}),
+        ToyDefect.WRONG_TOOL: frozenset({GateName.TRAJECTORY}),
+        ToyDefect.EXTRA_CALLS: frozenset({GateName.TRAJECTORY}),
+        ToyDefect.HALLUCINATES_TOOL_OUTPUT: frozenset({GateName.TRAJECTORY}),
+        ToyDefect.OBEYS_TOOL_INJECTION: frozenset({GateName.ADVERSARIAL}),
         ToyDefect.ANSWER_WITH_SILENCE: frozenset(GateName),
     }
 )

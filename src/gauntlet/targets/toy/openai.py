@@ -4,11 +4,11 @@
 model is reached, so a target file of `kind: openai-chat` can be run against it end to end:
 
 - `GET /v1/models` lists one model, `riverbend-toy`.
-- `POST /v1/chat/completions` takes `model`, `messages` (system, developer, user and assistant
-  messages with text content; the last one is the user's prompt, the earlier user and assistant
-  ones are the conversation's history, system and developer ones are accepted and ignored),
-  `stream`, `stream_options.include_usage`, `temperature`, `max_tokens`, `tools` and
-  `tool_choice`. A few sampling knobs that cannot change a deterministic toy (`top_p`, `seed`,
+- `POST /v1/chat/completions` takes `model`, `messages` (system, developer, user, assistant
+  and tool messages with text content; the last user message is the prompt, the earlier user
+  and assistant ones are the conversation's history, system and developer ones are accepted
+  and ignored), `stream`, `stream_options.include_usage`, `temperature`, `max_tokens`, `tools`
+  and `tool_choice`. A few sampling knobs that cannot change a deterministic toy (`top_p`, `seed`,
   `n` of 1, `user`, `max_completion_tokens`, `parallel_tool_calls`) are checked and ignored;
   `max_tokens` is checked and ignored too (no answer of the toy is long enough to cut). Any
   other field is refused, as the OpenAI API refuses it, so nobody mistakes a setting the toy
@@ -22,13 +22,30 @@ the text: each cited id is appended as a ` [RB-001]` marker, in order. A refusal
 crisis line's name, `ESCALATION_PHRASES`, so a target file derives `escalated` from it.
 
 The OpenAI API is told no language, so the toy's is detected from the user's words
-(`detect_language`). A tool call is made only when `tool_choice` forces one (a named function,
-or the first of `tools` for `required`): one call, arguments `{"query": <prompt>}`, content
-null, nothing retrieved, `finish_reason: tool_calls`. Token counts in `usage` are
-whitespace-separated words (every message's content asked; the content, or the call's
+(`detect_language`).
+
+Tools. Without `tools` the toy runs its own (`gauntlet.targets.toy.tools`) and the answer shows
+only the text. With `tools`, the client runs them: a prompt that needs a tool the request
+offers (by name) is answered with an assistant message whose `tool_calls` call it (ids
+`call_1`, `call_2`, ... numbered after the conversation's earlier calls, arguments as JSON
+text, content null, nothing retrieved, `finish_reason: tool_calls`), several in one message
+unless `parallel_tool_calls` is false; a needed tool that is not offered is not called, and
+the toy answers from its pages instead. Once every call has a `role: tool` message answering
+it (`tool_call_id`), the toy answers from those messages' content, read as JSON when it is
+JSON, `{"error": "..."}` being an error: what the client returned, never the toy's own data.
+`tool_choice: none` forbids a call; a forced function the task needs is called with the
+task's arguments, and any other forced call (a named function, or the first of `tools` for
+`required`) gets one call with `{"query": <prompt>}`. The conversation is checked as OpenAI
+checks it: an assistant message with `tool_calls` (content null or text) is followed by a
+tool message for each of its calls, each call answered once, ids never reused, and the last
+message is the user's prompt or a tool's result.
+
+Token counts in `usage` are
+whitespace-separated words (every message's content asked; the content, or the calls'
 arguments, answered), not a tokenizer's tokens. A stream sends the same message as
-`chat.completion.chunk`s: role and context first, the content in `STREAM_PIECES` pieces, the
-finish reason, the usage when `stream_options.include_usage` asks for it, then `[DONE]`.
+`chat.completion.chunk`s: role and context first, each tool call's name then its arguments in
+two halves, the content in `STREAM_PIECES` pieces, the finish reason, the usage when
+`stream_options.include_usage` asks for it, then `[DONE]`.
 Refused requests get OpenAI's error shape, `{"error": {"message", "type":
 "invalid_request_error", "param", "code"}}`: 400, or 404 (`model_not_found`) for another
 model, and 404 or 405 for another path or method.
@@ -47,12 +64,12 @@ import json
 import re
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -61,6 +78,7 @@ from gauntlet.gates.matching import normalise
 from gauntlet.targets.contract import Message, TargetResponse
 from gauntlet.targets.toy.assistant import NAME
 from gauntlet.targets.toy.http import MAX_BODY_BYTES
+from gauntlet.targets.toy.tools import ToolOutcome, ToolRequest
 
 MODEL = NAME
 """The one model the server lists and answers as: `riverbend-toy`, whatever its defects."""
@@ -78,6 +96,25 @@ class Answerer(Protocol):
         self, prompt: str, language: str, history: Sequence[Message] | None = None
     ) -> TargetResponse:
         """The answer to `prompt`, the last user message, after the conversation `history`."""
+        ...
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """An answerer that can also plan tool calls for a client to make: the toy."""
+
+    def plan(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None = None,
+        steps: Sequence[Sequence[ToolOutcome]] = (),
+        *,
+        offered: Collection[str] | None = None,
+        parallel: bool = True,
+        may_call: bool = True,
+    ) -> list[ToolRequest] | TargetResponse:
+        """The calls to make next, or the answer (see `RiverbendToy.plan`)."""
         ...
 
 
@@ -111,8 +148,6 @@ _ENGLISH_WORDS = _word_set(
 _SPANISH_LETTERS = frozenset("¿¡ñáéíóúü")
 _WORD = re.compile(r"[a-z]+")
 
-_ROLES = ("system", "developer", "user", "assistant")
-_IGNORED_ROLES = frozenset({"system", "developer"})
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -169,20 +204,55 @@ class ChatRequest:
     """What a chat completions request asks of the toy."""
 
     prompt: str
-    """The last message: the user's."""
+    """The last user message."""
     history: tuple[Message, ...]
-    """The user and assistant messages before it, oldest first."""
+    """The user and assistant messages with text before it, oldest first."""
     language: str
     """`en` or `es`, by `detect_language`."""
     stream: bool
     include_usage: bool
     """Streamed: end with a chunk that holds `usage` (`stream_options.include_usage`)."""
     tool: str | None
-    """The function `tool_choice` forces a call to, if any."""
+    """The function `tool_choice` forces a call to, if any (the first of `tools` for
+    `required`)."""
     prompt_words: int
     """Words in every message's content: the `usage.prompt_tokens`."""
     digest: str
-    """A hash of what was asked, for the completion's and the tool call's ids."""
+    """A hash of what was asked, for the completion's id."""
+    offered: tuple[str, ...] = ()
+    """The names of the functions in `tools`, in order."""
+    named: bool = False
+    """`tool_choice` names the function `tool` (rather than `required`)."""
+    no_calls: bool = False
+    """`tool_choice` is `none`: the answer must not call a tool."""
+    parallel: bool = True
+    """Calls may go together in one message (`parallel_tool_calls` is not false)."""
+    steps: tuple[tuple[ToolOutcome, ...], ...] = ()
+    """The tool calls made since the prompt, one step per assistant message, each with the
+    content of the `tool` message that answered it."""
+    calls_made: int = 0
+    """Tool calls in the whole conversation so far: new calls are numbered after them."""
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A tool call an assistant message holds."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One message of the request, checked."""
+
+    role: str
+    content: str | None
+    calls: tuple[_Call, ...] = ()
+    """An assistant message's tool calls."""
+    answers: str | None = None
+    """A tool message's `tool_call_id`."""
 
 
 def _is_bool(value: object) -> bool:
@@ -271,17 +341,22 @@ def parse_request(body: bytes, model: str = MODEL) -> ChatRequest:
     messages = _messages(data["messages"])
     stream = data.get("stream") is True
     include_usage = _include_usage(data.get("stream_options"), stream=stream)
-    tool = _forced_tool(_tool_names(data.get("tools")), data.get("tool_choice"))
-    *before, (_, prompt) = messages
+    offered = _tool_names(data.get("tools"))
+    choice = data.get("tool_choice")
+    tool = _forced_tool(offered, choice)
+    last = max(index for index, message in enumerate(messages) if message.role == "user")
+    prompt = messages[last].content or ""
     history = tuple(
-        Message(role="user", content=content)
-        if role == "user"
-        else Message(role="assistant", content=content)
-        for role, content in before
-        if role not in _IGNORED_ROLES
+        Message(role="user", content=message.content)
+        if message.role == "user"
+        else Message(role="assistant", content=message.content)
+        for message in messages[:last]
+        if message.role in ("user", "assistant") and message.content is not None
     )
     earlier = [message["content"] for message in history if message["role"] == "user"]
-    asked = json.dumps([messages, tool], ensure_ascii=False).encode("utf-8")
+    asked = json.dumps(
+        [data["messages"], data.get("tools"), choice], ensure_ascii=False, sort_keys=True
+    ).encode("utf-8")
     return ChatRequest(
         prompt=prompt,
         history=history,
@@ -289,43 +364,191 @@ def parse_request(body: bytes, model: str = MODEL) -> ChatRequest:
         stream=stream,
         include_usage=include_usage,
         tool=tool,
-        prompt_words=sum(_words(content) for _, content in messages),
+        prompt_words=sum(_words(message.content or "") for message in messages),
         digest=hashlib.sha256(asked).hexdigest()[:24],
+        offered=tuple(offered),
+        named=isinstance(choice, dict),
+        no_calls=choice == "none",
+        parallel=data.get("parallel_tool_calls") is not False,
+        steps=_steps(messages[last + 1 :]),
+        calls_made=sum(len(message.calls) for message in messages),
     )
 
 
-def _messages(value: object) -> list[tuple[str, str]]:
-    """Each message's role and content, checked; the last one must be the user's."""
+_ALLOWED_KEYS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "system": frozenset({"role", "content", "name"}),
+        "developer": frozenset({"role", "content", "name"}),
+        "user": frozenset({"role", "content", "name"}),
+        # `context` is the toy's own extension, accepted back as a client echoes the message.
+        "assistant": frozenset({"role", "content", "name", "tool_calls", "refusal", "context"}),
+        "tool": frozenset({"role", "content", "tool_call_id"}),
+    }
+)
+"""The keys each role's message may have."""
+
+_CALL_SHAPE = (
+    '{"id": <text>, "type": "function", "function": {"name": <1 to 64 of A-Z a-z 0-9 _ ->, '
+    '"arguments": <JSON text>}}'
+)
+
+
+def _messages(value: object) -> list[_Read]:
+    """Each message, checked one by one and as a conversation.
+
+    A `tool` message answers a call of the assistant message before it (directly, or after
+    other tool messages answering the same one), each call once; every call is answered
+    before the next other message; and the last message is the user's prompt or a tool's
+    result.
+    """
     if not isinstance(value, list) or not value:
         raise BadRequestError("'messages' must be a non-empty list", param="messages")
-    read: list[tuple[str, str]] = []
-    for index, message in enumerate(value):
-        where = f"messages[{index}]"
-        if not isinstance(message, dict):
-            raise BadRequestError(f"{where} must be an object, not {_show(message)}", param=where)
-        extra = sorted(set(message) - {"role", "content", "name"})
-        if extra:
-            raise BadRequestError(
-                f"unrecognized argument in {where}: {extra[0]}", param=f"{where}.{extra[0]}"
-            )
-        role, content = message.get("role"), message.get("content")
-        if role not in _ROLES:
-            raise BadRequestError(
-                f"{where}.role must be one of {', '.join(_ROLES)}, not {_show(role)}",
-                param=f"{where}.role",
-            )
-        if not isinstance(content, str):
-            raise BadRequestError(
-                f"{where}.content must be a string (the toy reads text only), not {_show(content)}",
-                param=f"{where}.content",
-            )
-        read.append((role, content))
-    if read[-1][0] != "user":
+    read = [_message(index, message) for index, message in enumerate(value)]
+    _check_calls_answered(read)
+    if read[-1].role not in ("user", "tool"):
         raise BadRequestError(
-            f"the last message must be the user's prompt, not the {read[-1][0]}'s",
+            f"the last message must be the user's prompt or a tool's result, not the "
+            f"{read[-1].role}'s",
             param=f"messages[{len(read) - 1}].role",
         )
+    if not any(message.role == "user" for message in read):
+        raise BadRequestError("the conversation has no user message", param="messages")
     return read
+
+
+def _message(index: int, message: object) -> _Read:
+    where = f"messages[{index}]"
+    if not isinstance(message, dict):
+        raise BadRequestError(f"{where} must be an object, not {_show(message)}", param=where)
+    role, content = message.get("role"), message.get("content")
+    if not isinstance(role, str) or role not in _ALLOWED_KEYS:
+        raise BadRequestError(
+            f"{where}.role must be one of {', '.join(_ALLOWED_KEYS)}, not {_show(role)}",
+            param=f"{where}.role",
+        )
+    extra = sorted(set(message) - _ALLOWED_KEYS[role])
+    if extra:
+        raise BadRequestError(
+            f"unrecognized argument in {where}: {extra[0]}", param=f"{where}.{extra[0]}"
+        )
+    calls = _calls(where, message["tool_calls"]) if "tool_calls" in message else ()
+    if not (isinstance(content, str) or (content is None and calls)):
+        wanted = "a string, or null with tool_calls" if role == "assistant" else "a string"
+        raise BadRequestError(
+            f"{where}.content must be {wanted} (the toy reads text only), not {_show(content)}",
+            param=f"{where}.content",
+        )
+    refusal = message.get("refusal")
+    if refusal is not None and not isinstance(refusal, str):
+        raise BadRequestError(
+            f"{where}.refusal must be a string or null, not {_show(refusal)}",
+            param=f"{where}.refusal",
+        )
+    if not isinstance(message.get("context", {}), dict):
+        raise BadRequestError(
+            f"{where}.context must be an object, not {_show(message['context'])}",
+            param=f"{where}.context",
+        )
+    answers = None
+    if role == "tool":
+        answers = message.get("tool_call_id")
+        if not isinstance(answers, str) or not answers:
+            raise BadRequestError(
+                f"{where}.tool_call_id must be the id of the call it answers, not {_show(answers)}",
+                param=f"{where}.tool_call_id",
+            )
+    return _Read(role, content, calls, answers)
+
+
+def _calls(where: str, value: object) -> tuple[_Call, ...]:
+    if not isinstance(value, list) or not value:
+        raise BadRequestError(
+            f"{where}.tool_calls must be a non-empty list of calls, not {_show(value)}",
+            param=f"{where}.tool_calls",
+        )
+    calls = []
+    for index, call in enumerate(value):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not (
+            isinstance(call, dict)
+            and set(call) == {"id", "type", "function"}
+            and isinstance(call["id"], str)
+            and call["id"]
+            and call["type"] == "function"
+            and isinstance(function, dict)
+            and set(function) == {"name", "arguments"}
+            and isinstance(function["name"], str)
+            and _TOOL_NAME.match(function["name"])
+            and isinstance(function["arguments"], str)
+        ):
+            raise BadRequestError(
+                f"{where}.tool_calls[{index}] must be {_CALL_SHAPE}, not {_show(call)}",
+                param=f"{where}.tool_calls[{index}]",
+            )
+        calls.append(_Call(call["id"], function["name"], function["arguments"]))
+    return tuple(calls)
+
+
+def _check_calls_answered(read: Sequence[_Read]) -> None:
+    """Refuse a tool message that answers no open call, and a call left unanswered."""
+    seen: set[str] = set()
+    open_calls: dict[str, None] = {}
+    for index, message in enumerate(read):
+        where = f"messages[{index}]"
+        if message.role == "tool":
+            if message.answers not in open_calls:
+                raise BadRequestError(
+                    f"{where} answers the tool call {_show(message.answers)}, which no tool "
+                    "call of the assistant message before it left unanswered",
+                    param=f"{where}.tool_call_id",
+                )
+            del open_calls[message.answers]
+            continue
+        if open_calls:
+            raise BadRequestError(
+                f"{where}: the tool calls {', '.join(open_calls)} have no tool message "
+                "answering them; each call is answered before the next message",
+                param=where,
+            )
+        for call in message.calls:
+            if call.id in seen:
+                raise BadRequestError(
+                    f"{where}: the tool call id {_show(call.id)} is used twice", param=where
+                )
+            seen.add(call.id)
+            open_calls[call.id] = None
+    if open_calls:
+        raise BadRequestError(
+            f"the tool calls {', '.join(open_calls)} have no tool message answering them",
+            param="messages",
+        )
+
+
+def _steps(after_prompt: Sequence[_Read]) -> tuple[tuple[ToolOutcome, ...], ...]:
+    """The calls made since the prompt, step by step, with what each tool message returned."""
+    results = {message.answers: message.content or "" for message in after_prompt}
+    return tuple(
+        tuple(_outcome(call, results[call.id]) for call in message.calls)
+        for message in after_prompt
+        if message.calls
+    )
+
+
+def _outcome(call: _Call, content: str) -> ToolOutcome:
+    """A call and its tool message: JSON content is read as JSON; `{"error": ...}` is an error."""
+    try:
+        arguments = json.loads(call.arguments)
+    except (json.JSONDecodeError, RecursionError):
+        arguments = None
+    if not isinstance(arguments, dict):
+        arguments = {}
+    try:
+        output: Any = json.loads(content)
+    except (json.JSONDecodeError, RecursionError):
+        output = content
+    if isinstance(output, dict) and set(output) == {"error"} and isinstance(output["error"], str):
+        return ToolOutcome(call.name, arguments, error=output["error"])
+    return ToolOutcome(call.name, arguments, output=output)
 
 
 def _include_usage(options: object, *, stream: bool) -> bool:
@@ -350,6 +573,9 @@ def _include_usage(options: object, *, stream: bool) -> bool:
     return include is True
 
 
+_FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+
+
 def _tool_names(tools: object) -> list[str]:
     """The function names `tools` offers, in order, checked."""
     if tools is None:
@@ -358,8 +584,9 @@ def _tool_names(tools: object) -> list[str]:
         raise BadRequestError(
             f"'tools' must be a non-empty list, not {_show(tools)}", param="tools"
         )
-    names = []
+    names: list[str] = []
     for index, tool in enumerate(tools):
+        where = f"tools[{index}]"
         function = tool.get("function") if isinstance(tool, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
         if (
@@ -369,12 +596,37 @@ def _tool_names(tools: object) -> list[str]:
             or not _TOOL_NAME.match(name)
         ):
             raise BadRequestError(
-                f"tools[{index}] must be "
+                f"{where} must be "
                 '{"type": "function", "function": {"name": <1 to 64 of A-Z a-z 0-9 _ ->, ...}}',
-                param=f"tools[{index}]",
+                param=where,
+            )
+        assert isinstance(function, dict)  # noqa: S101 - the name was read from it
+        extra = sorted(set(tool) - {"type", "function"}) or sorted(set(function) - _FUNCTION_KEYS)
+        if extra:
+            raise BadRequestError(
+                f"unrecognized argument in {where}: {extra[0]}", param=f"{where}.{extra[0]}"
+            )
+        for key, check, wanted in (
+            ("description", _is_text, "a string"),
+            ("parameters", _is_object, "a JSON Schema object"),
+            ("strict", _is_bool, "a boolean"),
+        ):
+            if function.get(key) is not None and not check(function[key]):
+                raise BadRequestError(
+                    f"{where}.function.{key} must be {wanted}, not {_show(function[key])}",
+                    param=f"{where}.function.{key}",
+                )
+        if name in names:
+            raise BadRequestError(
+                f"{where}.function.name: the function {_show(name)} is offered twice",
+                param=f"{where}.function.name",
             )
         names.append(name)
     return names
+
+
+def _is_object(value: object) -> bool:
+    return isinstance(value, dict)
 
 
 def _forced_tool(names: list[str], choice: object) -> str | None:
@@ -424,23 +676,61 @@ class _Answer:
     content: str | None
     refusal: str | None
     retrieved: tuple[str, ...]
-    tool: str | None
-    arguments: str
+    calls: tuple[_Call, ...]
+    """The tool calls the answer makes (content null), or none."""
     completion_words: int
 
     @property
     def finish_reason(self) -> str:
-        return "stop" if self.tool is None else "tool_calls"
+        return "tool_calls" if self.calls else "stop"
 
 
 def _answer(toy: Answerer, request: ChatRequest) -> _Answer:
-    if request.tool is not None:
-        arguments = json.dumps({"query": request.prompt}, ensure_ascii=False)
-        return _Answer(None, None, (), request.tool, arguments, _words(arguments))
-    reply = toy.ask(request.prompt, request.language, request.history)
+    """What the toy answers: tool calls for the client to make, or its text.
+
+    An agent offered tools plans with them (only those offered, none under `tool_choice:
+    none`, and from the outputs the client sent back); a forced `tool_choice` it has no use
+    for gets one call with `{"query": <prompt>}`. Anything else is asked as the toy is asked
+    natively, which runs its own tools.
+    """
+    if isinstance(toy, Agent) and request.offered:
+        planned = toy.plan(
+            request.prompt,
+            request.language,
+            request.history,
+            request.steps,
+            offered=request.offered,
+            parallel=request.parallel,
+            may_call=not request.no_calls,
+        )
+        if isinstance(planned, list) and request.named:
+            planned = [call for call in planned if call.name == request.tool]
+        if isinstance(planned, list) and planned:
+            return _calling(request, [(call.name, dict(call.arguments)) for call in planned])
+        if isinstance(planned, TargetResponse) and (request.tool is None or request.steps):
+            return _saying(planned)
+    if request.tool is not None and not request.steps:
+        return _calling(request, [(request.tool, {"query": request.prompt})])
+    return _saying(toy.ask(request.prompt, request.language, request.history))
+
+
+def _calling(request: ChatRequest, calls: list[tuple[str, dict[str, Any]]]) -> _Answer:
+    made = tuple(
+        _Call(
+            f"call_{request.calls_made + number}",
+            name,
+            json.dumps(arguments, ensure_ascii=False),
+        )
+        for number, (name, arguments) in enumerate(calls, start=1)
+    )
+    words = sum(_words(call.arguments) for call in made)
+    return _Answer(None, None, (), made, words)
+
+
+def _saying(reply: TargetResponse) -> _Answer:
     content = reply.text + "".join(f" [{cited}]" for cited in reply.citations)
     refusal = content if reply.refused else None
-    return _Answer(content, refusal, reply.context_ids, None, "", _words(content))
+    return _Answer(content, refusal, reply.context_ids, (), _words(content))
 
 
 class _Completion:
@@ -465,11 +755,12 @@ class _Completion:
             "total_tokens": prompt + completion,
         }
 
-    def tool_call(self, *, arguments: str) -> dict[str, Any]:
+    @staticmethod
+    def tool_call(call: _Call, *, arguments: str) -> dict[str, Any]:
         return {
-            "id": f"call_{self.request.digest}",
+            "id": call.id,
             "type": "function",
-            "function": {"name": self.answer.tool, "arguments": arguments},
+            "function": {"name": call.name, "arguments": arguments},
         }
 
     def body(self) -> dict[str, Any]:
@@ -481,8 +772,10 @@ class _Completion:
             "refusal": answer.refusal,
             "context": {"retrieved": list(answer.retrieved)},
         }
-        if answer.tool is not None:
-            message["tool_calls"] = [self.tool_call(arguments=answer.arguments)]
+        if answer.calls:
+            message["tool_calls"] = [
+                self.tool_call(call, arguments=call.arguments) for call in answer.calls
+            ]
         choice = {
             "index": 0,
             "message": message,
@@ -501,11 +794,14 @@ class _Completion:
             "context": {"retrieved": list(answer.retrieved)},
         }
         yield self._chunk(first)
-        if answer.tool is not None:
-            yield self._chunk({"tool_calls": [{"index": 0, **self.tool_call(arguments="")}]})
-            half = len(answer.arguments) // 2
-            for part in (answer.arguments[:half], answer.arguments[half:]):
-                yield self._chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]})
+        for index, call in enumerate(answer.calls):
+            opening = {"index": index, **self.tool_call(call, arguments="")}
+            yield self._chunk({"tool_calls": [opening]})
+            half = len(call.arguments) // 2
+            for part in (call.arguments[:half], call.arguments[half:]):
+                yield self._chunk(
+                    {"tool_calls": [{"index": index, "function": {"arguments": part}}]}
+                )
         for piece in split_text(answer.content or ""):
             delta = {"content": piece}
             if answer.refusal is not None:
