@@ -41,13 +41,25 @@ def builtin_suites() -> SuiteSet:
     return _suites(Path("suites"))
 
 
-def _suites(path: Path) -> SuiteSet:
+def _suites(*paths: Path) -> SuiteSet:
     here = Path.cwd()
     os.chdir(ROOT)
     try:
-        return load_suites([path])
+        return load_suites(list(paths))
     finally:
         os.chdir(here)
+
+
+TOOL_SUITES = ("trajectory.yaml", "indirect-injection.yaml")
+"""The built-in suites whose cases read the target's tool calls."""
+
+
+def classic() -> Results:
+    """The healthy toy on the built-in suites that read no tool calls: no scores anywhere."""
+    toy = make_toy()
+    files = sorted(p for p in (ROOT / "suites").glob("*.yaml") if p.name not in TOOL_SUITES)
+    suites = _suites(*(Path("suites") / p.name for p in files))
+    return _results(suites, toy.ask, toy.name)
 
 
 class _Answerer:

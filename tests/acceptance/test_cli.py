@@ -115,7 +115,7 @@ def test_validate_defaults_to_the_built_in_suites(run_cli: RunCli) -> None:
     result = run_cli("validate")
     assert result.code == 0, result.show()
     assert result.stdout.startswith("grounding ")
-    assert "OK: 6 suites" in result.stdout
+    assert "OK: 7 suites" in result.stdout
 
 
 @pytest.mark.parametrize(

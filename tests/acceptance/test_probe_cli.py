@@ -98,14 +98,23 @@ def test_a_target_that_supplies_every_field_is_probed_plainly_and_exits_0(
     )
 
 
-def test_the_built_in_suites_can_all_run_against_such_a_target(
+def test_the_built_in_suites_that_read_no_tool_calls_can_all_run_against_such_a_target(
     tmp_path: Path, server: HostileServer, run_cli: RunCli
 ) -> None:
+    # The target reports no tool calls: the two suites that read them are refused, by name,
+    # saying how to map the calls or leave those suites out; every other suite can run.
     result = run_cli("probe", "--target", _target(tmp_path, server.url("/ok")))
-    assert result.code == 0, result.show()
-    gates = result.stdout.split("gates:\n")[1].splitlines()
-    assert len(gates) == 5
-    assert all(line.endswith(": can run") for line in gates), result.show()
+    assert result.code == 2, result.show()
+    lines = result.stdout.split("gates:\n")[1].splitlines()
+    gates = [line for line in lines if not line.startswith("    ")]
+    assert len(gates) == 7
+    refused = {line.split()[0] for line in gates if line.endswith(": refused")}
+    assert refused == {"riverbend-indirect-injection", "riverbend-trajectory"}, result.show()
+    assert all(line.endswith(": can run") for line in gates if line.split()[0] not in refused)
+    reasons = [line for line in lines if line.startswith("    ")]
+    assert len(reasons) == 2
+    assert all("needs `tool_calls` in en and es" in line for line in reasons)
+    assert all(line.endswith("naming the others with --cases") for line in reasons)
 
 
 def test_the_prompt_and_language_asked_are_the_ones_given(
@@ -144,7 +153,9 @@ def test_a_field_a_loaded_suite_needs_and_nobody_supplies_exits_2_naming_it(
         gates,
         re.MULTILINE,
     ), result.show()
-    assert gates.count(": refused\n") == 4  # every gate but adversarial reads `refused`
+    # Every gate but adversarial reads `refused`; the suites that read tool calls are refused
+    # for those as well (the target reports none).
+    assert gates.count(": refused\n") == 6
 
 
 def test_a_target_file_that_does_not_load_exits_2_with_located_errors(

@@ -59,7 +59,8 @@ _HOW = {
     ),
     FieldName.TOOL_CALLS: (
         "map it with a JMESPath expression (an `openai-chat` target reports its calls; a "
-        "native one sends `tool_calls` in its answer)"
+        "native one sends `tool_calls` in its answer), or leave out the suites that read "
+        "tool calls by naming the others with --cases"
     ),
 }
 

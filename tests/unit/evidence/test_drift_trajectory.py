@@ -103,7 +103,7 @@ def test_a_baseline_without_scores_was_not_measured_never_a_drop() -> None:
 
 
 def test_a_baseline_without_the_gate_was_not_measured() -> None:
-    drift = compare(fx.trajectory(), fx.clean())
+    drift = compare(fx.trajectory(), fx.classic())
     assert {c.gate for c in drift.scores} == {GateName.TRAJECTORY}
     assert all(c.baseline is None for c in drift.scores)
 
@@ -117,8 +117,8 @@ def test_a_run_that_lost_its_scores_says_so() -> None:
 
 
 def test_runs_without_scores_have_no_score_drift() -> None:
-    assert compare(fx.clean(), fx.clean()).scores == ()
-    report = render_markdown(build_pack(fx.clean(), baseline=fx.clean()))
+    assert compare(fx.classic(), fx.classic()).scores == ()
+    report = render_markdown(build_pack(fx.classic(), baseline=fx.classic()))
     assert "Tool accuracy and faithfulness" not in report
 
 

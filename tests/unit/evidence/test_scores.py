@@ -119,4 +119,4 @@ def test_the_pack_carries_the_distributions_of_each_gate() -> None:
     assert overall.tool_accuracy == Distribution(
         measured=4, min=0.5, median=0.8333, mean=0.7917, perfect=0.5
     )
-    assert all(gate.trajectory_scores == () for gate in build_pack(fx.clean()).gates)
+    assert all(gate.trajectory_scores == () for gate in build_pack(fx.classic()).gates)

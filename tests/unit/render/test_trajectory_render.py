@@ -136,7 +136,7 @@ def test_the_distributions_are_rendered_per_gate_and_language() -> None:
 
 
 def test_a_report_without_scores_has_no_distribution_section() -> None:
-    assert "Tool accuracy and faithfulness" not in render_markdown(build_pack(fx.clean()))
+    assert "Tool accuracy and faithfulness" not in render_markdown(build_pack(fx.classic()))
 
 
 def test_junit_failure_text_carries_the_trajectory() -> None:
@@ -164,7 +164,9 @@ def test_the_console_shows_tool_accuracy_in_one_line() -> None:
     assert (
         "trajectory tool accuracy: mean 0.79, min 0.50, 2 of 4 asks at 1.0 (en 0.75, es 0.83)"
     ) in lines
-    assert not any("tool accuracy" in line for line in [x.plain for x in summary_lines(fx.clean())])
+    assert not any(
+        "tool accuracy" in line for line in [x.plain for x in summary_lines(fx.classic())]
+    )
 
 
 def test_a_long_trajectory_says_how_many_calls_each_side_are_not_shown() -> None:
