@@ -289,6 +289,12 @@ class TrajectoryEvidence(_Record):
     rows: tuple[ToolCallEvidence, ...]
     """The calls in step order; within a step, in the order the target reported them."""
 
+    @property
+    def figures(self) -> tuple[str, ...]:
+        """The ask's measured scores as a reader sees them: `tool accuracy 0.500`, ..."""
+        scores = (("tool accuracy", self.tool_accuracy), ("faithfulness", self.faithfulness))
+        return tuple(f"{name} {value:.3f}" for name, value in scores if value is not None)
+
 
 class CaseEvidence(_Record):
     """One case's outcome, with where it is written."""

@@ -92,14 +92,7 @@ def _trajectory(trajectory: TrajectoryEvidence) -> list[str]:
     head = f"tool calls (ask {trajectory.ask})"
     if not trajectory.reported:
         return [f"{head}: not reported by the target"]
-    figures = [
-        f"{name} {value:.3f}"
-        for name, value in (
-            ("tool accuracy", trajectory.tool_accuracy),
-            ("faithfulness", trajectory.faithfulness),
-        )
-        if value is not None
-    ]
+    figures = list(trajectory.figures)
     if trajectory.departed_step is not None:
         figures.append(f"went wrong at step {trajectory.departed_step}")
     lines = [f"{head}: {trajectory.calls} made" + "".join(f"; {f}" for f in figures)]

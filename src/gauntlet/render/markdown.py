@@ -308,14 +308,7 @@ def _trajectory(case_id: str, trajectory: TrajectoryEvidence) -> list[str]:
     if not trajectory.reported:
         return [f"{head}: the target did not report its tool calls.", ""]
     facts = [_calls_made(trajectory)]
-    facts += [
-        f"{name} {value:.3f}"
-        for name, value in (
-            ("tool accuracy", trajectory.tool_accuracy),
-            ("faithfulness", trajectory.faithfulness),
-        )
-        if value is not None
-    ]
+    facts += trajectory.figures
     if trajectory.steps is not None:
         facts.append(_departure(trajectory))
     lines = [f"{head}: {'; '.join(facts)}.", ""]
