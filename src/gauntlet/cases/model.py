@@ -485,6 +485,18 @@ class GoldenCase(Case):
     """The expected answer, compared with whitespace collapsed."""
 
 
+TRAJECTORY_CHECKS = (
+    "expect_calls",
+    "forbid_calls",
+    "max_calls",
+    "min_tool_accuracy",
+    "must_contain",
+    "expected",
+    "min_faithfulness",
+)
+"""The keys of a trajectory case that check something; a case states at least one."""
+
+
 class TrajectoryCase(Case, UsesTools):
     """A task an agent does with tools.
 
@@ -492,8 +504,16 @@ class TrajectoryCase(Case, UsesTools):
     tools returned.
     """
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [{"required": ["prompt"]}, {"required": ["turns"]}],
+            "anyOf": [{"required": [key]} for key in TRAJECTORY_CHECKS],
+        }
+    )
+
     expect_calls: tuple[CallMatcher, ...] = ()
-    """The calls the agent must make. Omit, or `[]`: it must make none."""
+    """The calls the agent must make. Omit, or `[]`: none is required (`max_calls: 0` forbids
+    every call)."""
     order: CallOrder = CallOrder.IN_ORDER
     """How `expect_calls` must be ordered: `in_order` (the default), `exact` or `any_order`."""
     max_calls: Annotated[int, Field(ge=0)] | None = Field(
@@ -522,6 +542,12 @@ class TrajectoryCase(Case, UsesTools):
         _refuse_written_nulls(
             self, ("max_calls", "min_tool_accuracy", "expected", "min_faithfulness")
         )
+        if not self.model_fields_set & set(TRAJECTORY_CHECKS):
+            raise PydanticCustomError(
+                "no_check",
+                "states no check, so any readable answer would pass: give at least one of {keys}",
+                {"keys": ", ".join(TRAJECTORY_CHECKS)},
+            )
         return self
 
 

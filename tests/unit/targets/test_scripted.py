@@ -193,6 +193,8 @@ def _suite(tmp_path: Path, gate: str, tools: list[dict[str, Any]], case: dict[st
         base |= {"attack_type": "prompt_leak", "must_not_contain": ["X"]}
     if gate == "grounding":
         base |= {"expect_grounded": False}
+    if gate == "trajectory":
+        base |= {"max_calls": 2}
     suite: dict[str, Any] = {
         "suite": gate,
         "gate": gate,
