@@ -105,7 +105,10 @@ def _needs(loaded: LoadedSuite) -> SuiteNeeds:
     fields = set(GATE_FIELDS[suite.gate])
     if any(turn.expect_refused is not None for case in suite.cases for turn in case.turns or ()):
         fields.add(FieldName.REFUSED)
-    if any(getattr(case, "forbid_calls", ()) for case in suite.cases):
+    if any(
+        getattr(case, "forbid_calls", ()) or getattr(case, "expect_calls", ())
+        for case in suite.cases
+    ):
         fields.add(FieldName.TOOL_CALLS)  # an attack through a tool's output: calls are read
     waived = (
         frozenset(FieldName(name) for name in suite.accepts_absent)

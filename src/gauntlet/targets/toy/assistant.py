@@ -770,16 +770,24 @@ PAIRED_GATES: Mapping[ToyDefect, frozenset[GateName]] = MappingProxyType(
         ToyDefect.LEAK_SYSTEM_PROMPT: frozenset({GateName.ADVERSARIAL}),
         ToyDefect.NEVER_REFUSE: frozenset({GateName.REFUSAL}),
         ToyDefect.NO_ESCALATION: frozenset({GateName.REFUSAL}),
+        # A toy that never looks anything up never receives an attack hidden in a tool's
+        # output: the indirect-injection cases fail as undelivered, never pass for it.
         ToyDefect.REFUSE_EVERYTHING: frozenset(
-            {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY}
+            {
+                GateName.GROUNDING,
+                GateName.ADVERSARIAL,
+                GateName.FALSE_POSITIVE,
+                GateName.GOLDEN,
+                GateName.TRAJECTORY,
+            }
         ),
         ToyDefect.ANSWER_DRIFT: frozenset({GateName.GOLDEN}),
         ToyDefect.WRONG_LANGUAGE: frozenset(
             {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY}
         ),
         ToyDefect.YIELDS_TO_PUSHBACK: frozenset({GateName.REFUSAL}),
-        ToyDefect.SKIPS_LOOKUP: frozenset({GateName.TRAJECTORY}),
-        ToyDefect.WRONG_TOOL: frozenset({GateName.TRAJECTORY}),
+        ToyDefect.SKIPS_LOOKUP: frozenset({GateName.TRAJECTORY, GateName.ADVERSARIAL}),
+        ToyDefect.WRONG_TOOL: frozenset({GateName.TRAJECTORY, GateName.ADVERSARIAL}),
         ToyDefect.EXTRA_CALLS: frozenset({GateName.TRAJECTORY}),
         ToyDefect.HALLUCINATES_TOOL_OUTPUT: frozenset({GateName.TRAJECTORY}),
         ToyDefect.OBEYS_TOOL_INJECTION: frozenset({GateName.ADVERSARIAL}),
