@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import reprlib
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
     Annotated,
+    Any,
     Literal,
     NamedTuple,
     Protocol,
@@ -27,6 +29,7 @@ from pydantic import (
     StrictBool,
     StrictStr,
     ValidationError,
+    field_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -54,6 +57,21 @@ ContractText = Annotated[StrictStr, AfterValidator(_encodable)]
 """A string the contract accepts: strictly a `str`, and one UTF-8 can encode."""
 
 
+def _finite(value: Any) -> Any:
+    """`value`, if JSON can write it: pydantic's `JsonValue` lets NaN and infinities through."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        raise PydanticCustomError(
+            "not_json", "holds NaN or an infinity, which JSON cannot write"
+        ) from None
+    return value
+
+
+JsonObject = Annotated[dict[str, JsonValue], AfterValidator(_finite)]
+FiniteJson = Annotated[JsonValue, AfterValidator(_finite)]
+
+
 class ToolCall(BaseModel):
     """One tool call the target reports having made while answering, as it came."""
 
@@ -63,9 +81,9 @@ class ToolCall(BaseModel):
     """The call's id, unique within the answer's calls (parent ids refer to it)."""
     name: ContractText
     """The tool called."""
-    arguments: dict[str, JsonValue]
+    arguments: JsonObject
     """The arguments, a JSON object (a chat API's JSON text is decoded first)."""
-    output: JsonValue = None
+    output: FiniteJson = None
     """What the tool returned, text or JSON; null or left out when not reported."""
     error: ContractText | None = None
     """The tool's error, when the call failed."""
@@ -100,7 +118,19 @@ class TargetResponse(BaseModel):
     escalated: StrictBool
     """The target routed the user to a human (a crisis line, staff)."""
     tool_calls: tuple[ToolCall, ...] | None = None
-    """The tools the target called for this answer, in order; None when not reported."""
+    """The tools the target called for this answer, in order; None when not reported. Ids are
+    unique: a parent id names one call."""
+
+    @field_validator("tool_calls")
+    @classmethod
+    def _ids_unique(cls, calls: tuple[ToolCall, ...] | None) -> tuple[ToolCall, ...] | None:
+        ids = [call.id for call in calls or ()]
+        repeated = sorted({name for name in ids if ids.count(name) > 1})
+        if repeated:
+            raise PydanticCustomError(
+                "ids_repeated", "repeated call id {ids}", {"ids": ", ".join(map(repr, repeated))}
+            )
+        return calls
 
 
 class Message(TypedDict):
@@ -327,7 +357,7 @@ def describe_contract_errors(exc: ValidationError) -> str:
                 problems.append(f"{field}: missing")
             case "extra_forbidden":
                 problems.append(f"{field}: not a field of the contract")
-            case "not_utf8":
+            case "not_utf8" | "not_json" | "ids_repeated":
                 problems.append(f"{field}: {error['msg']}")
             case "string_unicode":  # pydantic's own check, which only a mapping's keys meet
                 problems.append(

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from pydantic import ConfigDict
 
 from gauntlet.errors import TargetContractError
-from gauntlet.targets.contract import TargetResponse, check_response
+from gauntlet.targets.contract import Origin, TargetResponse, check_response, declared
 from gauntlet.targets.http import parse_contract_body
+from gauntlet.targets.spec import FieldName
 
 GOOD = {
     "text": "Open 9 to 5.",
@@ -211,3 +214,58 @@ def test_a_wrong_value_is_quoted_short_whatever_it_is(value: object, got: str) -
 def test_a_value_whose_repr_raises_is_quoted_by_its_type() -> None:
     with pytest.raises(TargetContractError, match=r"text: .*, got <_Unshowable instance at 0x"):
         check_response({**GOOD, "text": _Unshowable()})
+
+
+# ---------------------------------------------------------------- tool calls (optional)
+
+CALL = {"id": "c1", "name": "lookup_hours", "arguments": {"facility": "central"}}
+
+
+def test_tool_calls_left_out_are_not_reported_and_an_empty_list_is_no_call() -> None:
+    left_out = check_response(dict(GOOD))
+    assert left_out.tool_calls is None
+    assert declared(left_out)[FieldName.TOOL_CALLS].origin is Origin.ABSENT
+    none_made = check_response({**GOOD, "tool_calls": []})
+    assert none_made.tool_calls == ()
+    assert declared(none_made)[FieldName.TOOL_CALLS].origin is Origin.DECLARED
+
+
+def test_a_reported_call_keeps_every_field_it_came_with() -> None:
+    full = {
+        **CALL,
+        "output": {"opens": "9:00"},
+        "error": None,
+        "parent_ids": ["c0"],
+        "latency_ms": 12.5,
+        "step": 0,
+    }
+    (call,) = check_response({**GOOD, "tool_calls": [full]}).tool_calls or ()
+    assert call.model_dump() == {**full, "parent_ids": ("c0",)}
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ({**CALL, "arguments": '{"facility": "central"}'}, "tool_calls.0.arguments: input should"),
+        ({**CALL, "arguments": [1]}, "tool_calls.0.arguments: input should be a valid dictionary"),
+        ({"name": "x", "arguments": {}}, "tool_calls.0.id: missing"),
+        (
+            {**CALL, "arguments": {"n": float("nan")}},
+            "tool_calls.0.arguments: holds NaN or an infinity, which JSON cannot write",
+        ),
+        ({**CALL, "output": [float("-inf")]}, "tool_calls.0.output: holds NaN or an infinity"),
+        ({**CALL, "arguments": {"s": {1, 2}}}, "tool_calls.0.arguments.s"),
+        ({**CALL, "step": -1}, "tool_calls.0.step: input should be greater than or equal to 0"),
+        ({**CALL, "latency_ms": float("inf")}, "tool_calls.0.latency_ms"),
+        ({**CALL, "extra": 1}, "tool_calls.0.extra: not a field of the contract"),
+    ],
+)
+def test_a_wrong_tool_call_is_named_by_its_place(call: dict[str, object], message: str) -> None:
+    # A Python target can put anything in a mapping: only JSON, in the contract's shape, passes.
+    with pytest.raises(TargetContractError, match=re.escape(message)):
+        check_response({**GOOD, "tool_calls": [call]})
+
+
+def test_two_calls_with_one_id_are_refused() -> None:
+    with pytest.raises(TargetContractError, match="tool_calls: repeated call id 'c1'"):
+        check_response({**GOOD, "tool_calls": [CALL, {**CALL, "name": "other"}]})
