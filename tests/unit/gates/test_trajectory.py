@@ -79,7 +79,8 @@ def test_each_matcher_compares_as_documented(
 
 
 def test_extra_calls_cost_tool_accuracy_and_break_max_calls() -> None:
-    twice = (call("lookup_hours", {"facility": "central-library"}, step=0),) * 2
+    once = call("lookup_hours", {"facility": "central-library"}, step=0)
+    twice = (once, once.model_copy(update={"id": "call_again"}))
     judged = trajectory.judge(
         trajectory_case(max_calls=1, min_tool_accuracy=1.0), response(text=ANSWER, tool_calls=twice)
     )
