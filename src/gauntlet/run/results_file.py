@@ -38,7 +38,7 @@ from gauntlet.run.tally import (
     summarize,
 )
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
-from gauntlet.trajectory.scoring import ArgumentsError, decode_arguments
+from gauntlet.trajectory.scoring import decode_arguments
 
 MAX_RESULTS_BYTES = 512 * 1024 * 1024
 """The largest results file read (512 MiB), checked before reading: a run of 20,000 cases
@@ -320,10 +320,13 @@ def _calls_moved(data: dict[str, Any], source: str) -> bool:
             if not isinstance(response, dict) or reported in (None, "absent"):
                 continue
             carried = []
-            for n, call in enumerate(calls if isinstance(calls, list) else ()):
+            if not isinstance(calls, list):
+                raise ResultsError(f"{source}: cases[{c}].trials[{t}].tool_calls: not a list")
+            for n, call in enumerate(calls):
                 where = f"cases[{c}].trials[{t}].tool_calls[{n}]"
-                arguments = decode_arguments(str(call.get("arguments", "")))
-                if isinstance(arguments, ArgumentsError) or not call.get("id"):
+                text = call.get("arguments") if isinstance(call, dict) else None
+                arguments = decode_arguments(text) if isinstance(text, str) else None
+                if not isinstance(arguments, dict) or not call.get("id"):
                     raise ResultsError(
                         f"{source}: {where}: a tool call without an id or whose arguments are "
                         "not a JSON object cannot be carried into this version's format"

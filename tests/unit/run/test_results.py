@@ -393,3 +393,23 @@ def test_the_digest_covers_the_trajectory_and_keeps_an_unreported_ones_digest() 
     assert "tool_calls" not in record["asks"][0]["response"]
     unreported = results_digest(_with_calls(results, None))
     assert results_digest(_with_calls(results, ())) != unreported
+
+
+@pytest.mark.parametrize(
+    ("calls", "where"),
+    [
+        ("not a list", r"cases\[0\]\.trials\[0\]\.tool_calls: not a list"),
+        (["a call"], r"cases\[0\]\.trials\[0\]\.tool_calls\[0\]"),
+        ([{"id": "c", "name": "x", "arguments": 7}], r"cases\[0\]\.trials\[0\]\.tool_calls\[0\]"),
+        ([{"name": "x", "arguments": "{}"}], r"cases\[0\]\.trials\[0\]\.tool_calls\[0\]"),
+    ],
+)
+def test_a_hostile_version_4_call_is_refused_by_its_place(
+    tmp_path: Path, calls: Any, where: str
+) -> None:
+    data = _version_4([], {"origin": "declared"})
+    data["cases"][0]["trials"][0]["tool_calls"] = calls
+    path = tmp_path / "v4.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError, match=where):
+        read_results(path)
