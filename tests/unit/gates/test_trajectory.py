@@ -157,9 +157,11 @@ def test_calls_with_and_without_steps_cannot_be_read() -> None:
 
 
 def test_the_output_a_call_reported_is_what_faithfulness_reads() -> None:
+    assert _judge((LOOKUP,), min_faithfulness=1.0) == ()
     silent = LOOKUP.model_copy(update={"output": None})
     assert _judge((silent,), min_faithfulness=1.0) != ()
-    assert HOURS_OUTPUT in str(LOOKUP.output)
+    moved = LOOKUP.model_copy(update={"output": HOURS_OUTPUT.replace("9 a.m.", "8 a.m.")})
+    assert _judge((moved,), min_faithfulness=1.0) != ()
 
 
 # ---------------------------------------------------------------- adversarial: attacks via data
