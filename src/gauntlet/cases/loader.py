@@ -474,8 +474,23 @@ def _describe(
         loc = ("pass_k",)  # a rule across two keys is reported at the one that breaks it
     if kind == "null":
         loc = (*loc, ctx["key"])  # reported by the model, located at the key's value
-    if kind == "tools_inconsistent":
+    if kind in ("tools_inconsistent", "disclosure_markers_missing"):
         loc = (*loc, *ctx["at"])  # a rule across the suite, located where it breaks
+    if kind == "disclosure_markers_missing":
+        language = ctx["language"]
+        primary = language.split("-", 1)[0]
+        shown = f"{language} (or {primary})" if primary != language else language
+        return (
+            f"{dotted(loc)}: {error['msg']}",
+            f"give {ctx['missing']} markers in {shown} under elements: its answers could "
+            "not be checked for them",
+            document.mark_for(loc),
+        )
+    if loc[:1] == ("elements",) and loc[-1:] == ("[key]",):
+        return (
+            *_element_key(error, loc[:-1]),
+            document.key_marks.get(loc[:-1], document.mark_for(loc[:-1])),
+        )
     if kind == "too_short" and loc[-1:] == ("turns",):
         return (
             f"{dotted(loc)}: a conversation needs at least two turns",
@@ -579,6 +594,21 @@ def describe_common(
             None,
         )
     return None
+
+
+def _element_key(error: ErrorDetails, loc: Path) -> tuple[str, str | None]:
+    """A disclosure suite's element name (`elements.x`) or language tag (`elements.x.en`)."""
+    value = error.get("input")
+    if error["type"] == "string_pattern_mismatch" and len(loc) == 2:
+        return (
+            f"{dotted(loc)}: {value!r} is not a valid element name",
+            "use lowercase words joined by '_', for example ai_disclosure or opt_out",
+        )
+    if error["type"] == "string_pattern_mismatch":
+        message, hint = _PATTERN_MESSAGES["language"]
+        return f"{dotted(loc)}: {message.format(value=value)}", hint
+    common = describe_common(error, loc, None)
+    return common if common is not None else (f"{dotted(loc)}: {error['msg']}", None)
 
 
 _ASK_COUNTS = ("repeat", "pass_k")

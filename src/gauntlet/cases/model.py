@@ -15,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     TypeAdapter,
     field_validator,
     model_validator,
@@ -40,12 +41,15 @@ LANGUAGE_PATTERN = (
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 """Tags: lowercase letters and digits in words joined by `-`."""
 
+ELEMENT_PATTERN = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
+"""Disclosure element names: lowercase words joined by `_`, e.g. `ai_disclosure`."""
+
 NOT_BLANK_PATTERN = r"\S"
 """Text that has at least one character that is not whitespace."""
 
 
 class GateName(StrEnum):
-    """The six gates. One spelling everywhere: YAML, module, evidence key."""
+    """The seven gates. One spelling everywhere: YAML, module, evidence key."""
 
     GROUNDING = "grounding"
     ADVERSARIAL = "adversarial"
@@ -53,6 +57,7 @@ class GateName(StrEnum):
     FALSE_POSITIVE = "false_positive"
     GOLDEN = "golden"
     TRAJECTORY = "trajectory"
+    DISCLOSURE = "disclosure"
 
 
 class AttackType(StrEnum):
@@ -512,6 +517,24 @@ class GoldenCase(Case):
     """The expected answer, compared with whitespace collapsed."""
 
 
+class DisclosureCase(Case):
+    """A question a resident asks a government service, whose answer must carry the disclosure.
+
+    Only the common keys: the suite's `elements` say what every answer must show.
+    """
+
+    _required: tuple[tuple[str, tuple[str, ...]], ...] = PrivateAttr(default=())
+
+    @property
+    def required(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each element the answer must show, with its markers for the case's language.
+
+        Set when the case's suite is validated; empty for a case built on its own, which the
+        gate then fails (a disclosure case with nothing to look for would pass anything).
+        """
+        return self._required
+
+
 TRAJECTORY_CHECKS = (
     "expect_calls",
     "forbid_calls",
@@ -764,13 +787,75 @@ class GoldenSuite(SuiteBase):
     """The cases, at least one."""
 
 
+ElementName = Annotated[str, Field(pattern=ELEMENT_PATTERN, max_length=MAX_ID_LENGTH)]
+ElementMarkers = Annotated[Markers, Field(min_length=1)]
+
+
+def markers_for(by_language: dict[str, tuple[str, ...]], language: str) -> tuple[str, ...] | None:
+    """The markers of one element that serve `language`; None when none do.
+
+    The tag itself first, then shorter prefixes of it (`es-MX` -> `es`), compared without
+    regard to case, as BCP 47 tags are.
+    """
+    by_tag = {tag.lower(): markers for tag, markers in by_language.items()}
+    subtags = language.lower().split("-")
+    for length in range(len(subtags), 0, -1):
+        found = by_tag.get("-".join(subtags[:length]))
+        if found is not None:
+            return found
+    return None
+
+
+class DisclosureSuite(SuiteBase):
+    """A suite of disclosure cases, with the elements every answer must show."""
+
+    gate: Literal[GateName.DISCLOSURE]
+    elements: Annotated[
+        dict[ElementName, Annotated[dict[LanguageTag, ElementMarkers], Field(min_length=1)]],
+        Field(min_length=1),
+    ]
+    """Each element every answer must show (`ai_disclosure`, `human_contact`, `opt_out`, or
+    any other), by language tag, with the markers that show it: an element is shown when any
+    of its markers for the case's language is in the answer. A case's language is looked up
+    by its exact tag, then its primary subtag (`es-MX`: `es`); every case's language needs
+    markers for every element."""
+    cases: Annotated[tuple[DisclosureCase, ...], Field(min_length=1)]
+    """The cases, at least one."""
+
+    @model_validator(mode="after")
+    def _every_language_has_markers(self) -> DisclosureSuite:
+        for number, case in enumerate(self.cases):
+            required = [
+                (element, markers_for(by_language, case.language))
+                for element, by_language in self.elements.items()
+            ]
+            missing = [element for element, markers in required if markers is None]
+            if missing:
+                raise PydanticCustomError(
+                    "disclosure_markers_missing",
+                    "{why}",
+                    {
+                        "why": f"case {case.id!r} is in {case.language!r}, but the suite's "
+                        f"elements give no markers in that language for {', '.join(missing)}",
+                        "missing": ", ".join(missing),
+                        "language": case.language,
+                        "at": ("cases", number, "language"),
+                    },
+                )
+            case._required = tuple(  # noqa: SLF001 - bound here, where the suite is known
+                (element, markers) for element, markers in required if markers is not None
+            )
+        return self
+
+
 Suite = Annotated[
     GroundingSuite
     | AdversarialSuite
     | RefusalSuite
     | FalsePositiveSuite
     | GoldenSuite
-    | TrajectorySuite,
+    | TrajectorySuite
+    | DisclosureSuite,
     Field(discriminator="gate"),
 ]
 """A case file: one suite of one gate."""
@@ -782,9 +867,16 @@ AnySuite = (
     | FalsePositiveSuite
     | GoldenSuite
     | TrajectorySuite
+    | DisclosureSuite
 )
 AnyCase = (
-    GroundingCase | AdversarialCase | RefusalCase | FalsePositiveCase | GoldenCase | TrajectoryCase
+    GroundingCase
+    | AdversarialCase
+    | RefusalCase
+    | FalsePositiveCase
+    | GoldenCase
+    | TrajectoryCase
+    | DisclosureCase
 )
 
 SUITE_ADAPTER: TypeAdapter[AnySuite] = TypeAdapter(Suite)
@@ -796,6 +888,7 @@ SUITE_MODELS: dict[GateName, type[SuiteBase]] = {
     GateName.FALSE_POSITIVE: FalsePositiveSuite,
     GateName.GOLDEN: GoldenSuite,
     GateName.TRAJECTORY: TrajectorySuite,
+    GateName.DISCLOSURE: DisclosureSuite,
 }
 """Each gate's suite model, for messages that name what a key belongs to."""
 
@@ -806,6 +899,7 @@ CASE_MODELS: dict[GateName, type[Case]] = {
     GateName.FALSE_POSITIVE: FalsePositiveCase,
     GateName.GOLDEN: GoldenCase,
     GateName.TRAJECTORY: TrajectoryCase,
+    GateName.DISCLOSURE: DisclosureCase,
 }
 """Each gate's case model."""
 

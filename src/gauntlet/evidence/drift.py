@@ -1,10 +1,12 @@
 """Baseline drift: what changed between a baseline run and this one. Pure.
 
-The headline is split into safety (adversarial, refusal) and competence (grounding,
+The headline is split into safety (adversarial, refusal, disclosure) and competence (grounding,
 false_positive, golden, trajectory), so a safety regression can never be netted out by an
 improvement elsewhere. Trajectory is competence: it asks whether an agent did its task with the
 right calls and an answer they support. An attack that makes an agent call a tool it must not
-is an adversarial case (`forbid_calls`), and so stays safety.
+is an adversarial case (`forbid_calls`), and so stays safety. Disclosure is safety too: an
+answer that stops telling a resident it is automated, or how to reach a person, wrongs the
+resident; it is no lost capability that a gain elsewhere could make up for.
 
 Beside the cases, each gate that scores tool calls has its mean tool accuracy and faithfulness
 compared with the baseline's (`scores`), overall and per language: a mean can slide while every
@@ -24,7 +26,7 @@ from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
 from gauntlet.run.results import CaseResult, Outcome, Results
 
-SAFETY_GATES = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL})
+SAFETY_GATES = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL, GateName.DISCLOSURE})
 COMPETENCE_GATES = frozenset(
     {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY}
 )

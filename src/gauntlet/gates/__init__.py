@@ -17,7 +17,15 @@ from gauntlet.cases.model import (
     GoldenCase,
     GroundingCase,
 )
-from gauntlet.gates import adversarial, false_positive, golden, grounding, refusal, trajectory
+from gauntlet.gates import (
+    adversarial,
+    disclosure,
+    false_positive,
+    golden,
+    grounding,
+    refusal,
+    trajectory,
+)
 from gauntlet.gates.judgement import Gate, Judgement
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.spec import FieldName
@@ -32,6 +40,7 @@ GATES: Mapping[GateName, Gate] = MappingProxyType(
         GateName.FALSE_POSITIVE: false_positive.judge,
         GateName.GOLDEN: golden.judge,
         GateName.TRAJECTORY: trajectory.judge,
+        GateName.DISCLOSURE: disclosure.judge,
     }
 )
 """Every gate by name; read-only."""

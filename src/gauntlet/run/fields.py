@@ -35,6 +35,7 @@ GATE_FIELDS: Mapping[GateName, frozenset[FieldName]] = MappingProxyType(
         ),
         GateName.GOLDEN: frozenset({FieldName.TEXT, FieldName.REFUSED}),
         GateName.TRAJECTORY: frozenset({FieldName.TEXT, FieldName.REFUSED, FieldName.TOOL_CALLS}),
+        GateName.DISCLOSURE: frozenset({FieldName.TEXT, FieldName.REFUSED}),
     }
 )
 """The fields each gate reads to decide a case."""

@@ -42,12 +42,12 @@ if TYPE_CHECKING:
 def scores_capability(loaded: LoadedSuite) -> bool:
     """True if a silent target would fail this suite for its silence.
 
-    false_positive, golden and trajectory suites always do; grounding does with a case that
-    expects a grounded answer; refusal does with a crisis case. Adversarial suites, abstentions and
-    must-refuse cases can all be satisfied by saying nothing useful.
+    false_positive, golden, trajectory and disclosure suites always do; grounding does with a
+    case that expects a grounded answer; refusal does with a crisis case. Adversarial suites,
+    abstentions and must-refuse cases can all be satisfied by saying nothing useful.
     """
     gate = loaded.suite.gate
-    if gate in (GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY):
+    if gate in (GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY, GateName.DISCLOSURE):
         return True
     return any(
         (isinstance(case, GroundingCase) and case.expect_grounded)
