@@ -22,6 +22,7 @@ from gauntlet.cases.model import GateName
 SIMM_5305_F = "SIMM 5305-F"
 SCM_2305_3 = "SCM Vol. 2, 2305.3"
 SAM_4986_12 = "SAM 4986.12"
+SAM_4986_10 = "SAM 4986.10"
 
 Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
 
@@ -393,6 +394,18 @@ CALIFORNIA = CaliforniaMapping(
                 "the feature uses its tools as well in each language tested.",
             ),
         ),
+        GateName.DISCLOSURE: (
+            MappingRow(
+                document=SAM_4986_10,
+                item="Privacy Disclosures: communications about government services carry a "
+                "disclaimer before use, how to contact a state employee, and a way to opt out "
+                "and speak to a real person",
+                informs="Disclosure cases show whether the feature's answers to residents' "
+                "questions about its services carry each disclosure element the suite requires "
+                "(the disclaimer, how to reach a person, the opt-out), in each language tested.",
+                verification=Verification.READ,
+            ),
+        ),
     },
     harness_properties=(
         _simm(
@@ -415,9 +428,10 @@ CALIFORNIA = CaliforniaMapping(
         "GenAI carries a disclosure; communications about government services carry a "
         "disclaimer before use, how to contact a state employee, and a way to opt out and speak "
         "to a real person.",
-        "No gate checks those disclosures yet: a disclosure gate is a possible future gate that "
-        "would inform SAM 4986.10 Privacy Disclosures (disclaimer before use, human contact, "
-        "opt-out).",
+        "The disclosure gate informs SAM 4986.10 Privacy Disclosures (read): it checks, in the "
+        "cases run and by the markers the suite declares, that answers carry the disclaimer, "
+        "how to reach a person and the opt-out; whether the wording suffices is the agency's "
+        "judgement.",
     ),
     sources=(
         Source(

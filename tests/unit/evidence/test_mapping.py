@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from gauntlet.cases.model import GateName
 from gauntlet.evidence.mapping import (
     CALIFORNIA,
+    SAM_4986_10,
     SAM_4986_12,
     SCM_2305_3,
     SIMM_5305_F,
@@ -47,6 +48,7 @@ ROW_STATUS = {
     SIMM_5305_F: Verification.SECONDHAND,
     SCM_2305_3: Verification.READ,
     SAM_4986_12: Verification.READ,
+    SAM_4986_10: Verification.READ,
 }
 """The status each cited document's rows must carry."""
 
@@ -56,6 +58,7 @@ FACT_SHEET_GATES = {
     "refusal": GateName.REFUSAL,
     "false_positive": GateName.FALSE_POSITIVE,
     "golden": GateName.GOLDEN,
+    "disclosure (a possible future gate)": GateName.DISCLOSURE,
 }
 
 NOTE = re.compile(r"\s*\([^()]{4,}\)")
@@ -375,7 +378,8 @@ def test_the_disclosure_basis_states_each_fact_with_its_status() -> None:
     assert "SAM 4986.2 (read for scope only)" in basis
     assert "definition text was not verified" in basis
     assert "SAM 4986.10 Privacy Disclosures (read)" in basis
-    assert "possible future gate" in basis
+    assert "The disclosure gate informs SAM 4986.10 Privacy Disclosures (read)" in basis
+    assert "possible future gate" not in basis
 
 
 def test_the_alignment_notice_says_the_state_has_not_reviewed_it() -> None:
