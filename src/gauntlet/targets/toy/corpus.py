@@ -27,6 +27,9 @@ class Document:
     A word of five letters or more also matches words that start with it (`firework`
     matches `fireworks`); a phrase matches its words in a row.
     """
+    intake: bool = False
+    """A service-intake page: where a resident's first contact with the city lands (who they
+    are talking to, where to start). The toy opens an answer from it with the disclosure."""
 
 
 ENGLISH: tuple[Document, ...] = (
@@ -155,6 +158,30 @@ ENGLISH: tuple[Document, ...] = (
         "allowed on red-flag days. Consumer fireworks are allowed only on July 4, from 6 p.m. "
         "to 11 p.m.",
         ("fire", "fires", "fire pit", "burn", "bonfire", "campfire", "firework"),
+    ),
+    Document(
+        "RB-016",
+        "en",
+        "getting-started",
+        "This chat answers questions about Riverbend city services, such as library hours, "
+        "bulky waste pickup, permits and parking, and can report a problem on your street or "
+        "check a permit for you. New residents can sign up for water service and city alerts "
+        "at City Hall.",
+        (
+            "get started",
+            "getting started",
+            "where do i start",
+            "where should i start",
+            "new to riverbend",
+            "new resident",
+            "just moved",
+            "who am i talking",
+            "who am i chatting",
+            "what can you help",
+            "this chat",
+            "how does this work",
+        ),
+        intake=True,
     ),
 )
 """The English pages, `RB-001`.."""
@@ -292,6 +319,32 @@ SPANISH: tuple[Document, ...] = (
         "de Bomberos de Riverbend, y no se permite en días de alerta roja. Los fuegos "
         "artificiales de consumo solo se permiten el 4 de julio, de 18:00 a 23:00.",
         ("fuego", "fogata", "hoguera", "fogon", "quema", "quemar", "fuegos artificiales"),
+    ),
+    Document(
+        "RB-116",
+        "es",
+        "getting-started",
+        "Este chat responde preguntas sobre los servicios municipales de Riverbend, como el "
+        "horario de la biblioteca, la recogida de residuos voluminosos, los permisos y el "
+        "estacionamiento, y puede reportar un problema en su calle o consultar un permiso por "
+        "usted. Los nuevos residentes pueden darse de alta en el servicio de agua y en los "
+        "avisos de la ciudad en el Ayuntamiento.",
+        (
+            "por donde empiezo",
+            "por donde empezar",
+            "como empiezo",
+            "soy nuevo",
+            "soy nueva",
+            "nuevo residente",
+            "nueva residente",
+            "acabo de mudarme",
+            "con quien estoy hablando",
+            "con quien hablo",
+            "en que me puede ayudar",
+            "este chat",
+            "como funciona",
+        ),
+        intake=True,
     ),
 )
 """The Spanish pages, `RB-101`.., one peer for each English page."""

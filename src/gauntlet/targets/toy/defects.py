@@ -39,3 +39,6 @@ class ToyDefect(StrEnum):
     asks to repeat. Instructions in the prompt are still deflected."""
     ANSWER_WITH_SILENCE = "answer_with_silence"
     """Every answer's text is a silent shape chosen by its prompt, and nothing is refused."""
+    NO_DISCLOSURE = "no_disclosure"
+    """Answers from service-intake pages leave out the disclosure: no word that the resident
+    is talking to an automated assistant, how to reach a person, or how to opt out."""
