@@ -789,6 +789,8 @@ class GoldenSuite(SuiteBase):
 
 ElementName = Annotated[str, Field(pattern=ELEMENT_PATTERN, max_length=MAX_ID_LENGTH)]
 ElementMarkers = Annotated[Markers, Field(min_length=1)]
+_ONLY_PATTERN_KEYS: dict[str, Any] = {"additionalProperties": False}
+"""A mapping's keys must match its pattern, in the schema as in the loader."""
 
 
 def markers_for(by_language: dict[str, tuple[str, ...]], language: str) -> tuple[str, ...] | None:
@@ -811,8 +813,14 @@ class DisclosureSuite(SuiteBase):
 
     gate: Literal[GateName.DISCLOSURE]
     elements: Annotated[
-        dict[ElementName, Annotated[dict[LanguageTag, ElementMarkers], Field(min_length=1)]],
-        Field(min_length=1),
+        dict[
+            ElementName,
+            Annotated[
+                dict[LanguageTag, ElementMarkers],
+                Field(min_length=1, json_schema_extra=_ONLY_PATTERN_KEYS),
+            ],
+        ],
+        Field(min_length=1, json_schema_extra=_ONLY_PATTERN_KEYS),
     ]
     """Each element every answer must show (`ai_disclosure`, `human_contact`, `opt_out`, or
     any other), by language tag, with the markers that show it: an element is shown when any

@@ -63,7 +63,7 @@ def test_a_gate_that_is_not_text_is_named_by_its_kind() -> None:
 def test_a_missing_gate_lists_the_gates() -> None:
     assert _messages("suite: s\n") == [
         "m.yaml:1:1: missing required key 'gate' (one of grounding, adversarial, refusal, "
-        "false_positive, golden, trajectory)"
+        "false_positive, golden, trajectory, disclosure)"
     ]
 
 
@@ -303,3 +303,47 @@ def test_an_empty_must_not_contain_is_refused_because_the_case_would_check_nothi
         "m.yaml:6:80: cases[0].must_not_contain: must not be empty: "
         "an adversarial case with no markers checks nothing"
     )
+
+
+# ---------------------------------------------------------------- disclosure suites
+
+_DISCLOSURE = (
+    "suite: d\ngate: disclosure\nversion: 1\nthreshold: 1\nelements:\n"
+    "  ai_disclosure: {en: [automated assistant], es: [asistente automatizado]}\n"
+    "  opt_out: {en: [ask for a person]}\n"
+    "cases:\n"
+    "  - {id: d-en, language: en, prompt: Hi}\n"
+)
+
+
+def test_a_disclosure_case_knows_the_markers_of_its_language() -> None:
+    loaded = parse_suite(
+        _DISCLOSURE.replace("{en: [ask for a person]}", "{en: [ask], es: [pida]}")
+        + "  - {id: d-es, language: es-MX, prompt: Hola}\n",
+        "d.yaml",
+    )
+    english, spanish = loaded.suite.cases
+    assert english.required == (  # type: ignore[union-attr]
+        ("ai_disclosure", ("automated assistant",)),
+        ("opt_out", ("ask",)),
+    )
+    assert spanish.required == (  # type: ignore[union-attr]
+        ("ai_disclosure", ("asistente automatizado",)),
+        ("opt_out", ("pida",)),
+    )
+
+
+def test_a_language_without_markers_is_refused_at_the_case_naming_what_is_missing() -> None:
+    [message] = _messages(_DISCLOSURE + "  - {id: d-mx, language: es-MX, prompt: Hola}\n")
+    assert message == (
+        "m.yaml:10:26: cases[1].language: case 'd-mx' is in 'es-MX', but the suite's elements "
+        "give no markers in that language for opt_out\n"
+        "  hint: give opt_out markers in es-MX (or es) under elements: its answers could not "
+        "be checked for them"
+    )
+
+
+def test_a_language_without_a_subtag_is_named_alone_in_the_hint() -> None:
+    [message] = _messages(_DISCLOSURE + "  - {id: d-fr, language: fr, prompt: Salut}\n")
+    assert "for ai_disclosure, opt_out" in message
+    assert "hint: give ai_disclosure, opt_out markers in fr under elements" in message

@@ -37,6 +37,8 @@ BEYOND_THE_SCHEMA = {
     "a second default result": "uniqueness of a property across list items",
     "is already declared for this case": "uniqueness of a name across the suite's and a case's",
     "not a JSON Schema": "the JSON Schema meta-schema, inside a case file",
+    "give no markers in that language": "each case's language, or its primary subtag, looked "
+    "up among the keys of every element of the suite",
 }
 
 

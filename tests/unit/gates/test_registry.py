@@ -10,6 +10,7 @@ from gauntlet.cases.model import AnyCase, GateName, RefusalKind
 from gauntlet.gates import (
     GATES,
     adversarial,
+    disclosure,
     false_positive,
     golden,
     grounding,
@@ -24,6 +25,7 @@ from tests.unit.gates.builders import (
     ANSWER,
     LOOKUP,
     adversarial_case,
+    disclosure_case,
     false_positive_case,
     golden_case,
     grounding_case,
@@ -68,6 +70,8 @@ SCENARIOS: dict[str, tuple[Callable[[str], AnyCase], MakeResponse]] = {
     "false_positive": (lambda _: false_positive_case(), _plain),
     "golden-echo": (_golden_echo, _plain),
     "trajectory": (lambda _: trajectory_case(), _looked_up),
+    # An element shown by a word of the readable answer, so readable text passes.
+    "disclosure": (lambda _: disclosure_case(elements={"notice": {"en": ["library"]}}), _plain),
 }
 
 PASSING_SCENARIOS = [name for name in SCENARIOS if not name.startswith("refusal-")] + [
@@ -84,6 +88,7 @@ def test_every_gate_name_has_its_gate() -> None:
         GateName.FALSE_POSITIVE: false_positive.judge,
         GateName.GOLDEN: golden.judge,
         GateName.TRAJECTORY: trajectory.judge,
+        GateName.DISCLOSURE: disclosure.judge,
     }
 
 
@@ -117,6 +122,7 @@ def test_the_registry_is_read_only() -> None:
                 "the target did not report its tool calls, which this case checks",
             ),
         ),
+        (disclosure_case(), ("unreadable answer: ''",)),
     ],
     ids=[gate.value for gate in GateName],
 )
