@@ -63,7 +63,7 @@ def test_drift_names_the_newly_failing_cases(tmp_path: Path, run_cli: RunCli) ->
     assert (drift["safety"], drift["competence"]) == ("regressed", "unchanged")
     assert {case["language"] for case in drift["newly_failing"]} == {"en", "es"}
     markdown = run_cli("report", failing, "--baseline", clean).stdout
-    assert "- **Safety** (adversarial, refusal): regressed" in markdown
+    assert "- **Safety** (adversarial, refusal, disclosure): regressed" in markdown
 
 
 def test_a_missing_baseline_is_reported_not_fatal(tmp_path: Path, run_cli: RunCli) -> None:

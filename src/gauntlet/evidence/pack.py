@@ -42,7 +42,7 @@ from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, tota
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, canonical, group_steps
 
-EVIDENCE_SCHEMA_VERSION = 5
+EVIDENCE_SCHEMA_VERSION = 6
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -55,7 +55,9 @@ each judged case the judge's checks of the ask that decided it, beside the calib
 for the case's language. 5 added tool-call trajectories (issue 16): for each failing case of a
 gate that reads tool calls, the calls of the ask that failed as rows with the step where the
 trajectory first went wrong marked (`trajectory`), and for each such gate how its tool accuracy
-and faithfulness are spread over its asks, overall and per language (`trajectory_scores`)."""
+and faithfulness are spread over its asks, overall and per language (`trajectory_scores`). 6 added
+the disclosure gate (`disclosure`) as a gate name, with its rows in the California mapping
+(SAM 4986.10 Privacy Disclosures); a reader of format 5 would not know the name."""
 
 
 class _Record(BaseModel):

@@ -21,7 +21,7 @@ from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName
 
-RESULTS_SCHEMA_VERSION = 5
+RESULTS_SCHEMA_VERSION = 6
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -32,7 +32,9 @@ model judge: the `unjudged` outcome and counts, each ask's judged checks, a gold
 them. 5 moved each ask's tool calls into its response (`tool_calls`, absent when not
 reported), each call's arguments an object with its output, error, parents, latency and step,
 and added each ask's trajectory `scores`; a version 3 or 4 file's calls are moved there as they
-are read, their arguments decoded.
+are read, their arguments decoded. 6 added the disclosure gate (`disclosure`) as a gate
+name; a version 5 file or earlier is read as it is, and refused if it names that gate, which
+no gauntlet writing it knew.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""

@@ -114,10 +114,27 @@ def parse_results(raw: bytes, source: str) -> Results:
     except ValidationError as exc:
         problems = validation_problems(exc)
         raise ResultsError(located(source, "not a valid results file", problems)) from None
+    unknown = gates_after(results, version)
+    if unknown:
+        raise ResultsError(located(source, "not a valid results file", unknown))
     problems = results_problems(results)
     if problems:
         raise ResultsError(located(source, "results that disagree with themselves", problems))
     return results
+
+
+GATES_SINCE: dict[GateName, int] = {GateName.DISCLOSURE: 6}
+"""The results format each gate arrived with, for gates newer than the first format."""
+
+
+def gates_after(results: Results, version: int) -> list[str]:
+    """Each suite of `results` whose gate is newer than the format `version` it claims."""
+    return [
+        f"suites[{index}].gate: {suite.gate.value!r} arrived with results format "
+        f"{GATES_SINCE[suite.gate]}, so a format {version} file cannot name it"
+        for index, suite in enumerate(results.suites)
+        if GATES_SINCE.get(suite.gate, 1) > version
+    ]
 
 
 def results_problems(results: Results) -> list[str]:

@@ -171,4 +171,4 @@ def test_a_trajectory_case_newly_failing_is_a_competence_regression() -> None:
     )
     report = render_markdown(build_pack(fx.trajectory(), baseline=fx.clean()))
     assert "- **Competence** (grounding, false_positive, golden, trajectory):" in report
-    assert "- **Safety** (adversarial, refusal):" in report
+    assert "- **Safety** (adversarial, refusal, disclosure):" in report

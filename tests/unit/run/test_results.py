@@ -24,7 +24,7 @@ from gauntlet.run.results_file import read_results, rederive, write_results
 from gauntlet.targets.contract import ToolCall
 from gauntlet.targets.toy import ToyDefect
 
-from ...evidence_fixtures import clean, flaky, unscoreable, with_defect
+from ...evidence_fixtures import before_disclosure, clean, flaky, unscoreable, with_defect
 
 WHEN = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -246,7 +246,7 @@ def test_the_digest_covers_the_verdict_and_every_outcome() -> None:
 
 
 def test_a_version_1_file_is_read_as_one_without_a_run_id(tmp_path: Path) -> None:
-    data = clean().model_dump(mode="json")
+    data = before_disclosure().model_dump(mode="json")
     del data["run_id"]
     data["schema_version"] = 1
     path = tmp_path / "v1.json"
@@ -275,7 +275,7 @@ def test_a_hostile_file_is_refused_not_crashed_on(
 
 def test_an_earlier_versions_readability_judgement_is_kept_not_redone(tmp_path: Path) -> None:
     """A stricter readability rule must not make last month's baseline unreadable."""
-    written = clean()
+    written = before_disclosure()
     data = written.model_dump(mode="json")
     trial = data["cases"][0]["trials"][0]
     assert trial["said_something"] is True
@@ -324,8 +324,9 @@ def test_a_suite_with_no_case_is_refused_not_crashed_on(tmp_path: Path) -> None:
 
 
 def _version_4(calls: list[dict[str, Any]], provenance: dict[str, Any] | None) -> dict[str, Any]:
-    """`clean()` as format 4 wrote it: each ask's tool calls beside its response, as JSON text."""
-    data = clean().model_dump(mode="json")
+    """`before_disclosure()` as format 4 wrote it: each ask's tool calls beside its response,
+    as JSON text."""
+    data = before_disclosure().model_dump(mode="json")
     data["schema_version"] = 4
     for case in data["cases"]:
         for trial in case["trials"]:
@@ -413,3 +414,48 @@ def test_a_hostile_version_4_call_is_refused_by_its_place(
     path.write_text(json.dumps(data))
     with pytest.raises(ResultsError, match=where):
         read_results(path)
+
+
+def _disclosure_run() -> Any:
+    from gauntlet.cases.builtin import builtin_suites_dir  # noqa: PLC0415
+    from gauntlet.cases.loader import load_suites  # noqa: PLC0415
+    from gauntlet.run.engine import run_gauntlet  # noqa: PLC0415
+    from gauntlet.run.results import TargetInfo  # noqa: PLC0415
+    from gauntlet.targets.toy import make_toy  # noqa: PLC0415
+
+    suites = load_suites([builtin_suites_dir() / "disclosure.yaml"])
+    toy = make_toy([ToyDefect.NO_DISCLOSURE])
+    return run_gauntlet(suites, toy, target_info=TargetInfo(kind="toy", name=toy.name))
+
+
+def test_a_disclosure_run_is_written_in_format_6_and_reads_back(tmp_path: Path) -> None:
+    written = _disclosure_run()
+    path = tmp_path / "r.json"
+    write_results(written, path)
+    results = read_results(path)
+    assert (results.schema_version, RESULTS_SCHEMA_VERSION) == (6, 6)
+    assert [suite.gate.value for suite in results.suites] == ["disclosure"]
+    assert results.verdict is Verdict.FAIL
+
+
+def test_a_format_5_file_naming_the_disclosure_gate_is_refused(tmp_path: Path) -> None:
+    # Trap: a file claiming a format that had no disclosure gate, read as if it had one.
+    data = _disclosure_run().model_dump(mode="json")
+    data["schema_version"] = 5
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError) as caught:
+        read_results(path)
+    assert str(caught.value) == (
+        f"{path}: not a valid results file:\n"
+        f"  {path}: suites[0].gate: 'disclosure' arrived with results format 6, so a format 5 "
+        "file cannot name it"
+    )
+
+
+def test_a_format_5_file_without_the_disclosure_gate_still_reads(tmp_path: Path) -> None:
+    data = before_disclosure().model_dump(mode="json")
+    data["schema_version"] = 5
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    assert read_results(path).schema_version == 5
