@@ -170,3 +170,16 @@ def test_silence_fails_every_conversation_at_its_first_turn(builtin: SuiteSet) -
     conversations = [c for c in results.cases if c.trials[0].turns]
     assert len(conversations) == 10
     assert all(c.reason.startswith("turn 1 of ") for c in conversations)
+
+
+def test_leaving_out_the_disclosure_fails_every_disclosure_case_naming_each_element(
+    builtin: SuiteSet,
+) -> None:
+    results = _run(builtin, ToyDefect.NO_DISCLOSURE)
+    failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
+    disclosure = [c.case_id for c in results.cases if c.gate is GateName.DISCLOSURE]
+    assert sorted(failing) == sorted(disclosure)
+    assert len(disclosure) == 8
+    assert {reason.rsplit(" in the ", 1)[0] for reason in failing.values()} == {
+        "no ai_disclosure, human_contact, opt_out"
+    }

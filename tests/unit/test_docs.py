@@ -101,6 +101,7 @@ def test_the_suite_model_keys_are_the_base_keys_plus_each_gates_extras() -> None
         gate: {"cases"}
         | ({"key_version", "match"} if gate is GateName.GOLDEN else set())
         | ({"accepts_absent"} if gate is GateName.GROUNDING else set())
+        | ({"elements"} if gate is GateName.DISCLOSURE else set())
         | ({"tools", "max_steps"} if gate in (GateName.ADVERSARIAL, GateName.TRAJECTORY) else set())
         for gate in GateName
     }
@@ -112,7 +113,7 @@ def test_the_readme_defect_table_is_the_toys_pairing() -> None:
     documented = {row[1].strip(" `"): row[3].strip() for row in rows}
     everything = frozenset(GateName)
     expected = {
-        defect.value: "all six"
+        defect.value: "all seven"
         if gates == everything
         else ", ".join(gate.value for gate in GateName if gate in gates)
         for defect, gates in PAIRED_GATES.items()
