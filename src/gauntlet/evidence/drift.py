@@ -106,7 +106,7 @@ class Drift(_Record):
     """Everything that changed since the baseline."""
 
     safety: Direction
-    """Adversarial and refusal, judged on their own."""
+    """Adversarial, refusal and disclosure, judged on their own."""
     competence: Direction
     """Grounding, false_positive, golden and trajectory, judged on their own."""
     digests_identical: bool

@@ -347,3 +347,11 @@ def test_a_language_without_a_subtag_is_named_alone_in_the_hint() -> None:
     [message] = _messages(_DISCLOSURE + "  - {id: d-fr, language: fr, prompt: Salut}\n")
     assert "for ai_disclosure, opt_out" in message
     assert "hint: give ai_disclosure, opt_out markers in fr under elements" in message
+
+
+def test_an_element_name_too_long_is_refused_at_its_key() -> None:
+    long_name = "a" * 129
+    [message] = _messages(_DISCLOSURE.replace("opt_out:", f"{long_name}:"))
+    assert message == (
+        f"m.yaml:7:3: elements.{long_name}: is 129 characters long; at most 128 are allowed"
+    )
