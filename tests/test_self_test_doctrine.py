@@ -183,3 +183,13 @@ def test_leaving_out_the_disclosure_fails_every_disclosure_case_naming_each_elem
     assert {reason.rsplit(" in the ", 1)[0] for reason in failing.values()} == {
         "no ai_disclosure, human_contact, opt_out"
     }
+
+
+def test_a_disclosure_suite_turns_silence_into_a_failure(
+    silent_project: Path, run_cli: RunCli
+) -> None:
+    # A silent target tells the resident nothing: the disclosure suite scores capability.
+    shutil.copy(builtin_suites_dir() / "disclosure.yaml", silent_project / "cases")
+    result = run_cli("run", "--cases", "cases", "--callable", "silent_target_mod:make")
+    assert result.code == 1, result.show()
+    assert "verdict: FAIL" in result.stdout

@@ -175,6 +175,12 @@ def test_progress_is_reported_per_case(tmp_path: Path) -> None:
             "  - {id: g, language: en, prompt: p, expected: e}\n",
             True,
         ),
+        (
+            "suite: d\ngate: disclosure\nversion: 1\nthreshold: 1\n"
+            "elements: {opt_out: {en: [a person]}}\ncases:\n"
+            "  - {id: d, language: en, prompt: p}\n",
+            True,
+        ),
     ],
 )
 def test_which_suites_score_capability(text: str, scores: bool) -> None:
