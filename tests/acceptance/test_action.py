@@ -353,7 +353,7 @@ def test_a_passing_run_passes_with_every_output_from_gauntlet(
     out = run.outputs
     assert out["exit-code"] == "0"
     assert (out["passed"], out["verdict"]) == ("true", "pass")
-    assert (out["gates-total"], out["gates-passed"], out["gates-failed"]) == ("6", "6", "0")
+    assert (out["gates-total"], out["gates-passed"], out["gates-failed"]) == ("7", "7", "0")
     assert out["cases-total"] == out["cases-passed"] == str(TOTAL_CASES)
     assert (out["cases-failed"], out["cases-errored"], out["cases-not-run"]) == ("0", "0", "0")
     assert (out["drift-computed"], out["drift-newly-failing"]) == ("false", "0")
@@ -394,7 +394,7 @@ def test_a_failing_run_fails_the_step_and_annotates_each_failing_case(
     assert run.steps[-1].id == "verdict"
     out = run.outputs
     assert (out["exit-code"], out["passed"], out["verdict"]) == ("1", "false", "fail")
-    assert (out["gates-failed"], out["gates-passed"]) == ("1", "5")
+    assert (out["gates-failed"], out["gates-passed"]) == ("1", "6")
     pack = _pack(out["json-path"])
     failed = [case for case in pack["cases"] if case["outcome"] == "failed"]
     assert out["cases-failed"] == str(len(failed)) != "0"

@@ -87,7 +87,7 @@ def test_validate_reports_every_problem_with_hints(tmp_path: Path, run_cli: RunC
         f"{tmp_path / 't.yml'}:1:1: case files must end in .yaml, not .yml\n"
         "  hint: rename it to t.yaml; it would otherwise be a suite that never runs\n"
         f"{tmp_path / 's.yaml'}:2:7: gate: 'grounded' is not one of grounding, adversarial, "
-        "refusal, false_positive, golden, trajectory\n"
+        "refusal, false_positive, golden, trajectory, disclosure\n"
         "  hint: did you mean 'grounding'?\n"
         "2 problems in 2 files; nothing was run.\n"
     )
@@ -115,7 +115,7 @@ def test_validate_defaults_to_the_built_in_suites(run_cli: RunCli) -> None:
     result = run_cli("validate")
     assert result.code == 0, result.show()
     assert result.stdout.startswith("grounding ")
-    assert "OK: 7 suites" in result.stdout
+    assert "OK: 8 suites" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -107,7 +107,7 @@ def test_the_built_in_suites_that_read_no_tool_calls_can_all_run_against_such_a_
     assert result.code == 2, result.show()
     lines = result.stdout.split("gates:\n")[1].splitlines()
     gates = [line for line in lines if not line.startswith("    ")]
-    assert len(gates) == 7
+    assert len(gates) == 8
     refused = {line.split()[0] for line in gates if line.endswith(": refused")}
     assert refused == {"riverbend-indirect-injection", "riverbend-trajectory"}, result.show()
     assert all(line.endswith(": can run") for line in gates if line.split()[0] not in refused)
@@ -155,7 +155,7 @@ def test_a_field_a_loaded_suite_needs_and_nobody_supplies_exits_2_naming_it(
     ), result.show()
     # Every gate but adversarial reads `refused`; the suites that read tool calls are refused
     # for those as well (the target reports none).
-    assert gates.count(": refused\n") == 6
+    assert gates.count(": refused\n") == 7
 
 
 def test_a_target_file_that_does_not_load_exits_2_with_located_errors(

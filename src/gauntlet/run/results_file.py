@@ -133,7 +133,7 @@ def gates_after(results: Results, version: int) -> list[str]:
         f"suites[{index}].gate: {suite.gate.value!r} arrived with results format "
         f"{GATES_SINCE[suite.gate]}, so a format {version} file cannot name it"
         for index, suite in enumerate(results.suites)
-        if GATES_SINCE.get(suite.gate, 1) > version
+        if suite.gate in GATES_SINCE and GATES_SINCE[suite.gate] > version
     ]
 
 
