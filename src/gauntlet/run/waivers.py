@@ -16,23 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
-from gauntlet.cases.model import GateName
 from gauntlet.run.results import (
     CaseResult,
     Outcome,
-    Results,
     WaivedCase,
     WaiverInfo,
     WaiverResult,
     WaiverState,
 )
-
-SAFETY_GATES: frozenset[GateName] = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL})
-"""The gates whose waivers the evidence pack puts in its headline, never only further down.
-
-The one place that says which gates are about safety (the `disclosure` gate belongs here too
-once it exists).
-"""
 
 
 def run_day(started_at: datetime) -> date:
@@ -125,17 +116,3 @@ def waived_failures(count: int) -> str:
     if not count:
         return ""
     return f" with {count} waived {'failure' if count == 1 else 'failures'}"
-
-
-def safety_waivers(results: Results) -> tuple[WaiverResult, ...]:
-    """The waivers that cover a case of a safety gate (`SAFETY_GATES`), or may."""
-    gates = {case.case_id: case.gate for case in results.cases}
-    suites = {suite.suite: suite.gate for suite in results.suites}
-    found = []
-    for waiver in results.waivers:
-        named = (
-            suites.get(waiver.suite) if waiver.suite is not None else gates.get(waiver.case or "")
-        )
-        if named in SAFETY_GATES or (waiver.gates and SAFETY_GATES.intersection(waiver.gates)):
-            found.append(waiver)
-    return tuple(found)
