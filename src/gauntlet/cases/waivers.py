@@ -264,11 +264,9 @@ def check_waivers(loaded: LoadedWaivers, suites: SuiteSet) -> tuple[WaiverInfo, 
 
 def waivers_schema() -> dict[str, Any]:
     """The JSON Schema of a waivers file, for editors."""
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "gauntlet waivers file",
-        **WaiversFile.model_json_schema(),
-    }
+    schema = WaiversFile.model_json_schema()
+    schema["title"] = "gauntlet waivers file"
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
 def _at(loaded: LoadedWaivers, loc: Path, message: str, hint: str | None) -> ConfigSchemaError:
