@@ -12,6 +12,8 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, parse_suite
 from gauntlet.cases.model import GateName
 from gauntlet.cases.waivers import (
+    Waiver,
+    WaiversFile,
     check_waivers,
     load_waivers,
     parse_waivers,
@@ -251,3 +253,14 @@ def test_the_schema_accepts_a_valid_file_and_refuses_a_bad_one() -> None:
     bad["waivers"][0]["ticket"] = "GOV-1"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+
+
+def _documented(heading: str) -> list[str]:
+    text = (Path(__file__).resolve().parents[3] / "docs" / "waivers.md").read_text("utf-8")
+    section = text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return [row.split("`")[1] for row in section.splitlines() if row.startswith("| `")]
+
+
+def test_every_waivers_file_key_is_documented_and_no_other() -> None:
+    assert _documented("File keys") == list(WaiversFile.model_fields)
+    assert _documented("Waiver keys") == list(Waiver.model_fields)
