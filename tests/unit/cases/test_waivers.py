@@ -98,6 +98,10 @@ def test_an_empty_list_waives_nothing() -> None:
             "waivers:\n" + entry("owner: x").replace("    owner: maria.lopez\n", ""),
             "w.yaml:2:5: waivers[0]: a waiver names exactly one of `case`",
         ),
+        (
+            "waivers:\n" + entry("case: null"),
+            "w.yaml:2:11: waivers[0].case: write a value, or leave the key out",
+        ),
         ("waivers:\n" + entry(reason="' '"), "w.yaml:3:13: waivers[0].reason: must not be blank"),
         ("waivers:\n" + entry(owner="''"), "w.yaml:4:12: waivers[0].owner: must not be empty"),
         (
