@@ -77,6 +77,7 @@ def test_an_applied_waiver_passes_the_run_and_says_so(setup: Path, run_cli: RunC
     assert code == 0, out
     assert "verdict: PASS with 1 waived failure (every gate met its threshold)" in out
     assert "waived cases (1)" in out and "waived by maria.lopez until" in out
+    assert "1/2 (1 waived)" in out
     results = json.loads((setup / "results.json").read_text(encoding="utf-8"))
     assert results["totals"]["waived"] == 1
     assert results["waivers"][0]["state"] == "applied"

@@ -63,7 +63,7 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
             cells.append(f"{count.passed}/{count.total}" if count else "-")
         thresholds = sorted({s.threshold for s in results.suites if s.gate is gate.gate})
         cells += [
-            f"{gate.passed}/{gate.total}",
+            f"{gate.passed}/{gate.total}" + (f" ({gate.waived} waived)" if gate.waived else ""),
             ", ".join(f"{t:g}" for t in thresholds),
         ]
         gaps = [
