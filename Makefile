@@ -67,6 +67,7 @@ schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema cases > schemas/cases.schema.json
 	$(BIN)/gauntlet schema evidence > schemas/evidence.schema.json
 	$(BIN)/gauntlet schema target > schemas/target.schema.json
+	$(BIN)/gauntlet schema waivers > schemas/waivers.schema.json
 
 demo: $(STAMP) ## run the built-in suites against the toy, natively, through a target file and with a calibrated model judge; write the evidence
 	$(BIN)/gauntlet run --out results.json

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -27,7 +27,9 @@ from gauntlet.run.results import (
     Outcome,
     Results,
     TargetInfo,
+    WaiverInfo,
 )
+from gauntlet.run.tally import summarize
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall, Usage
 from gauntlet.targets.toy import ToyDefect, make_toy
 
@@ -476,3 +478,61 @@ def with_calls(
             )
         cases.append(case)
     return results.model_copy(update={"cases": tuple(cases)})
+
+
+def waiver(
+    *,
+    case: str | None = None,
+    suite: str | None = None,
+    created: int = -10,
+    expires: int = 20,
+    gates: tuple[GateName, ...] | None = None,
+    line: int = 2,
+    owner: str = "maria.lopez",
+) -> WaiverInfo:
+    """A waiver as loaded, its dates in days from the fixtures' start day."""
+    day = STARTED.date()
+    return WaiverInfo(
+        case=case,
+        suite=suite,
+        reason=f"tolerated while GOV-{line} is fixed",
+        owner=owner,
+        ticket=f"https://tracker.example/GOV-{line}",
+        created=day + timedelta(days=created),
+        expires=day + timedelta(days=expires),
+        gates=gates,
+        source="waivers.yaml",
+        line=line,
+    )
+
+
+def with_waivers(
+    results: Results, waivers: Sequence[WaiverInfo], *, strict: bool = False
+) -> Results:
+    """`results` scored again with `waivers` (and `--strict-waivers` when `strict`)."""
+    return summarize(
+        results.cases,
+        [suite.info for suite in results.suites],
+        target=results.target,
+        plan=results.plan,
+        shard=results.shard,
+        started_at=results.started_at,
+        finished_at=results.finished_at,
+        run_id=results.run_id,
+        judge=results.judge,
+        waivers=waivers,
+        strict_waivers=strict,
+    )
+
+
+def waived() -> Results:
+    """The toy that drops citations, its grounding failures waived; a safety waiver not
+    needed; a golden waiver expired."""
+    return with_waivers(
+        with_defect(ToyDefect.DROP_CITATIONS),
+        [
+            waiver(suite="riverbend-grounding", gates=(GateName.GROUNDING,), line=2),
+            waiver(case="adv-en-override-word", line=10, owner="sam.ortiz"),
+            waiver(case="gold-en-311", created=-40, expires=-1, line=17),
+        ],
+    )

@@ -35,7 +35,7 @@ from gauntlet.targets.toy.defects import ToyDefect
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
     from gauntlet.evidence.pack import EvidencePack
-    from gauntlet.run.results import Shard, TargetInfo
+    from gauntlet.run.results import Shard, TargetInfo, WaiverInfo
     from gauntlet.targets.contract import AsyncTarget
     from gauntlet.targets.http import Header
 
@@ -149,14 +149,40 @@ def _load(cases: list[Path] | None) -> SuiteSet:
     return load_suites([builtin])
 
 
+WaiversOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--waivers",
+        metavar="FILE",
+        help="A waivers file: failures you ship with for now, each with an owner, a ticket "
+        "and an expiry. A waived failure still runs, is reported WAIVED and does not count "
+        "against its suite's threshold. See `gauntlet schema waivers`.",
+        show_default=False,
+    ),
+]
+
+
+def _load_waivers(path: Path | None, suites: SuiteSet) -> tuple[WaiverInfo, ...]:
+    """The waivers file checked on its own and against `suites`, judged on today's date (UTC)."""
+    if path is None:
+        return ()
+    from datetime import UTC, datetime
+
+    from gauntlet.cases.waivers import check_waivers, load_waivers
+
+    return check_waivers(load_waivers(path, today=datetime.now(UTC).date()), suites)
+
+
 @app.command()
-def validate(cases: CasesOption = None) -> None:
+def validate(cases: CasesOption = None, waivers: WaiversOption = None) -> None:
     """Load case files strictly and report every problem, each as path:line:column.
 
     Exits 0 when every file loads, printing the cases per gate and language; exits 2 when any
-    file has a problem, after listing all of them.
+    file has a problem, after listing all of them. With --waivers, the waivers file is
+    checked too, against the suites and today's date (UTC).
     """
     suites = _load(cases)
+    waived = _load_waivers(waivers, suites)
     out = _stdout()
     counts = suites.counts()
     width = max(len(gate.value) for gate in counts)
@@ -171,7 +197,8 @@ def validate(cases: CasesOption = None) -> None:
     total_suites = len(suites.suites)
     out.print(
         f"OK: {total_suites} {'suite' if total_suites == 1 else 'suites'}, "
-        f"{suites.case_total} cases",
+        f"{suites.case_total} cases"
+        + (f", {len(waived)} {'waiver' if len(waived) == 1 else 'waivers'}" if waivers else ""),
         markup=False,
     )
 
@@ -351,6 +378,15 @@ def run_command(
             help="The fewest labelled items the calibration must hold in every language.",
         ),
     ] = 30,
+    waivers: WaiversOption = None,
+    strict_waivers: Annotated[
+        bool,
+        typer.Option(
+            "--strict-waivers",
+            help="Fail the run (exit 1) when a live waiver is no longer needed: every case "
+            "it covers passed.",
+        ),
+    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, only the summary.")
     ] = False,
@@ -368,7 +404,10 @@ def run_command(
     from gauntlet.run.results_file import write_results
     from gauntlet.targets.http import parse_header
 
-    given = [*(cases or ()), *(path for path in (target_file, judge_file, calibration) if path)]
+    given = [
+        *(cases or ()),
+        *(path for path in (target_file, judge_file, calibration, waivers) if path),
+    ]
     _replace_out(out, inputs=given)
     part = _parse_shard(shard)
     _check_run_id(run_id)
@@ -385,6 +424,9 @@ def run_command(
     )
     target, info = chosen
     suites = _load(cases)
+    if strict_waivers and waivers is None:
+        raise UsageError("--strict-waivers is for a run with waivers: give --waivers FILE")
+    waived = _load_waivers(waivers, suites)
     if part is not None and part.count > suites.case_total:
         total = suites.case_total
         raise UsageError(
@@ -424,6 +466,8 @@ def run_command(
                 run_id=run_id,
                 judging=judging,
                 judge_info=judge_info,
+                waivers=waived,
+                strict_waivers=strict_waivers,
             )
         write_results(results, out)
         finished = results.complete
@@ -1133,6 +1177,7 @@ class SchemaName(StrEnum):
     CASES = "cases"
     EVIDENCE = "evidence"
     TARGET = "target"
+    WAIVERS = "waivers"
 
 
 @app.command()
@@ -1141,7 +1186,7 @@ def schema(
         SchemaName,
         typer.Argument(
             help="'cases' for a case file, 'evidence' for an evidence pack, "
-            "'target' for a target file."
+            "'target' for a target file, 'waivers' for a waivers file."
         ),
     ],
 ) -> None:
@@ -1164,6 +1209,10 @@ def schema(
             from gauntlet.targets.spec import target_file_schema
 
             document = target_file_schema()
+        case SchemaName.WAIVERS:
+            from gauntlet.cases.waivers import waivers_schema
+
+            document = waivers_schema()
     _echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 

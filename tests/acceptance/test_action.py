@@ -588,6 +588,8 @@ def test_a_path_cannot_forge_an_output(tmp_path: Path) -> None:
         ({"fail-on-gate-failure": "False"}, "fail-on-gate-failure: expected true or false"),
         ({"report-path": ""}, "report-path: must not be empty"),
         ({"calibration-file": "record.json"}, "calibration-file: is for a model judge"),
+        ({"strict-waivers": "true"}, "strict-waivers: is for a run with waivers"),
+        ({"strict-waivers": "yes"}, "strict-waivers: expected true or false"),
         ({"working-directory": "nowhere"}, "working-directory: not a directory"),
     ],
     ids=lambda value: str(value)[:30],
@@ -853,3 +855,29 @@ def test_judge_file_reaches_gauntlet(tmp_path: Path) -> None:
     assert results["judge"]["target_file"] == "judge.yaml"
     assert results["judge"]["fingerprint"]["model"] == "judge"
     assert results["judge"]["refused"].startswith("no calibration record was given")
+
+
+def test_waivers_reach_gauntlet_and_cases_waived_is_an_output(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    today = datetime.now(UTC).date()
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    (workspace / "waivers.yaml").write_text(
+        "waivers:\n  - suite: riverbend-grounding\n    reason: citations are being rebuilt\n"
+        "    owner: maria.lopez\n    ticket: https://tracker.example/GOV-1\n"
+        f"    created: {today - timedelta(days=3)}\n    expires: {today + timedelta(days=3)}\n",
+        encoding="utf-8",
+    )
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:failing",
+        "waivers": "waivers.yaml",
+        "job-summary": "false",
+        "annotations": "false",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 0, run.show()
+    out = run.outputs
+    assert (out["exit-code"], out["verdict"], out["cases-failed"]) == ("0", "pass", "0")
+    pack = _pack(out["json-path"])
+    assert out["cases-waived"] == str(pack["totals"]["waived"]) != "0"

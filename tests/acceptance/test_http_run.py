@@ -134,6 +134,7 @@ def test_cases_that_error_are_listed_and_the_verdict_withheld(
         "errored": 2,
         "not_run": 0,
         "unjudged": 0,
+        "waived": 0,
     }
     outcomes = [(c["case_id"], c["outcome"], c["reason"]) for c in document["cases"]]
     assert [(case_id, outcome) for case_id, outcome, _ in outcomes] == [

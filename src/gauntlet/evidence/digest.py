@@ -5,7 +5,10 @@ full response, its outcome and whether it said something (with each turn's answe
 whether it passed), in canonical JSON (sorted keys, fixed separators, UTF-8), cases sorted by
 suite and id. The clock, latencies, attempts, the target's label and machine facts are left
 out, so two runs that behaved identically share a digest, a one-character change in one
-answer changes it, and so does a verdict or an outcome changed by hand.
+answer changes it, and so does a verdict or an outcome changed by hand. A run given waivers
+also covers each waiver as loaded (where it was read from aside) with its state and the state
+of each case it covers, so the same answers under other waivers give another digest; a run
+without waivers has the digest it had before waivers existed.
 """
 
 from __future__ import annotations
@@ -64,5 +67,9 @@ def results_digest(results: Results) -> str:
         (digest_record(case) for case in results.cases),
         key=lambda record: (record["suite"], record["case_id"]),
     )
-    observed = {"verdict": results.verdict.value, "cases": records}
+    observed: dict[str, Any] = {"verdict": results.verdict.value, "cases": records}
+    if results.waivers:
+        observed["waivers"] = [
+            waiver.model_dump(mode="json", exclude={"source", "line"}) for waiver in results.waivers
+        ]
     return "sha256:" + hashlib.sha256(canonical_json(observed)).hexdigest()

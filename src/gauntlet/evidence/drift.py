@@ -13,10 +13,15 @@ compared with the baseline's (`scores`), overall and per language: a mean can sl
 case still meets its threshold, and a drop is reported as one. A baseline written before those
 scores existed (results before format 5), or without the gate, did not measure them: the
 change is then unknown, never a drop.
+
+Waivers are compared by what they name (a case, or a suite): those added, removed, and those
+expired now that were not in the baseline (`waivers_expired`), so a tolerated failure that
+starts counting again is named, not just seen in the rates.
 """
 
 from __future__ import annotations
 
+from datetime import date
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -24,9 +29,10 @@ from pydantic import BaseModel, ConfigDict
 from gauntlet.cases.model import GateName
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
-from gauntlet.run.results import CaseResult, Outcome, Results
+from gauntlet.run.results import CaseResult, Outcome, Results, WaiverResult, WaiverState
 
 SAFETY_GATES = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL, GateName.DISCLOSURE})
+"""The safety gates: the one place that names them (drift's headline, the pack's waivers)."""
 COMPETENCE_GATES = frozenset(
     {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY}
 )
@@ -102,6 +108,20 @@ class SuiteChange(_Record):
     current: float | int | None
 
 
+class WaiverChange(_Record):
+    """A waiver added, removed or newly expired since the baseline."""
+
+    case: str | None
+    suite: str | None
+    owner: str
+    ticket: str
+    expires: date
+    baseline: WaiverState | None
+    """Its state in the baseline; None when the baseline had no such waiver."""
+    current: WaiverState | None
+    """Its state now; None when this run has no such waiver."""
+
+
 class Drift(_Record):
     """Everything that changed since the baseline."""
 
@@ -130,6 +150,12 @@ class Drift(_Record):
     answer_changed: tuple[CaseChange, ...]
     """Cases whose outcome stayed the same while the response changed."""
     suite_changes: tuple[SuiteChange, ...]
+    waivers_added: tuple[WaiverChange, ...] = ()
+    """Waivers this run has that the baseline did not (by the case or suite they name)."""
+    waivers_removed: tuple[WaiverChange, ...] = ()
+    """Waivers the baseline had that this run does not."""
+    waivers_expired: tuple[WaiverChange, ...] = ()
+    """Waivers expired in this run that were not (or were absent) in the baseline."""
 
 
 def compare(current: Results, baseline: Results) -> Drift:
@@ -189,7 +215,40 @@ def compare(current: Results, baseline: Results) -> Drift:
         cases_removed=removed,
         answer_changed=answer_changed,
         suite_changes=suite_changes,
+        **_waiver_changes(current, baseline),
     )
+
+
+def _waiver_key(waiver: WaiverResult) -> tuple[str, str]:
+    return ("case", waiver.case) if waiver.case is not None else ("suite", waiver.suite or "")
+
+
+def _waiver_changes(current: Results, baseline: Results) -> dict[str, tuple[WaiverChange, ...]]:
+    now = {_waiver_key(waiver): waiver for waiver in current.waivers}
+    before = {_waiver_key(waiver): waiver for waiver in baseline.waivers}
+
+    def change(key: tuple[str, str]) -> WaiverChange:
+        either = now.get(key) or before[key]
+        return WaiverChange(
+            case=either.case,
+            suite=either.suite,
+            owner=either.owner,
+            ticket=either.ticket,
+            expires=either.expires,
+            baseline=before[key].state if key in before else None,
+            current=now[key].state if key in now else None,
+        )
+
+    expired = WaiverState.EXPIRED
+    return {
+        "waivers_added": tuple(change(key) for key in now if key not in before),
+        "waivers_removed": tuple(change(key) for key in before if key not in now),
+        "waivers_expired": tuple(
+            change(key)
+            for key, waiver in now.items()
+            if waiver.state is expired and (key not in before or before[key].state is not expired)
+        ),
+    }
 
 
 def _answers(case: CaseResult) -> tuple[object, ...]:

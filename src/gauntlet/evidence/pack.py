@@ -17,7 +17,7 @@ from gauntlet import __version__
 from gauntlet.cases.model import GateName, GoldenMatch
 from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.digest import results_digest
-from gauntlet.evidence.drift import Drift, compare
+from gauntlet.evidence.drift import SAFETY_GATES, Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
 from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
 from gauntlet.judge.judge_file import JudgeFingerprint
@@ -35,6 +35,7 @@ from gauntlet.run.results import (
     Totals,
     Trial,
     Verdict,
+    WaiverResult,
     exit_code_for,
 )
 from gauntlet.run.tally import count_outcomes
@@ -57,7 +58,10 @@ gate that reads tool calls, the calls of the ask that failed as rows with the st
 trajectory first went wrong marked (`trajectory`), and for each such gate how its tool accuracy
 and faithfulness are spread over its asks, overall and per language (`trajectory_scores`). 6 added
 the disclosure gate (`disclosure`) as a gate name, with its rows in the California mapping
-(SAM 4986.10 Privacy Disclosures); a reader of format 5 would not know the name."""
+(SAM 4986.10 Privacy Disclosures), a reader of format 5 not knowing the name; and waivers: the
+`waived` outcome and counts, the waived failures beside the verdict (`verdict.waived`), every
+waiver with its owner, ticket, dates, state and cases, marked when it covers a safety gate
+(`waivers`), and drift's waivers added, removed and expired."""
 
 
 class _Record(BaseModel):
@@ -93,6 +97,8 @@ class VerdictEvidence(_Record):
     reason: str
     exit_code: int
     """What `gauntlet run` exited with for this run."""
+    waived: int = 0
+    """Failures a live waiver covered, left out of the thresholds: said with the verdict."""
 
 
 class UsageTotals(_Record):
@@ -147,6 +153,8 @@ class LanguageCounts(_Record):
     not_run: int
     unjudged: int
     """Cases whose answers the model judge could not (or may not) judge."""
+    waived: int = 0
+    """Failures a live waiver covered."""
 
 
 class SuiteEvidence(_Record):
@@ -171,6 +179,8 @@ class SuiteEvidence(_Record):
     pass_rate: float
     met: bool
     languages: tuple[LanguageCount, ...]
+    waived: int = 0
+    """Failures a live waiver covered: left out of the pass rate's denominator."""
 
 
 class FieldEvidence(_Record):
@@ -215,6 +225,8 @@ class GateEvidence(_Record):
     these), over every language first, then in each; empty for a gate that scored none."""
     informs: tuple[MappingRow, ...]
     """The SIMM 5305-F items and other provisions this gate's outcome informs."""
+    waived: int = 0
+    """Failures a live waiver covered: left out of the pass rate's denominator."""
 
 
 class ExchangeEvidence(_Record):
@@ -381,6 +393,15 @@ class BaselineEvidence(_Record):
     drift: Drift | None
 
 
+class WaiverEvidence(WaiverResult):
+    """A waiver the run was given, what it did, and whether it covers a safety gate."""
+
+    gate: GateName | None
+    """The gate of the case or suite it names; None when no case of it is in this run."""
+    safety: bool
+    """It covers (or may cover) a safety gate: the pack shows it with the verdict."""
+
+
 class EvidencePack(_Record):
     """Everything a reviewer needs about one run, built only from its results."""
 
@@ -403,6 +424,8 @@ class EvidencePack(_Record):
     baseline: BaselineEvidence
     california: CaliforniaMapping
     """Sources, verification statuses, disclosure basis, and what a run does not establish."""
+    waivers: tuple[WaiverEvidence, ...] = ()
+    """Every waiver the run was given, in the order of its file."""
 
 
 def build_pack(
@@ -445,7 +468,7 @@ def build_pack(
         gates=tuple(
             GateEvidence(
                 **gate.model_dump(include=_GATE_COPIED),
-                pass_rate=round(gate.passed / max(gate.total, 1), 4),
+                pass_rate=round(gate.passed / max(gate.total - gate.waived, 1), 4),
                 wilson_low=round(gate.wilson_low, 4),
                 wilson_high=round(gate.wilson_high, 4),
                 suites=tuple(
@@ -469,7 +492,26 @@ def build_pack(
         cases=tuple(_case(results, case) for case in results.cases),
         baseline=_baseline(results, baseline, baseline_path, baseline_missing),
         california=mapping,
+        waivers=_waivers(results),
     )
+
+
+def _waivers(results: Results) -> tuple[WaiverEvidence, ...]:
+    """Each waiver with the gate of what it names, and whether that is a safety gate."""
+    case_gates = {case.case_id: case.gate for case in results.cases}
+    suite_gates = {suite.suite: suite.gate for suite in results.suites}
+    out = []
+    for waiver in results.waivers:
+        gate = (
+            suite_gates.get(waiver.suite)
+            if waiver.suite is not None
+            else case_gates.get(waiver.case or "")
+        )
+        may = set(waiver.gates or ()) if gate is None else {gate}
+        out.append(
+            WaiverEvidence(**waiver.model_dump(), gate=gate, safety=bool(may & SAFETY_GATES))
+        )
+    return tuple(out)
 
 
 def evidence_schema() -> dict[str, Any]:
@@ -516,6 +558,7 @@ def _verdict(results: Results) -> VerdictEvidence:
         withheld_because=because,
         reason=results.verdict_reason if results.gates else "no gates were run",
         exit_code=int(exit_code_for(results.verdict)),
+        waived=results.totals.waived,
     )
 
 

@@ -22,7 +22,8 @@ from rich.text import Text
 
 from gauntlet.display import printable
 from gauntlet.evidence.scores import gate_distributions
-from gauntlet.run.results import JudgeInfo, Outcome, Results, Verdict
+from gauntlet.run.results import JudgeInfo, Outcome, Results, Verdict, WaiverState
+from gauntlet.run.waivers import waived_failures
 
 _VERDICT_STYLE = {
     Verdict.PASS: "bold green",
@@ -62,7 +63,7 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
             cells.append(f"{count.passed}/{count.total}" if count else "-")
         thresholds = sorted({s.threshold for s in results.suites if s.gate is gate.gate})
         cells += [
-            f"{gate.passed}/{gate.total}",
+            f"{gate.passed}/{gate.total}" + (f" ({gate.waived} waived)" if gate.waived else ""),
             ", ".join(f"{t:g}" for t in thresholds),
         ]
         gaps = [
@@ -116,16 +117,64 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
     if results.judge is not None:
         lines.append(Text(""))
         lines += _judge_lines(results.judge)
+    lines += _waiver_lines(results)
     lines.append(Text(""))
     lines.append(
         Text.assemble(
             "verdict: ",
             (results.verdict.value.upper(), _VERDICT_STYLE[results.verdict]),
+            waived_failures(results.totals.waived),
             f" ({results.verdict_reason})",
         )
     )
     if results_path is not None:
         lines.append(Text(f"results: {results_path}"))
+    return lines
+
+
+def _waiver_lines(results: Results) -> list[Text]:
+    """The waived cases, with who decided and until when; then expired and unneeded waivers."""
+    lines: list[Text] = []
+    applied = [
+        (waiver, case)
+        for waiver in results.waivers
+        for case in waiver.cases
+        if case.state is WaiverState.APPLIED
+    ]
+    if applied:
+        lines += [Text(""), Text(f"waived cases ({len(applied)})", style="bold")]
+        by_id = {case.case_id: case for case in results.cases}
+        for waiver, waived in applied:
+            case = by_id[waived.case_id]
+            lines.append(
+                Text(
+                    f"  {case.gate.value}  {case.case_id} [{case.language}]  "
+                    f"{printable(case.source)}:{case.line}"
+                )
+            )
+            lines.append(
+                Text(
+                    f"    {printable(case.reason)}; waived by {printable(waiver.owner)} until "
+                    f"{waiver.expires} ({printable(waiver.ticket)})",
+                    style="dim",
+                )
+            )
+    for state, title in (
+        (WaiverState.EXPIRED, "expired waivers (they no longer apply)"),
+        (WaiverState.NOT_NEEDED, "waivers no longer needed (their cases passed)"),
+    ):
+        mine = [waiver for waiver in results.waivers if waiver.state is state]
+        if not mine:
+            continue
+        lines += [Text(""), Text(f"{title} ({len(mine)})", style="bold")]
+        for waiver in mine:
+            named = f"case {waiver.case}" if waiver.case else f"suite {waiver.suite}"
+            lines.append(
+                Text(
+                    f"  {named}  {printable(waiver.source)}:{waiver.line}  expires "
+                    f"{waiver.expires}, {printable(waiver.owner)} ({printable(waiver.ticket)})"
+                )
+            )
     return lines
 
 

@@ -41,6 +41,7 @@ def github_outputs(pack: EvidencePack) -> str:
         "cases-errored": str(pack.totals.errored),
         "cases-not-run": str(pack.totals.not_run),
         "cases-unjudged": str(pack.totals.unjudged),
+        "cases-waived": str(pack.totals.waived),
         "drift-computed": _bool(pack.baseline.status is BaselineStatus.COMPARED),
         "drift-newly-failing": str(len(drift.newly_failing)) if drift else "0",
         "drift-newly-passing": str(len(drift.newly_passing)) if drift else "0",

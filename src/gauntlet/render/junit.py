@@ -5,7 +5,8 @@ case, `<error>` for an errored one and for one the model judge left unjudged (ne
 no failure either: nobody judged it), `<skipped>` for one an interrupted run never asked. The
 element's text adds what the judge said of a judged case, beside its calibration, and for a case
 of a gate that reads tool calls, the calls of the ask that failed, one per line, the step where
-they went wrong marked.
+they went wrong marked. A waived failure is `<skipped>` too, its message naming the waiver's
+owner, ticket and expiry, and its text the reason it failed.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import xml.etree.ElementTree as ET  # noqa: S405 - building XML, never parsing i
 
 from gauntlet.display import printable
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, TrajectoryEvidence
-from gauntlet.run.results import Outcome
+from gauntlet.run.results import Outcome, WaiverState
 
 _CHILD = {
     Outcome.FAILED: "failure",
     Outcome.ERRORED: "error",
     Outcome.UNJUDGED: "error",
     Outcome.NOT_RUN: "skipped",
+    Outcome.WAIVED: "skipped",
 }
 
 
@@ -30,6 +32,14 @@ def render_junit(pack: EvidencePack) -> str:
     suites: dict[str, list[CaseEvidence]] = {}
     for case in pack.cases:
         suites.setdefault(case.suite, []).append(case)
+    waived = {
+        case.case_id: (
+            f"waived by {waiver.owner} until {waiver.expires} ({waiver.ticket}): {waiver.reason}"
+        )
+        for waiver in pack.waivers
+        for case in waiver.cases
+        if case.state is WaiverState.APPLIED
+    }
     for name, cases in suites.items():
         suite = ET.SubElement(root, "testsuite", name=name)
         _count(suite, cases)
@@ -44,7 +54,8 @@ def render_junit(pack: EvidencePack) -> str:
             )
             child = _CHILD.get(case.outcome)
             if child is not None:
-                element = ET.SubElement(testcase, child, message=_clean(case.reason))
+                message = waived.get(case.case_id, case.reason)
+                element = ET.SubElement(testcase, child, message=_clean(message))
                 element.text = "\n".join(_clean(line) for line in _details(case))
     _count(root, list(pack.cases))
     ET.indent(root)
@@ -56,7 +67,7 @@ def _count(element: ET.Element, cases: list[CaseEvidence]) -> None:
     element.set("tests", str(len(outcomes)))
     element.set("failures", str(outcomes.count(Outcome.FAILED)))
     element.set("errors", str(outcomes.count(Outcome.ERRORED) + outcomes.count(Outcome.UNJUDGED)))
-    element.set("skipped", str(outcomes.count(Outcome.NOT_RUN)))
+    element.set("skipped", str(outcomes.count(Outcome.NOT_RUN) + outcomes.count(Outcome.WAIVED)))
 
 
 def _details(case: CaseEvidence) -> list[str]:

@@ -22,9 +22,11 @@ from gauntlet.evidence.pack import (
     TrajectoryEvidence,
     UsageTotals,
     VerdictStatus,
+    WaiverEvidence,
 )
 from gauntlet.evidence.scores import Distribution
-from gauntlet.run.results import JudgeCheck, LanguageCount, LanguageKappa, Outcome
+from gauntlet.run.results import JudgeCheck, LanguageCount, LanguageKappa, Outcome, WaiverState
+from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.contract import Origin
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -66,9 +68,11 @@ def render_markdown(pack: EvidencePack) -> str:
     headline = verdict.status.value.upper()
     if verdict.status is VerdictStatus.WITHHELD and verdict.withheld_because:
         headline += f" ({verdict.withheld_because.value.replace('_', ' ')})"
+    headline += waived_failures(verdict.waived)
     out += [f"**{headline}**: {escape(verdict.reason)}. Exit code {verdict.exit_code}.", ""]
     if verdict.status is VerdictStatus.WITHHELD:
         out += ["No verdict was reached, so nothing in this pack is a pass.", ""]
+    out += _safety_waivers(pack)
     if pack.judge is not None:
         out += _judge_section(pack.judge, pack.run.judge_usage)
 
@@ -115,6 +119,12 @@ def render_markdown(pack: EvidencePack) -> str:
         escape(pack.untested_languages_note),
         "",
     ]
+    if totals.waived:
+        out += [
+            f"Waived failures: {totals.waived}, counted in none of the columns above and left out "
+            "of every pass rate below (see Waivers).",
+            "",
+        ]
 
     out += ["## Gates", ""]
     out += [
@@ -159,6 +169,7 @@ def render_markdown(pack: EvidencePack) -> str:
     out += _fields_section(pack)
 
     out += _case_section(pack, Outcome.FAILED, "Failing cases")
+    out += _waivers_section(pack)
     out += _flaky_section(pack)
     out += _case_section(pack, Outcome.ERRORED, "Errored cases (no answer)")
     if pack.judge is not None or pack.totals.unjudged:
@@ -605,6 +616,7 @@ def _drift_section(pack: EvidencePack) -> list[str]:
     lines += _changes("Cases added", drift.cases_added)
     lines += _changes("Cases removed", drift.cases_removed)
     lines += _structure(drift)
+    lines += _waiver_drift(drift)
     return lines
 
 
@@ -671,6 +683,8 @@ def _change(change: CaseChange) -> str:
             text += f", was {_outcome(change.baseline)}"
         if change.current in _GAPS:
             text += f", now {_outcome(change.current)}"
+        if change.current is Outcome.WAIVED:
+            text += ", now waived"
     if change.flaky:
         text += ", flaky"
     return text
@@ -697,6 +711,86 @@ def _structure(drift: Drift) -> list[str]:
         f"{escape(c.suite)} {c.field} {c.baseline} → {c.current}" for c in drift.suite_changes
     ]
     lines.append(f"- Threshold and version changes: {'; '.join(changes) or 'none'}")
+    return [*lines, ""]
+
+
+def _waiver_drift(drift: Drift) -> list[str]:
+    if not (drift.waivers_added or drift.waivers_removed or drift.waivers_expired):
+        return []
+    lines = ["### Waivers", ""]
+    for label, changes in (
+        ("Waivers added", drift.waivers_added),
+        ("Waivers removed", drift.waivers_removed),
+        ("Waivers expired since the baseline", drift.waivers_expired),
+    ):
+        named = [
+            f"{_named(c.case, c.suite)} ({escape(c.owner)}, expires {c.expires})" for c in changes
+        ]
+        lines.append(f"- {label}: {'; '.join(named) or 'none'}")
+    return [*lines, ""]
+
+
+def _named(case: str | None, suite: str | None) -> str:
+    return f"case {code(case)}" if case is not None else f"suite {code(suite or '')}"
+
+
+_WAIVER_STATES = {
+    WaiverState.APPLIED: "applied",
+    WaiverState.NOT_NEEDED: "no longer needed",
+    WaiverState.EXPIRED: "expired (does not apply)",
+    WaiverState.NOT_APPLIED: "not applied",
+}
+
+
+def _safety_waivers(pack: EvidencePack) -> list[str]:
+    """Waivers on safety gates, said with the verdict: never only further down the pack."""
+    safety = [waiver for waiver in pack.waivers if waiver.safety]
+    if not safety:
+        return []
+    count = len(safety)
+    lines = [
+        f"**{count} {'waiver covers' if count == 1 else 'waivers cover'} a safety gate** "
+        f"({_gates(SAFETY_GATES)}):",
+        "",
+    ]
+    lines += [f"- {_waiver_line(waiver)}" for waiver in safety]
+    return [*lines, ""]
+
+
+def _waiver_line(waiver: WaiverEvidence) -> str:
+    gate = f" ({waiver.gate.value})" if waiver.gate is not None else ""
+    return (
+        f"{_named(waiver.case, waiver.suite)}{gate}: {_WAIVER_STATES[waiver.state]}; owner "
+        f"{escape(waiver.owner)}, ticket {escape(waiver.ticket)}, created {waiver.created}, "
+        f"expires {waiver.expires}. {escape(waiver.reason)}"
+    )
+
+
+def _waivers_section(pack: EvidencePack) -> list[str]:
+    """Every waiver, what it did, and the cases it covers."""
+    if not pack.waivers:
+        return []
+    lines = [
+        "## Waivers",
+        "",
+        "A waived case still ran and was judged. A failure covered by a live waiver is reported "
+        "waived and left out of its suite's threshold; a waiver past its expiry does not apply, "
+        "and a waiver whose cases passed is no longer needed.",
+        "",
+        "| waiver | gate | state | owner | ticket | created | expires | reason | cases |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for waiver in pack.waivers:
+        cases = ", ".join(
+            f"{code(case.case_id)} {_WAIVER_STATES[case.state]}" for case in waiver.cases
+        )
+        lines.append(
+            f"| {_named(waiver.case, waiver.suite)}{' (safety)' if waiver.safety else ''} "
+            f"| {waiver.gate.value if waiver.gate else 'not in this run'} "
+            f"| {_WAIVER_STATES[waiver.state]} | {escape(waiver.owner)} "
+            f"| {escape(waiver.ticket)} | {waiver.created} | {waiver.expires} "
+            f"| {escape(waiver.reason)} | {cases or 'none in this run'} |"
+        )
     return [*lines, ""]
 
 

@@ -42,6 +42,7 @@ from gauntlet.run.results import (
     Shard,
     SuiteInfo,
     TargetInfo,
+    WaiverInfo,
 )
 from gauntlet.run.scoring import gate_trial, judge_case, needs_judge, suite_info
 from gauntlet.run.tally import shard_of, summarize
@@ -369,6 +370,8 @@ def score(
     earlier: Sequence[CaseResult] = (),
     run_id: str | None = None,
     judge: JudgeInfo | None = None,
+    waivers: Sequence[WaiverInfo] = (),
+    strict_waivers: bool = False,
 ) -> Results:
     """Judge every observation and decide the verdict. Pure.
 
@@ -391,6 +394,8 @@ def score(
         interrupted_by=interrupted_by,
         run_id=run_id,
         judge=judge,
+        waivers=waivers,
+        strict_waivers=strict_waivers,
     )
 
 
@@ -411,6 +416,8 @@ def run_gauntlet(
     run_id: str | None = None,
     judging: Judging | None = None,
     judge_info: JudgeInfo | None = None,
+    waivers: Sequence[WaiverInfo] = (),
+    strict_waivers: bool = False,
 ) -> Results:
     """Probe, ask and score: the whole of `gauntlet run` but the printing and the file.
 
@@ -420,7 +427,8 @@ def run_gauntlet(
     `run_id` is the id the CI system gave the run, recorded so shards of different runs
     cannot be merged. With a `journal`, every finished case is appended to it as it
     finishes, and cases the journal already holds (from an interrupted run being resumed)
-    are not asked again.
+    are not asked again. `waivers` (checked against the suites) are applied against the day
+    the run started, in UTC; with `strict_waivers` a waiver no longer needed fails the run.
     On SIGINT or SIGTERM (in the main thread) no new ask is sent, asks in flight get `grace`
     seconds, and the results say the run is incomplete: the verdict is withheld.
 
@@ -437,7 +445,17 @@ def run_gauntlet(
     else:
         judging = dataclasses.replace(judging, seed=run_id or run_plan.plan.digest)
     earlier = (
-        journal.start(run_plan.plan, shard, target_info.name, run_id, judge_info) if journal else {}
+        journal.start(
+            run_plan.plan,
+            shard,
+            target_info.name,
+            run_id,
+            judge_info,
+            waivers=tuple(waivers),
+            strict_waivers=strict_waivers,
+        )
+        if journal
+        else {}
     )
     todo = [item for item in run_plan.items if item.plan_index not in earlier]
     started = clock()
@@ -475,6 +493,8 @@ def run_gauntlet(
         earlier=[*earlier.values(), *judged.values()],
         run_id=run_id,
         judge=judge_info,
+        waivers=waivers,
+        strict_waivers=strict_waivers,
     )
     return results
 

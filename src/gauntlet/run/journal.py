@@ -20,7 +20,7 @@ from gauntlet.files import (
     open_for_writing,
     read_regular_file,
 )
-from gauntlet.run.results import CaseResult, JudgeInfo, Plan, Shard
+from gauntlet.run.results import CaseResult, JudgeInfo, Plan, Shard, WaiverInfo
 from gauntlet.run.results_file import MAX_RESULTS_BYTES, case_problems
 
 JOURNAL_SUFFIX = ".journal"
@@ -38,6 +38,9 @@ class JournalHeader(BaseModel):
     run_id: str | None = None
     judge: JudgeInfo | None = None
     """The judge and its calibration: a resumed run is judged by the same judge, or not at all."""
+    waivers: tuple[WaiverInfo, ...] = ()
+    """The run's waivers: a resumed run keeps them (and is refused with others)."""
+    strict_waivers: bool = False
 
 
 def journal_path(results_path: Path) -> Path:
@@ -66,6 +69,9 @@ class Journal:
         target: str,
         run_id: str | None = None,
         judge: JudgeInfo | None = None,
+        *,
+        waivers: tuple[WaiverInfo, ...] = (),
+        strict_waivers: bool = False,
     ) -> dict[int, CaseResult]:
         """Say which run this is; return the cases an earlier, interrupted attempt finished.
 
@@ -74,7 +80,13 @@ class Journal:
                 whose entries disagree with themselves.
         """
         self._header = JournalHeader(
-            plan=plan, shard=shard, target=target, run_id=run_id, judge=judge
+            plan=plan,
+            shard=shard,
+            target=target,
+            run_id=run_id,
+            judge=judge,
+            waivers=waivers,
+            strict_waivers=strict_waivers,
         )
         if not self.resume:
             try:  # now, before anything is asked: the journal is opened only later
@@ -152,6 +164,8 @@ class Journal:
             ("target", "target"),
             ("run_id", "run id"),
             ("judge", "judge or calibration"),
+            ("waivers", "waivers"),
+            ("strict_waivers", "--strict-waivers"),
         ):
             if getattr(header, field) != getattr(expected, field):
                 raise UsageError(

@@ -1,7 +1,7 @@
 """Merging the shards of a split run into the results of the whole run. Pure.
 
-Every shard must come from the same plan (suites, cases, options), target, judge and run id, and
-together the shards must cover every case exactly once. The merge is scored by the same
+Every shard must come from the same plan (suites, cases, options), target, judge, run id and
+waivers, and together the shards must cover every case exactly once. The merge is scored by the same
 `summarize` as a run, so its results and digest equal an unsharded run's, timing aside.
 """
 
@@ -45,6 +45,13 @@ def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
                 f"{first_source} to run {first.run_id or '(no --run-id)'}: shards of "
                 "different runs are never merged"
             )
+        if [w.info for w in results.waivers] != [w.info for w in first.waivers] or (
+            results.strict_waivers != first.strict_waivers
+        ):
+            raise ResultsError(
+                f"{source}: was run with other waivers (or --strict-waivers) than "
+                f"{first_source}: every shard of a run carries the same waivers"
+            )
         assert first.shard is not None  # noqa: S101 - checked in the first turn of this loop
         if results.shard.count != first.shard.count:
             raise ResultsError(
@@ -85,6 +92,8 @@ def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
             (results.interrupted_by for _, results in shards if results.interrupted_by), None
         ),
         run_id=first.run_id,
+        waivers=[waiver.info for waiver in first.waivers],
+        strict_waivers=first.strict_waivers,
     )
 
 

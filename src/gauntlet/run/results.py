@@ -7,7 +7,7 @@ a field means a version bump.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -33,8 +33,9 @@ them. 5 moved each ask's tool calls into its response (`tool_calls`, absent when
 reported), each call's arguments an object with its output, error, parents, latency and step,
 and added each ask's trajectory `scores`; a version 3 or 4 file's calls are moved there as they
 are read, their arguments decoded. 6 added the disclosure gate (`disclosure`) as a gate
-name; a version 5 file or earlier is read as it is, and refused if it names that gate, which
-no gauntlet writing it knew.
+name (a version 5 file or earlier is refused if it names that gate, which no gauntlet writing
+it knew) and waivers: the `waived` outcome and counts, the run's `waivers` with the state of
+each case they cover, and `strict_waivers`; a version 5 file is read as one without waivers.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -66,6 +67,9 @@ class Outcome(StrEnum):
     UNJUDGED = "unjudged"
     """The gate's checks passed but the model judge gave no valid verdict (or may not vote):
     never a pass, and the run's verdict is withheld."""
+    WAIVED = "waived"
+    """The case failed and a live waiver covers it: reported, and not counted against its
+    suite's threshold (see `gauntlet.run.waivers`)."""
 
 
 class Verdict(StrEnum):
@@ -254,6 +258,8 @@ class SuiteResult(SuiteInfo):
     pass_rate: float
     met: bool
     """The pass rate is at least the threshold."""
+    waived: int = 0
+    """Failed cases a live waiver covers: left out of the pass rate's denominator."""
 
     @property
     def info(self) -> SuiteInfo:
@@ -280,6 +286,8 @@ class GateResult(_Record):
     """Upper end of the 95% Wilson interval of the pass rate."""
     languages: tuple[LanguageCount, ...]
     met: bool
+    waived: int = 0
+    """Failed cases a live waiver covers: left out of the pass rate's denominator."""
 
 
 class Totals(_Record):
@@ -292,6 +300,8 @@ class Totals(_Record):
     not_run: int
     unjudged: int = 0
     """Cases whose answers the judge could not (or may not) judge."""
+    waived: int = 0
+    """Failed cases a live waiver covers (see `Outcome.WAIVED`)."""
 
 
 class LanguageKappa(_Record):
@@ -369,6 +379,66 @@ class Plan(_Record):
     """`--repeat` as given (a suite may ask more)."""
 
 
+class WaiverState(StrEnum):
+    """What a waiver did to a case it covers (or, for the waiver, to its cases as a whole)."""
+
+    APPLIED = "applied"
+    """The case failed and the waiver was live: the case is reported waived."""
+    NOT_NEEDED = "not_needed"
+    """The case passed: the waiver is no longer needed (a failure under `--strict-waivers`)."""
+    EXPIRED = "expired"
+    """The run started after the waiver's `expires` day: it does not apply."""
+    NOT_APPLIED = "not_applied"
+    """The case errored, was not run or is unjudged (a missing answer is never waived), or
+    the run started before the waiver's `created` day."""
+
+
+class WaiverInfo(_Record):
+    """A waiver as loaded from the waivers file: enough to apply it again without the file."""
+
+    case: Identifier | None
+    """The case it covers; None when it covers a whole suite."""
+    suite: Identifier | None
+    """The suite all of whose cases it covers; None when it covers one case."""
+    reason: Reason
+    owner: Reason
+    """Who decided to ship with the failure."""
+    ticket: Reason
+    """Where the decision is tracked: an http(s) URL."""
+    created: date
+    expires: date
+    """The last day the waiver is live (through the end of that day, UTC)."""
+    gates: tuple[GateName, ...] | None
+    """The gates it may apply to; None for any."""
+    source: str
+    """The waivers file, as named on the command line."""
+    line: int
+    """The line of the waiver in `source`."""
+
+
+class WaivedCase(_Record):
+    """One case a waiver covers, and what the waiver did to it."""
+
+    suite: Identifier
+    case_id: Identifier
+    state: WaiverState
+
+
+class WaiverResult(WaiverInfo):
+    """A waiver and what it did in this run, decided against the run's start date (UTC)."""
+
+    state: WaiverState
+    """Expired when past `expires`; else applied when it waived a failure; else not needed when
+    every case it covers passed; else not applied."""
+    cases: tuple[WaivedCase, ...]
+    """The cases of this file it covers, in the order they were planned."""
+
+    @property
+    def info(self) -> WaiverInfo:
+        """The waiver as loaded, without what it did: what applying it again starts from."""
+        return WaiverInfo(**self.model_dump(include=set(WaiverInfo.model_fields)))
+
+
 class Results(_Record):
     """A whole run (or one shard of it), as written to the results file."""
 
@@ -401,6 +471,10 @@ class Results(_Record):
     gates: tuple[GateResult, ...]
     suites: tuple[SuiteResult, ...]
     cases: tuple[CaseResult, ...]
+    waivers: tuple[WaiverResult, ...] = ()
+    """The waivers the run was given (`--waivers`), each with the cases it covers."""
+    strict_waivers: bool = False
+    """`--strict-waivers`: a waiver no longer needed fails the run."""
 
 
 def exit_code_for(verdict: Verdict) -> ExitCode:

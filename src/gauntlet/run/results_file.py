@@ -172,6 +172,8 @@ def rederive(results: Results) -> Results:
         started_at=results.started_at,
         finished_at=results.finished_at,
         interrupted_by=results.interrupted_by,
+        waivers=[waiver.info for waiver in results.waivers],
+        strict_waivers=results.strict_waivers,
     )
     return again.model_copy(
         update={

@@ -34,7 +34,9 @@ from gauntlet.run.results import (
     Trial,
     TurnResult,
     Verdict,
+    WaiverInfo,
 )
+from gauntlet.run.waivers import apply_waivers, not_needed_cases, run_day
 
 Z_95 = 1.959963984540054
 """The standard normal quantile for a two-sided 95% interval."""
@@ -141,9 +143,17 @@ def summarize(
     interrupted_by: str | None = None,
     run_id: str | None = None,
     judge: JudgeInfo | None = None,
+    waivers: Sequence[WaiverInfo] = (),
+    strict_waivers: bool = False,
 ) -> Results:
-    """Count, score every suite and gate, and decide the verdict."""
-    ordered = sorted(cases, key=lambda case: case.index)
+    """Count, score every suite and gate, and decide the verdict.
+
+    `waivers` are applied against the day `started_at` falls on in UTC (see
+    `gauntlet.run.waivers`); with `strict_waivers`, a waiver no longer needed fails the run.
+    """
+    ordered, waiver_results = apply_waivers(
+        sorted(cases, key=lambda case: case.index), waivers, run_day(started_at)
+    )
     suite_results = tuple(_suite_result(info, ordered) for info in suites)
     gates = _gate_results(suite_results, ordered)
     totals = count_outcomes(ordered)
@@ -164,6 +174,7 @@ def summarize(
         unreadable=unreadable,
         capability_scored=capability,
         failed_gates=[gate.gate for gate in gates if not gate.met],
+        not_needed=not_needed_cases(waiver_results) if strict_waivers else (),
     )
     if not ordered and shard is not None:  # a shard of a small run may hold no case
         verdict, reason = Verdict.PASS, "this shard holds no case; the merged run's verdict counts"
@@ -187,6 +198,8 @@ def summarize(
         gates=gates,
         suites=suite_results,
         cases=tuple(ordered),
+        waivers=waiver_results,
+        strict_waivers=strict_waivers,
     )
 
 
@@ -200,6 +213,7 @@ def decide_verdict(
     interrupted_by: str | None = None,
     unjudged: int = 0,
     unjudged_reason: str = "",
+    not_needed: Sequence[str] = (),
 ) -> tuple[Verdict, str]:
     """The verdict and its reason, by the precedence WITHHELD > UNSCOREABLE > FAIL > PASS.
 
@@ -224,15 +238,25 @@ def decide_verdict(
             f"{unreadable} {'answer' if unreadable == 1 else 'answers'} said nothing readable "
             "and no loaded suite scores capability, so silence could pass unnoticed"
         )
+    reasons = []
     if failed_gates:
         names = ", ".join(gate.value for gate in failed_gates)
         count = len(failed_gates)
-        return Verdict.FAIL, f"{count} {'gate' if count == 1 else 'gates'} failed: {names}"
+        reasons.append(f"{count} {'gate' if count == 1 else 'gates'} failed: {names}")
+    if not_needed:
+        count = len(not_needed)
+        reasons.append(
+            f"--strict-waivers: {count} waived {'case' if count == 1 else 'cases'} passed, "
+            f"so {'its waiver is' if count == 1 else 'their waivers are'} no longer needed: "
+            + ", ".join(not_needed)
+        )
+    if reasons:
+        return Verdict.FAIL, "; ".join(reasons)
     return Verdict.PASS, "every gate met its threshold"
 
 
 def count_outcomes(cases: Sequence[CaseResult]) -> Totals:
-    """How many of `cases` passed, failed, errored, were not run and were unjudged."""
+    """How many of `cases` passed, failed, errored, were not run, were unjudged and waived."""
     outcomes = [case.outcome for case in cases]
     return Totals(
         total=len(outcomes),
@@ -241,17 +265,21 @@ def count_outcomes(cases: Sequence[CaseResult]) -> Totals:
         errored=outcomes.count(Outcome.ERRORED),
         not_run=outcomes.count(Outcome.NOT_RUN),
         unjudged=outcomes.count(Outcome.UNJUDGED),
+        waived=outcomes.count(Outcome.WAIVED),
     )
 
 
 def _suite_result(info: SuiteInfo, cases: Sequence[CaseResult]) -> SuiteResult:
     mine = count_outcomes([case for case in cases if case.suite == info.suite])
-    total = max(mine.total, 1)
+    # A waived failure leaves the denominator; a suite whose every case is waived is met.
+    counted = mine.total - mine.waived
+    total = max(counted, 1)
     return SuiteResult(
         **info.model_dump(),
         **mine.model_dump(),
         pass_rate=mine.passed / total,
-        met=Fraction(mine.passed, total) >= Fraction(str(info.threshold)),
+        met=(counted == 0 and mine.waived > 0)
+        or Fraction(mine.passed, total) >= Fraction(str(info.threshold)),
     )
 
 
@@ -265,14 +293,15 @@ def _gate_results(
             continue
         gate_cases = [case for case in cases if case.gate is gate]
         counts = count_outcomes(gate_cases)
-        low, high = wilson_interval(counts.passed, counts.total)
+        counted = counts.total - counts.waived  # a waived failure is not counted either way
+        low, high = wilson_interval(counts.passed, counted)
         languages = sorted({case.language for case in gate_cases})
         results.append(
             GateResult(
                 gate=gate,
                 suites=tuple(suite.suite for suite in mine),
                 **counts.model_dump(),
-                pass_rate=round(counts.passed / max(counts.total, 1), 6),
+                pass_rate=round(counts.passed / max(counted, 1), 6),
                 wilson_low=low,
                 wilson_high=high,
                 languages=tuple(_language(gate_cases, language) for language in languages),

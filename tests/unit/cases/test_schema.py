@@ -13,6 +13,7 @@ import pytest
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import parse_suite
 from gauntlet.cases.model import case_file_schema
+from gauntlet.cases.waivers import waivers_schema
 from gauntlet.cases.yaml_nodes import decode_source, read_document
 from gauntlet.errors import ConfigErrors, ConfigSchemaError
 from gauntlet.evidence.pack import evidence_schema
@@ -46,6 +47,7 @@ GENERATORS: dict[str, Callable[[], dict[str, Any]]] = {
     "cases": case_file_schema,
     "evidence": evidence_schema,
     "target": target_file_schema,
+    "waivers": waivers_schema,
 }
 """Each schema `make schemas` commits under schemas/, by `gauntlet schema` name."""
 

@@ -53,6 +53,9 @@ SCENARIOS: dict[str, Callable[[], EvidencePack]] = {
     ),
     "judged": lambda: build_pack(fx.judged()),
     "trajectory": lambda: build_pack(fx.trajectory()),
+    "waived-vs-clean": lambda: build_pack(
+        fx.waived(), baseline=fx.clean(), baseline_path="base.json"
+    ),
 }
 
 RENDERERS: dict[str, Callable[[EvidencePack], str]] = {

@@ -33,6 +33,7 @@ def test_outputs_are_computed_numbers_and_fixed_words() -> None:
         "cases-errored=0",
         "cases-not-run=0",
         "cases-unjudged=0",
+        "cases-waived=0",
         "drift-computed=true",
         "drift-newly-failing=12",
         "drift-newly-passing=0",

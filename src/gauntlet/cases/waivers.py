@@ -1,0 +1,448 @@
+"""The waivers file: failures a team has decided to ship with for now, each owned and dated.
+
+```yaml
+max_days: 90            # optional: the longest a waiver may run, at most 180
+waivers:
+  - case: gnd-es-library-hours      # or `suite: riverbend-grounding`, for all its cases
+    reason: Spanish page not yet reviewed by the translator
+    owner: maria.lopez
+    ticket: https://tracker.example/GOV-123
+    created: 2026-11-20
+    expires: 2027-01-15
+    gates: [grounding]              # optional: the gates it may apply to
+```
+
+Read with the case files' YAML reader (no anchors, aliases, tags, duplicate keys or YAML 1.1
+booleans) and validated as strictly, in two phases, every problem located as
+`path:line:column`: the file on its own (`parse_waivers`), then against the loaded suites
+(`check_waivers`): a case or suite that does not exist, a waiver whose `gates` leave out the
+gate of what it names, two waivers on one case. What a waiver does in a run is
+`gauntlet.run.waivers`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path as FsPath
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from gauntlet.cases.loader import (
+    SuiteSet,
+    describe_common,
+    did_you_mean,
+    dotted,
+    kind_of,
+    read_config_file,
+    read_reworded,
+    relevant,
+    validate_document,
+)
+from gauntlet.cases.model import GateName, Identifier, Text
+from gauntlet.cases.yaml_nodes import Document, Mark, Path
+from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
+from gauntlet.run.results import WaiverInfo
+
+DEFAULT_MAX_DAYS = 90
+"""How long a waiver may run, from `created` to `expires`, when the file does not say."""
+MAX_DAYS_LIMIT = 180
+"""The most a file may allow: a failure tolerated longer is a decision, not a waiver."""
+MAX_WAIVERS_BYTES = 1024 * 1024
+"""The largest waivers file read (1 MiB), checked before reading."""
+
+ISO_DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+TICKET_PATTERN = r"^https?://[^\s/?#]+[^\s]*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True
+    )
+
+
+class Waiver(_Strict):
+    """One waiver: a case (or a suite's cases) whose failure is tolerated until `expires`."""
+
+    case: Identifier | None = None
+    """The case id it covers. Exactly one of `case` and `suite`."""
+    suite: Identifier | None = None
+    """The suite all of whose cases it covers. Exactly one of `case` and `suite`."""
+    reason: Text
+    """Why the failure is tolerated, in a sentence a reviewer can check."""
+    owner: Text
+    """Who decided."""
+    ticket: Annotated[str, Field(pattern=TICKET_PATTERN, max_length=2048)]
+    """Where the decision is tracked: an http(s) URL."""
+    created: Annotated[str, Field(pattern=ISO_DATE_PATTERN)]
+    """The day it was decided, `YYYY-MM-DD`; not after the day of the run."""
+    expires: Annotated[str, Field(pattern=ISO_DATE_PATTERN)]
+    """Its last day, `YYYY-MM-DD` (live through the end of it, UTC); not before `created`, and
+    at most the file's `max_days` after it."""
+    gates: tuple[GateName, ...] | None = Field(default=None, min_length=1)
+    """The gates it may apply to; a waiver naming a case or suite of another gate is refused."""
+
+    @model_validator(mode="after")
+    def _one_target(self) -> Waiver:
+        for name in ("case", "suite", "gates"):
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise PydanticCustomError(
+                    "null", "write a value, or leave the key out", {"at": (name,)}
+                )
+        if (self.case is None) == (self.suite is None):
+            raise PydanticCustomError(
+                "one_target",
+                "a waiver names exactly one of `case` (one case) and `suite` (all its cases)",
+                {"at": ("suite",) if self.suite is not None else (), "key": True},
+            )
+        return self
+
+    @property
+    def created_day(self) -> date:
+        """`created` as a date (checked a real day when the file was loaded)."""
+        return date.fromisoformat(self.created)
+
+    @property
+    def expires_day(self) -> date:
+        """`expires` as a date (checked a real day when the file was loaded)."""
+        return date.fromisoformat(self.expires)
+
+
+class WaiversFile(_Strict):
+    """A waivers file."""
+
+    max_days: Annotated[int, Field(ge=1, le=MAX_DAYS_LIMIT)] = DEFAULT_MAX_DAYS
+    """The longest a waiver of this file may run, from `created` to `expires`, in days."""
+    waivers: tuple[Waiver, ...]
+    """The waivers; an empty list waives nothing."""
+
+
+WAIVERS_ADAPTER: TypeAdapter[WaiversFile] = TypeAdapter(WaiversFile)
+
+
+@dataclass(frozen=True)
+class LoadedWaivers:
+    """A waivers file as validated, and where each waiver is."""
+
+    file: WaiversFile
+    source: str
+    """The file, as named on the command line."""
+    marks: tuple[Mark, ...]
+    """Where each waiver starts, in the order of `file.waivers`."""
+    document: Document
+
+    def infos(self) -> tuple[WaiverInfo, ...]:
+        """Each waiver as the results record it."""
+        return tuple(
+            WaiverInfo(
+                case=waiver.case,
+                suite=waiver.suite,
+                reason=waiver.reason,
+                owner=waiver.owner,
+                ticket=waiver.ticket,
+                created=waiver.created_day,
+                expires=waiver.expires_day,
+                gates=waiver.gates,
+                source=self.source,
+                line=mark.line,
+            )
+            for waiver, mark in zip(self.file.waivers, self.marks, strict=True)
+        )
+
+
+def parse_waivers(raw: str | bytes, source: str, *, today: date) -> LoadedWaivers:
+    """Parse and validate a waivers file on its own. Pure: reads nothing but its arguments.
+
+    Args:
+        raw: The file's bytes or text.
+        source: The name to put in every error location.
+        today: The day of the run (UTC): no waiver may be created after it.
+
+    Raises:
+        ConfigErrors: every problem found, each located.
+    """
+    document = read_reworded(raw, source, _CASE_FILE_WORDS)
+    file = validate_document(
+        WAIVERS_ADAPTER,
+        document,
+        lambda errors: [_schema_error(error, document, source) for error in relevant(errors)],
+    )
+    loaded = LoadedWaivers(
+        file=file,
+        source=source,
+        marks=tuple(document.mark_for(("waivers", n)) for n in range(len(file.waivers))),
+        document=document,
+    )
+    errors = _date_problems(loaded, today) + _repeated(loaded)
+    if errors:
+        raise ConfigErrors(sorted(errors, key=lambda e: (e.line or 0, e.column or 0)))
+    return loaded
+
+
+def load_waivers(path: FsPath, *, today: date) -> LoadedWaivers:
+    """Read and parse a waivers file (see `parse_waivers`).
+
+    Raises:
+        ConfigErrors: the file is not a regular file, is too large, cannot be read, or
+            `parse_waivers` refuses it.
+    """
+    raw = read_config_file(
+        path,
+        limit=MAX_WAIVERS_BYTES,
+        what="a waivers file",
+        too_large="a waivers file this large is a list of decisions nobody reviews",
+    )
+    return parse_waivers(raw, str(path), today=today)
+
+
+def check_waivers(loaded: LoadedWaivers, suites: SuiteSet) -> tuple[WaiverInfo, ...]:
+    """The waivers checked against the loaded suites, as the results record them.
+
+    Raises:
+        ConfigErrors: a waiver names a case or suite not loaded, its `gates` leave out the gate
+            of what it names, or it covers a case another waiver covers through its suite.
+    """
+    case_suite = {
+        case.id: loaded_suite.suite.suite
+        for loaded_suite in suites.suites
+        for case in loaded_suite.cases
+    }
+    suite_gate = {
+        loaded_suite.suite.suite: loaded_suite.suite.gate for loaded_suite in suites.suites
+    }
+    errors: list[ConfigError] = []
+    suite_waivers: dict[str, int] = {
+        waiver.suite: n for n, waiver in enumerate(loaded.file.waivers) if waiver.suite is not None
+    }
+    for n, waiver in enumerate(loaded.file.waivers):
+        key = "case" if waiver.case is not None else "suite"
+        name = waiver.case if waiver.case is not None else waiver.suite
+        assert name is not None  # noqa: S101 - exactly one is set
+        known = case_suite if waiver.case is not None else suite_gate
+        if name not in known:
+            errors.append(
+                _at(
+                    loaded,
+                    ("waivers", n, key),
+                    f"no {key} {name!r} in the loaded suites",
+                    did_you_mean(name, list(known))
+                    or "a waiver names a case id or suite name of the suites this run loads",
+                )
+            )
+            continue
+        suite = case_suite[name] if waiver.case is not None else name
+        gate = suite_gate[suite]
+        if waiver.gates is not None and gate not in waiver.gates:
+            allowed = ", ".join(g.value for g in waiver.gates)
+            errors.append(
+                _at(
+                    loaded,
+                    ("waivers", n, "gates"),
+                    f"waivers[{n}].gates: the {key} {name!r} is scored by the {gate.value} "
+                    f"gate, which [{allowed}] leaves out",
+                    "add the gate, or waive what you meant",
+                )
+            )
+        other = suite_waivers.get(suite)
+        if waiver.case is not None and other is not None:
+            first = loaded.marks[other]
+            errors.append(
+                _at(
+                    loaded,
+                    ("waivers", n, "case"),
+                    f"waivers[{n}]: the case {name!r} is already waived through its suite "
+                    f"{suite!r} (line {first.line})",
+                    "one case, one waiver: remove one of them",
+                )
+            )
+    if errors:
+        raise ConfigErrors(sorted(errors, key=lambda e: (e.line or 0, e.column or 0)))
+    return loaded.infos()
+
+
+def waivers_schema() -> dict[str, Any]:
+    """The JSON Schema of a waivers file, for editors."""
+    schema = WaiversFile.model_json_schema()
+    schema["title"] = "gauntlet waivers file"
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+def _at(loaded: LoadedWaivers, loc: Path, message: str, hint: str | None) -> ConfigSchemaError:
+    mark = loaded.document.mark_for(loc)
+    return ConfigSchemaError(loaded.source, message, line=mark.line, column=mark.column, hint=hint)
+
+
+def _date_problems(loaded: LoadedWaivers, today: date) -> list[ConfigError]:
+    errors: list[ConfigError] = []
+    limit = loaded.file.max_days
+    for n, waiver in enumerate(loaded.file.waivers):
+        days: dict[str, date] = {}
+        for key in ("created", "expires"):
+            try:
+                days[key] = date.fromisoformat(getattr(waiver, key))
+            except ValueError:
+                errors.append(
+                    _at(
+                        loaded,
+                        ("waivers", n, key),
+                        f"waivers[{n}].{key}: {getattr(waiver, key)!r} is not a day of the "
+                        "calendar",
+                        None,
+                    )
+                )
+        if len(days) < 2:
+            continue
+        created, expires = days["created"], days["expires"]
+        if created > today:
+            errors.append(
+                _at(
+                    loaded,
+                    ("waivers", n, "created"),
+                    f"waivers[{n}].created: {created} is after today ({today}, UTC)",
+                    "a waiver records a decision already made; write the day it was made",
+                )
+            )
+        if expires < created:
+            errors.append(
+                _at(
+                    loaded,
+                    ("waivers", n, "expires"),
+                    f"waivers[{n}].expires: {expires} is before created ({created})",
+                    None,
+                )
+            )
+        elif expires - created > timedelta(days=limit):
+            errors.append(
+                _at(
+                    loaded,
+                    ("waivers", n, "expires"),
+                    f"waivers[{n}].expires: {expires} is {(expires - created).days} days after "
+                    f"created ({created}); at most {limit} are allowed",
+                    f"expire it by {created + timedelta(days=limit)}, or raise max_days (at "
+                    f"most {MAX_DAYS_LIMIT})"
+                    if limit < MAX_DAYS_LIMIT
+                    else f"expire it by {created + timedelta(days=limit)}",
+                )
+            )
+    return errors
+
+
+def _repeated(loaded: LoadedWaivers) -> list[ConfigError]:
+    """Two waivers naming the same case, or the same suite."""
+    errors: list[ConfigError] = []
+    seen: dict[tuple[str, str], int] = {}
+    for n, waiver in enumerate(loaded.file.waivers):
+        key = ("case", waiver.case) if waiver.case is not None else ("suite", waiver.suite or "")
+        if key in seen:
+            first = loaded.marks[seen[key]]
+            errors.append(
+                _at(
+                    loaded,
+                    ("waivers", n, key[0]),
+                    f"waivers[{n}].{key[0]}: {key[1]!r} is already waived at line {first.line} "
+                    f"(waivers[{seen[key]}])",
+                    "one case, one waiver: remove one of them",
+                )
+            )
+        else:
+            seen[key] = n
+    return errors
+
+
+_CASE_FILE_WORDS = (
+    ("one suite per file", "one waivers document per file"),
+    ("case files", "waivers files"),
+    ("case file", "waivers file"),
+)
+
+_KEYS: dict[int, tuple[str, list[str]]] = {
+    1: ("a waivers file", list(WaiversFile.model_fields)),
+    3: ("a waiver", list(Waiver.model_fields)),
+}
+
+_PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
+    "case": (
+        "{value!r} is not a valid case id",
+        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+    ),
+    "suite": (
+        "{value!r} is not a valid suite name",
+        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+    ),
+    "ticket": (
+        "{value!r} is not an http(s) URL",
+        "link the ticket where the decision is tracked, such as https://tracker.example/GOV-123",
+    ),
+    "created": ("{value!r} is not a date written YYYY-MM-DD", "for example 2026-11-20"),
+    "expires": ("{value!r} is not a date written YYYY-MM-DD", "for example 2027-01-15"),
+}
+
+
+def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
+    """One pydantic error as a located, plain-language `ConfigSchemaError`."""
+    loc: Path = tuple(error["loc"])
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    value = error.get("input")
+    mark = document.mark_for(loc)
+    if "at" in ctx:  # a waiver's own rule, located at the key or value that breaks it
+        loc = (*loc, *ctx["at"])
+        marks = document.key_marks if ctx.get("key") else document.value_marks
+        mark = marks.get(loc) or document.mark_for(loc)
+        message = f"{dotted(loc)}: {error['msg']}"
+        return ConfigSchemaError(source, message, line=mark.line, column=mark.column)
+    message, hint = _describe(error, loc, value, document)
+    if kind == "extra_forbidden":
+        mark = document.key_marks.get(loc, mark)
+    return ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
+
+
+def _describe(
+    error: ErrorDetails, loc: Path, value: Any, document: Document
+) -> tuple[str, str | None]:
+    kind = error["type"]
+    where = dotted(loc)
+    field = next((part for part in reversed(loc) if isinstance(part, str)), "")
+    if kind in ("dict_type", "model_type") and not loc:
+        return (
+            f"a waivers file must be a mapping of max_days and waivers, not {kind_of(value)}",
+            None,
+        )
+    if kind == "extra_forbidden":
+        what, allowed = _KEYS.get(len(loc), ("here", []))
+        close = did_you_mean(str(loc[-1]), allowed)
+        return (
+            f"{where}: unknown key for {what}",
+            close or f"keys of {what} are: {', '.join(allowed)}",
+        )
+    if field == "max_days" and kind in ("greater_than_equal", "less_than_equal"):
+        return (
+            f"{where}: must be a whole number from 1 to {MAX_DAYS_LIMIT}, got {value!r}",
+            "a failure tolerated longer is a decision to change the suite, not a waiver",
+        )
+    if field in ("created", "expires") and kind == "string_type":
+        shown = kind_of(value, document.plain_texts.get(loc))
+        return f"{where}: expected a date written YYYY-MM-DD, got {shown}", None
+    common = describe_common(error, loc, document.plain_texts.get(loc))
+    if common is not None:
+        return common
+    if kind == "string_pattern_mismatch":
+        pattern, hint = _PATTERN_MESSAGES.get(field, ("must not be blank", None))
+        return f"{where}: {pattern.format(value=value)}", hint
+    return f"{where}: {error['msg']}", None  # pragma: no cover - every rule is described above
+
+
+__all__ = [
+    "DEFAULT_MAX_DAYS",
+    "MAX_DAYS_LIMIT",
+    "WAIVERS_ADAPTER",
+    "LoadedWaivers",
+    "Waiver",
+    "WaiversFile",
+    "check_waivers",
+    "load_waivers",
+    "parse_waivers",
+    "waivers_schema",
+]
