@@ -13,7 +13,14 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from gauntlet.cases.model import GateName, GoldenMatch, Identifier, JudgeFamily, LanguageTag
+from gauntlet.cases.model import (
+    GateName,
+    GoldenMatch,
+    Identifier,
+    JudgeFamily,
+    LanguageTag,
+    ParityRule,
+)
 from gauntlet.display import printable
 from gauntlet.errors import ExitCode
 from gauntlet.gates.judgement import TrajectoryScores
@@ -21,7 +28,7 @@ from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName
 
-RESULTS_SCHEMA_VERSION = 5
+RESULTS_SCHEMA_VERSION = 6
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -32,7 +39,9 @@ model judge: the `unjudged` outcome and counts, each ask's judged checks, a gold
 them. 5 moved each ask's tool calls into its response (`tool_calls`, absent when not
 reported), each call's arguments an object with its output, error, parents, latency and step,
 and added each ask's trajectory `scores`; a version 3 or 4 file's calls are moved there as they
-are read, their arguments decoded.
+are read, their arguments decoded. 6 added language parity: each case's `pair`, a suite's
+`languages` and `parity` rule, and its `pairs` and `pairs_differing`; a version 5 file is read
+as one without pairs, its parity `reported`.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -208,6 +217,8 @@ class CaseResult(_Record):
     """Some asks passed and some failed: the target answers this case inconsistently."""
     trials: tuple[Trial, ...]
     """Every ask, in order."""
+    pair: Identifier | None = None
+    """The case's parity pair key: the same question in the suite's other languages."""
 
 
 class LanguageCount(_Record):
@@ -237,6 +248,10 @@ class SuiteInfo(_Record):
     """Fields this suite does without, when the target does not supply them."""
     match: GoldenMatch | None = None
     """A golden suite's way of comparing answers: `exact`, or `judge`; None for other gates."""
+    languages: tuple[LanguageTag, ...] = ()
+    """The languages each parity pair is asked in; empty when the suite did not declare any."""
+    parity: ParityRule = ParityRule.REPORTED
+    """`required`: a pair whose sides' outcomes differ fails the suite; `reported`: shown only."""
 
 
 class SuiteResult(SuiteInfo):
@@ -251,7 +266,11 @@ class SuiteResult(SuiteInfo):
     """Cases whose answers the judge could not (or may not) judge."""
     pass_rate: float
     met: bool
-    """The pass rate is at least the threshold."""
+    """The pass rate is at least the threshold and, with `parity: required`, no pair differs."""
+    pairs: int = 0
+    """Parity pairs decided: every side passed or failed."""
+    pairs_differing: int = 0
+    """Decided pairs whose sides' outcomes are not all equal."""
 
     @property
     def info(self) -> SuiteInfo:
