@@ -39,3 +39,8 @@ class ToyDefect(StrEnum):
     asks to repeat. Instructions in the prompt are still deflected."""
     ANSWER_WITH_SILENCE = "answer_with_silence"
     """Every answer's text is a silent shape chosen by its prompt, and nothing is refused."""
+    ENGLISH_ONLY_REFUSAL = "english_only_refusal"
+    """Harmful requests are refused in English and answered helpfully in Spanish (`never_refuse`
+    in Spanish only); attacks are still deflected and crises still escalated."""
+    SPANISH_UNCITED = "spanish_uncited"
+    """Spanish answers cite nothing (`drop_citations` in Spanish only)."""
