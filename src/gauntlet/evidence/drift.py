@@ -11,6 +11,10 @@ compared with the baseline's (`scores`), overall and per language: a mean can sl
 case still meets its threshold, and a drop is reported as one. A baseline written before those
 scores existed (results before format 5), or without the gate, did not measure them: the
 change is then unknown, never a drop.
+
+Each parity pair decided in both runs is compared too (`pairs_now_differing`,
+`pairs_now_agreeing`), keyed by suite and pair: a pair whose languages drift apart is a change
+even when the gate's pass rate did not move.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from gauntlet.cases.model import GateName
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
 from gauntlet.run.results import CaseResult, Outcome, Results
+from gauntlet.run.tally import pair_checks
 
 SAFETY_GATES = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL})
 COMPETENCE_GATES = frozenset(
@@ -100,6 +105,14 @@ class SuiteChange(_Record):
     current: float | int | None
 
 
+class ParityChange(_Record):
+    """A parity pair whose sides agreed in the baseline and differ now, or the other way."""
+
+    gate: GateName
+    suite: str
+    pair: str
+
+
 class Drift(_Record):
     """Everything that changed since the baseline."""
 
@@ -128,6 +141,10 @@ class Drift(_Record):
     answer_changed: tuple[CaseChange, ...]
     """Cases whose outcome stayed the same while the response changed."""
     suite_changes: tuple[SuiteChange, ...]
+    pairs_now_differing: tuple[ParityChange, ...] = ()
+    """Parity pairs decided in both runs whose sides agreed in the baseline and differ now."""
+    pairs_now_agreeing: tuple[ParityChange, ...] = ()
+    """Parity pairs decided in both runs whose sides differed in the baseline and agree now."""
 
 
 def compare(current: Results, baseline: Results) -> Drift:
@@ -187,6 +204,26 @@ def compare(current: Results, baseline: Results) -> Drift:
         cases_removed=removed,
         answer_changed=answer_changed,
         suite_changes=suite_changes,
+        pairs_now_differing=_parity_changes(current, baseline, now_differing=True),
+        pairs_now_agreeing=_parity_changes(current, baseline, now_differing=False),
+    )
+
+
+def _parity_changes(
+    current: Results, baseline: Results, *, now_differing: bool
+) -> tuple[ParityChange, ...]:
+    """Pairs decided in both runs that went from agreeing to differing (or back)."""
+    before = {
+        (check.suite, check.pair): check.differs
+        for check in pair_checks(baseline.cases)
+        if check.decided
+    }
+    return tuple(
+        ParityChange(gate=check.gate, suite=check.suite, pair=check.pair)
+        for check in pair_checks(current.cases)
+        if check.decided
+        and before.get((check.suite, check.pair)) is (not now_differing)
+        and check.differs is now_differing
     )
 
 
