@@ -585,6 +585,12 @@ def _describe(
             "for one message, write prompt instead",
             document.mark_for(loc),
         )
+    if kind == "too_short" and loc == ("languages",):
+        return (
+            "languages: needs at least two languages",
+            "a pair compares one language with another; leave the key out for none",
+            document.mark_for(loc),
+        )
     where = dotted(loc)
     mark = document.mark_for(loc)
     field = next((part for part in reversed(loc) if isinstance(part, str)), "")

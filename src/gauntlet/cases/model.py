@@ -635,6 +635,13 @@ def pair_shape(case: Case) -> dict[str, str]:
 class SuiteBase(_Strict):
     """The keys every suite has, whatever its gate."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"properties": {"parity": {"const": "required"}}, "required": ["parity"]},
+            "then": {"required": ["languages"]},
+        }
+    )
+
     suite: Identifier
     """The suite's name, unique across every loaded suite."""
     gate: GateName

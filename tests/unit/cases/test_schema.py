@@ -37,6 +37,9 @@ BEYOND_THE_SCHEMA = {
     "a second default result": "uniqueness of a property across list items",
     "is already declared for this case": "uniqueness of a name across the suite's and a case's",
     "not a JSON Schema": "the JSON Schema meta-schema, inside a case file",
+    "pair '": "a key shared across list items: one case per language, of one shape",
+    "is not one of the suite's languages": "a reference from a case to the suite's languages",
+    "but the suite's parity is required": "a key every list item needs under a suite's setting",
 }
 
 
