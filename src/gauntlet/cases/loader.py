@@ -719,6 +719,10 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
         "{value!r} is not a BCP 47 language tag",
         "for example en, es, es-MX, zh-Hant",
     ),
+    "languages": (
+        "{value!r} is not a BCP 47 language tag",
+        "for example en, es, es-MX, zh-Hant",
+    ),
     "tags": ("{value!r} is not a lowercase slug", "for example hours or lost-card"),
 }
 
