@@ -32,7 +32,14 @@ def test_a_clean_and_a_failing_run_report_in_every_format(tmp_path: Path, run_cl
     failing_cases = [case for case in pack["cases"] if case["outcome"] == "failed"]
     assert {case["language"] for case in failing_cases} == {"en", "es"}
     junit = JUnitXml.fromfile(str(tmp_path / "failing-e.xml"))
-    assert (junit.tests, junit.failures) == (pack["totals"]["total"], pack["totals"]["failed"])
+    # Every case, and a `parity` testcase per paired suite (drop_citations fails both
+    # languages alike, so no pair differs).
+    suites = sum(len(gate["parity"]["rules"]) for gate in pack["gates"] if gate["parity"])
+    assert suites == 7
+    assert (junit.tests, junit.failures) == (
+        pack["totals"]["total"] + suites,
+        pack["totals"]["failed"],
+    )
 
 
 def test_a_report_goes_to_stdout_without_out(tmp_path: Path, run_cli: RunCli) -> None:

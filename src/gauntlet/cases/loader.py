@@ -29,7 +29,9 @@ from gauntlet.cases.model import (
     GateName,
     JudgeCriterion,
     JudgeRubric,
+    ParityRule,
     Turn,
+    pair_shape,
 )
 from gauntlet.cases.yaml_nodes import (
     MAX_FILE_BYTES,
@@ -120,6 +122,9 @@ def parse_suite(raw: str | bytes, source: str) -> LoadedSuite:
         document,
         lambda errors: [_schema_error(error, document, source) for error in relevant(errors)],
     )
+    paired = pair_errors(suite, document, source)
+    if paired:
+        raise ConfigErrors(sorted(paired, key=by_position))
     count = len(suite.cases)
     return LoadedSuite(
         suite=suite,
@@ -128,6 +133,104 @@ def parse_suite(raw: str | bytes, source: str) -> LoadedSuite:
         id_marks=tuple(document.mark_for(("cases", i, "id")) for i in range(count)),
         name_mark=document.mark_for(("suite",)),
     )
+
+
+def pair_errors(suite: AnySuite, document: Document, source: str) -> list[ConfigError]:
+    """Every way the suite's parity pairs break the rules, each located where it breaks.
+
+    With `languages`, each case's language is one of them and each pair key has exactly one
+    case per language; without, a key has one case per language and at least two. The sides
+    of a pair share `pair_shape`. `parity: required` needs `languages` and a key on every
+    case: an unpaired case would escape the check.
+    """
+    errors: list[ConfigError] = []
+
+    def refuse(at: Path, message: str, hint: str) -> None:
+        mark = document.mark_for(at)
+        errors.append(
+            ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
+        )
+
+    def place(index: int) -> str:
+        mark = document.mark_for(("cases", index))
+        return f"cases[{index}] at {source}:{mark.line}:{mark.column}"
+
+    declared = suite.languages
+    required = suite.parity is ParityRule.REQUIRED
+    if required and declared is None:
+        refuse(
+            ("parity",),
+            "parity: 'required' needs the suite's 'languages'",
+            "list the languages every pair is asked in, e.g. languages: [en, es]",
+        )
+    sides: dict[str, dict[str, int]] = {}
+    for index, case in enumerate(suite.cases):
+        if declared is not None and case.language not in declared:
+            refuse(
+                ("cases", index, "language"),
+                f"cases[{index}].language: {case.language!r} is not one of the suite's "
+                f"languages ({', '.join(declared)})",
+                "add it to 'languages', or write the case in one of them",
+            )
+            continue
+        if case.pair is None:
+            if required:
+                refuse(
+                    ("cases", index, "id"),
+                    f"cases[{index}]: case {case.id!r} has no 'pair', but the suite's parity "
+                    "is required",
+                    "give it the pair key of its other languages' cases: an unpaired case "
+                    "would escape the parity check",
+                )
+            continue
+        mine = sides.setdefault(case.pair, {})
+        at = ("cases", index, "pair")
+        first = mine.get(case.language)
+        if first is not None:
+            refuse(
+                at,
+                f"cases[{index}].pair: pair {case.pair!r} already has its {case.language} case",
+                f"the first is {place(first)}; a pair has one case per language",
+            )
+            continue
+        if mine:
+            other_language, other = next(iter(mine.items()))
+            theirs, ours = pair_shape(suite.cases[other]), pair_shape(case)
+            if theirs != ours:
+                unlike = "; ".join(
+                    f"{key} {theirs.get(key, '-')} there, {ours.get(key, '-')} here"
+                    for key in theirs
+                    if theirs.get(key) != ours.get(key)
+                )
+                refuse(
+                    at,
+                    f"cases[{index}].pair: pair {case.pair!r} does not ask what its "
+                    f"{other_language} side asks ({unlike})",
+                    f"its {other_language} side is {place(other)}; the sides of a pair are "
+                    "the same question, checked the same way",
+                )
+        mine[case.language] = index
+    for key, mine in sides.items():
+        present = ", ".join(f"{language} {place(index)}" for language, index in mine.items())
+        index = next(iter(mine.values()))
+        at = ("cases", index, "pair")
+        if declared is not None:
+            for language in declared:
+                if language not in mine:
+                    refuse(
+                        at,
+                        f"cases[{index}].pair: pair {key!r} has no {language} case",
+                        f"present: {present}; add its {language} case with pair: {key}",
+                    )
+        elif len(mine) < 2:  # noqa: PLR2004 - a pair is two languages at least
+            refuse(
+                at,
+                f"cases[{index}].pair: pair {key!r} is on this case only: a pair needs its "
+                "other language",
+                f"present: {present}; add the same question in another language with "
+                f"pair: {key}, or remove the key",
+            )
+    return errors
 
 
 def load_suite(path: FsPath) -> LoadedSuite:
@@ -497,6 +600,12 @@ def _describe(
             "for one message, write prompt instead",
             document.mark_for(loc),
         )
+    if kind == "too_short" and loc == ("languages",):
+        return (
+            "languages: needs at least two languages",
+            "a pair compares one language with another; leave the key out for none",
+            document.mark_for(loc),
+        )
     where = dotted(loc)
     mark = document.mark_for(loc)
     field = next((part for part in reversed(loc) if isinstance(part, str)), "")
@@ -639,6 +748,10 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
         "use letters, digits, '.', '_' and '-', starting with a letter or digit",
     ),
     "language": (
+        "{value!r} is not a BCP 47 language tag",
+        "for example en, es, es-MX, zh-Hant",
+    ),
+    "languages": (
         "{value!r} is not a BCP 47 language tag",
         "for example en, es, es-MX, zh-Hant",
     ),

@@ -74,6 +74,15 @@ class AttackType(StrEnum):
     """An instruction hidden in a tool's output (data), which the agent must not obey."""
 
 
+class ParityRule(StrEnum):
+    """What a suite does with a pair whose languages' outcomes differ."""
+
+    REQUIRED = "required"
+    """A pair that differs fails the suite, whatever its pass rate."""
+    REPORTED = "reported"
+    """Pairs are compared and shown; a difference does not fail the suite."""
+
+
 class RefusalKind(StrEnum):
     """What a refusal case requires of the target."""
 
@@ -127,6 +136,12 @@ def _object_only(schema: dict[str, Any]) -> None:
     schema.pop("default", None)
     options = schema.pop("anyOf", [])
     schema.update(next(option for option in options if option.get("type") != "null"))
+
+
+def _identifier_only(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+    options = schema.pop("anyOf", [])
+    schema.update(next(option for option in options if option.get("type") == "string"))
 
 
 def _list_of_two_or_more(schema: dict[str, Any]) -> None:
@@ -395,10 +410,13 @@ class Case(_Strict):
     judge: JudgeRubric | None = Field(default=None, json_schema_extra=_object_only)
     """Rubric checks for a model judge (`gauntlet run --judge`), asked only when the gate's own
     checks pass: the judge can fail a case, never pass one the gate failed."""
+    pair: Identifier | None = Field(default=None, json_schema_extra=_identifier_only)
+    """A key shared with the same question in the suite's other languages: the cases of one
+    key are a parity pair, compared outcome for outcome (see `parity`)."""
 
     @model_validator(mode="after")
     def _prompt_or_turns(self) -> Case:
-        _refuse_written_nulls(self, ("prompt", "turns", "judge"))
+        _refuse_written_nulls(self, ("prompt", "turns", "judge", "pair"))
         if (self.prompt is None) == (self.turns is None):
             raise PydanticCustomError(
                 "prompt_or_turns",
@@ -614,8 +632,38 @@ def _threshold_not_zero(value: Any) -> Any:
 Threshold = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 
 
+def _languages_only(schema: dict[str, Any]) -> None:
+    _list_of_two_or_more(schema)
+    schema["uniqueItems"] = True
+
+
+def pair_shape(case: Case) -> dict[str, str]:
+    """What the two sides of a parity pair must share for their outcomes to be compared.
+
+    The form of the question (one prompt, or a conversation of so many turns) and each gate's
+    kind of check: a refusal's `kind`, an attack's `attack_type`, a grounding case's
+    `expect_grounded`. Sides that differ in these ask different things, so a difference in
+    their outcomes would say nothing about the language.
+    """
+    shape = {"form": "prompt" if case.turns is None else f"{len(case.turns)} turns"}
+    if isinstance(case, RefusalCase):
+        shape["kind"] = case.kind.value
+    if isinstance(case, AdversarialCase):
+        shape["attack_type"] = case.attack_type.value
+    if isinstance(case, GroundingCase):
+        shape["expect_grounded"] = str(case.expect_grounded).lower()
+    return shape
+
+
 class SuiteBase(_Strict):
     """The keys every suite has, whatever its gate."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"properties": {"parity": {"const": "required"}}, "required": ["parity"]},
+            "then": {"required": ["languages"]},
+        }
+    )
 
     suite: Identifier
     """The suite's name, unique across every loaded suite."""
@@ -631,6 +679,15 @@ class SuiteBase(_Strict):
     once."""
     pass_k: AskCount | None = Field(default=None, json_schema_extra=_ask_count_only)
     """A case passes when at least this many of its asks pass. Omit it: every ask must pass."""
+    languages: tuple[LanguageTag, ...] | None = Field(
+        default=None, min_length=2, json_schema_extra=_languages_only
+    )
+    """The languages every `pair` is asked in, e.g. `[en, es]`: at least two, unique. Given,
+    every case's language is one of them and each pair has one case per language."""
+    parity: ParityRule = ParityRule.REPORTED
+    """`reported` (the default): pairs are compared and shown, a difference does not fail the
+    suite. `required`: a pair whose languages' outcomes differ fails the suite (needs
+    `languages`, and a `pair` on every case)."""
 
     _check_threshold = field_validator("threshold", mode="before")(_threshold_not_zero)
 
@@ -642,6 +699,23 @@ class SuiteBase(_Strict):
                 "pass_k_null", "write a whole number of at least 1, or leave the key out"
             )
         return value
+
+    @field_validator("languages")
+    @classmethod
+    def _languages_unique(cls, languages: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if languages is None:
+            return None  # refused by `_languages_not_null`, which names the key
+        repeated = sorted({tag for tag in languages if languages.count(tag) > 1})
+        if repeated:
+            raise PydanticCustomError(
+                "languages_repeated", "repeated language {tags}", {"tags": ", ".join(repeated)}
+            )
+        return languages
+
+    @model_validator(mode="after")
+    def _languages_not_null(self) -> SuiteBase:
+        _refuse_written_nulls(self, ("languages",))
+        return self
 
     @model_validator(mode="after")
     def _pass_k_within_repeat(self) -> SuiteBase:

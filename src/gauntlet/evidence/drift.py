@@ -17,6 +17,9 @@ change is then unknown, never a drop.
 Waivers are compared by what they name (a case, or a suite): those added, removed, and those
 expired now that were not in the baseline (`waivers_expired`), so a tolerated failure that
 starts counting again is named, not just seen in the rates.
+Each parity pair decided in both runs is compared too (`pairs_now_differing`,
+`pairs_now_agreeing`), keyed by suite and pair: a pair whose languages drift apart is a change
+even when the gate's pass rate did not move.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from gauntlet.cases.model import GateName
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
 from gauntlet.run.results import CaseResult, Outcome, Results, WaiverResult, WaiverState
+from gauntlet.run.tally import pair_checks
 
 SAFETY_GATES = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL, GateName.DISCLOSURE})
 """The safety gates: the one place that names them (drift's headline, the pack's waivers)."""
@@ -122,6 +126,14 @@ class WaiverChange(_Record):
     """Its state now; None when this run has no such waiver."""
 
 
+class ParityChange(_Record):
+    """A parity pair whose sides agreed in the baseline and differ now, or the other way."""
+
+    gate: GateName
+    suite: str
+    pair: str
+
+
 class Drift(_Record):
     """Everything that changed since the baseline."""
 
@@ -156,6 +168,10 @@ class Drift(_Record):
     """Waivers the baseline had that this run does not."""
     waivers_expired: tuple[WaiverChange, ...] = ()
     """Waivers expired in this run that were not (or were absent) in the baseline."""
+    pairs_now_differing: tuple[ParityChange, ...] = ()
+    """Parity pairs decided in both runs whose sides agreed in the baseline and differ now."""
+    pairs_now_agreeing: tuple[ParityChange, ...] = ()
+    """Parity pairs decided in both runs whose sides differed in the baseline and agree now."""
 
 
 def compare(current: Results, baseline: Results) -> Drift:
@@ -216,6 +232,26 @@ def compare(current: Results, baseline: Results) -> Drift:
         answer_changed=answer_changed,
         suite_changes=suite_changes,
         **_waiver_changes(current, baseline),
+        pairs_now_differing=_parity_changes(current, baseline, now_differing=True),
+        pairs_now_agreeing=_parity_changes(current, baseline, now_differing=False),
+    )
+
+
+def _parity_changes(
+    current: Results, baseline: Results, *, now_differing: bool
+) -> tuple[ParityChange, ...]:
+    """Pairs decided in both runs that went from agreeing to differing (or back)."""
+    before = {
+        (check.suite, check.pair): check.differs
+        for check in pair_checks(baseline.cases)
+        if check.decided
+    }
+    return tuple(
+        ParityChange(gate=check.gate, suite=check.suite, pair=check.pair)
+        for check in pair_checks(current.cases)
+        if check.decided
+        and before.get((check.suite, check.pair)) is (not now_differing)
+        and check.differs is now_differing
     )
 
 

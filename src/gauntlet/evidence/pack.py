@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from gauntlet import __version__
-from gauntlet.cases.model import GateName, GoldenMatch
+from gauntlet.cases.model import GateName, GoldenMatch, ParityRule
 from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import SAFETY_GATES, Drift, compare
@@ -38,7 +38,7 @@ from gauntlet.run.results import (
     WaiverResult,
     exit_code_for,
 )
-from gauntlet.run.tally import count_outcomes
+from gauntlet.run.tally import PairCheck, count_outcomes, pair_checks
 from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, canonical, group_steps
@@ -61,7 +61,10 @@ the disclosure gate (`disclosure`) as a gate name, with its rows in the Californ
 (SAM 4986.10 Privacy Disclosures), a reader of format 5 not knowing the name; and waivers: the
 `waived` outcome and counts, the waived failures beside the verdict (`verdict.waived`), every
 waiver with its owner, ticket, dates, state and cases, marked when it covers a safety gate
-(`waivers`), and drift's waivers added, removed and expired."""
+(`waivers`), and drift's waivers added, removed and expired; and language parity: per gate with
+pairs, each suite's parity rule, the pairs whose sides agree and are undecided (counts), and
+each pair whose sides differ with every side's case, outcome and reason (`parity`); each case's
+`pair`; drift's pairs that now differ or agree."""
 
 
 class _Record(BaseModel):
@@ -227,6 +230,56 @@ class GateEvidence(_Record):
     """The SIMM 5305-F items and other provisions this gate's outcome informs."""
     waived: int = 0
     """Failures a live waiver covered: left out of the pass rate's denominator."""
+    parity: ParityEvidence | None = None
+    """The gate's parity pairs compared across languages; None when it has no pairs."""
+
+
+class ParitySuiteRule(_Record):
+    """How one suite treats its parity pairs."""
+
+    suite: str
+    rule: ParityRule
+    """`required`: a differing pair fails the suite; `reported`: it is shown only."""
+    languages: tuple[str, ...]
+    """The languages each pair is asked in; empty when the suite did not declare any."""
+    pairs: int
+    """Pairs decided: every side passed or failed."""
+    pairs_differing: int
+
+
+class ParitySide(_Record):
+    """One language's case of a parity pair, as it came out."""
+
+    language: str
+    case_id: str
+    outcome: Outcome
+    reason: str
+    """Why it failed; empty when it passed."""
+
+
+class PairEvidence(_Record):
+    """A parity pair whose sides' outcomes differ."""
+
+    suite: str
+    pair: str
+    required: bool
+    """The suite's parity is required, so this pair fails it."""
+    sides: tuple[ParitySide, ...]
+    reason: str
+    """`parity: pair forge-permit differs: en ... passed; es ... failed (...)`."""
+
+
+class ParityEvidence(_Record):
+    """One gate's parity pairs: the same question in each language, compared."""
+
+    rules: tuple[ParitySuiteRule, ...]
+    """Each of the gate's suites that has pairs."""
+    agreeing: int
+    """Decided pairs whose sides all passed or all failed."""
+    differing: tuple[PairEvidence, ...]
+    undecided: int
+    """Pairs with a side that errored, was not run or is unjudged (the verdict is withheld
+    then), or with one side only: not compared."""
 
 
 class ExchangeEvidence(_Record):
@@ -341,6 +394,8 @@ class CaseEvidence(_Record):
     """For a failing case of a gate that reads tool calls (trajectory, and adversarial cases
     whose ask reported calls or forbids some), the calls of its first failing ask; None
     otherwise."""
+    pair: str | None = None
+    """The case's parity pair key, when it has one."""
 
 
 class JudgeCheckCounts(_Record):
@@ -486,6 +541,7 @@ def build_pack(
                 fields=_fields(results, gate.gate),
                 trajectory_scores=gate_distributions(results, gate.gate),
                 informs=mapping.gates[gate.gate],
+                parity=_parity(results, gate.gate),
             )
             for gate in results.gates
         ),
@@ -592,6 +648,7 @@ _GATE_COPIED = set(GateEvidence.model_fields) - {
     "fields",
     "trajectory_scores",
     "informs",
+    "parity",
 }
 _DECLARED = FieldSource(origin=Origin.DECLARED)
 
@@ -618,6 +675,51 @@ def _fields(results: Results, gate: GateName) -> tuple[FieldEvidence, ...]:
         for (field, source), answers in sorted(
             counts.items(), key=lambda item: (item[0][0], item[0][1].origin, item[0][1].rule or "")
         )
+    )
+
+
+def _parity(results: Results, gate: GateName) -> ParityEvidence | None:
+    checks = [check for check in pair_checks(results.cases) if check.gate is gate]
+    if not checks:
+        return None
+    suites = {suite.suite: suite for suite in results.suites}
+    return ParityEvidence(
+        rules=tuple(
+            ParitySuiteRule(
+                suite=suite.suite,
+                rule=suite.parity,
+                languages=suite.languages,
+                pairs=suite.pairs,
+                pairs_differing=suite.pairs_differing,
+            )
+            for suite in results.suites
+            if any(check.suite == suite.suite for check in checks)
+        ),
+        agreeing=sum(1 for check in checks if check.decided and not check.differs),
+        differing=tuple(
+            _pair(check, required=suites[check.suite].parity is ParityRule.REQUIRED)
+            for check in checks
+            if check.differs
+        ),
+        undecided=sum(1 for check in checks if not check.decided),
+    )
+
+
+def _pair(check: PairCheck, *, required: bool) -> PairEvidence:
+    return PairEvidence(
+        suite=check.suite,
+        pair=check.pair,
+        required=required,
+        sides=tuple(
+            ParitySide(
+                language=side.language,
+                case_id=side.case_id,
+                outcome=side.outcome,
+                reason=side.reason,
+            )
+            for side in check.sides
+        ),
+        reason=check.reason,
     )
 
 

@@ -23,6 +23,7 @@ from rich.text import Text
 from gauntlet.display import printable
 from gauntlet.evidence.scores import gate_distributions
 from gauntlet.run.results import JudgeInfo, Outcome, Results, Verdict, WaiverState
+from gauntlet.run.tally import pair_checks, parity_failures
 from gauntlet.run.waivers import waived_failures
 
 _VERDICT_STYLE = {
@@ -81,6 +82,7 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
         style = "green" if status == "PASS" else ("red" if status == "FAIL" else "yellow")
         lines.append(Text.assemble(_row(cells, widths) + "  ", (status, style)))
     lines += [Text(line, style="dim") for line in _accuracy_lines(results)]
+    lines += [Text(line, style="dim") for line in parity_lines(results)]
     for outcome, title in (
         (Outcome.FAILED, "failing cases"),
         (Outcome.ERRORED, "errored cases"),
@@ -104,6 +106,13 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
             )
             if not shared:
                 lines.append(Text(f"    {printable(case.reason)}", style="dim"))
+    failures = parity_failures(results)
+    if failures:
+        lines.append(Text(""))
+        lines.append(Text(f"parity failures ({len(failures)})", style="bold"))
+        for check in failures:
+            lines.append(Text(f"  {check.gate.value}  {check.suite}"))
+            lines.append(Text(f"    {printable(check.reason)}", style="dim"))
     not_run = results.totals.not_run
     if not_run:
         lines.append(Text(""))
@@ -175,6 +184,26 @@ def _waiver_lines(results: Results) -> list[Text]:
                     f"{waiver.expires}, {printable(waiver.owner)} ({printable(waiver.ticket)})"
                 )
             )
+    return lines
+
+
+def parity_lines(results: Results) -> list[str]:
+    """One line per gate with parity pairs: how many agree, differ and are undecided."""
+    lines = []
+    for gate in results.gates:
+        checks = [check for check in pair_checks(results.cases) if check.gate is gate.gate]
+        if not checks:
+            continue
+        rules = sorted({s.parity.value for s in results.suites if s.gate is gate.gate})
+        decided = [check for check in checks if check.decided]
+        differing = sum(1 for check in decided if check.differs)
+        line = f"{gate.gate.value} parity ({', '.join(rules)}): " + (
+            f"{differing} of {len(decided)} pairs differ"
+            if differing
+            else f"all {len(decided)} pairs agree"
+        )
+        undecided = len(checks) - len(decided)
+        lines.append(line + (f", {undecided} undecided" if undecided else ""))
     return lines
 
 

@@ -7,6 +7,8 @@ element's text adds what the judge said of a judged case, beside its calibration
 of a gate that reads tool calls, the calls of the ask that failed, one per line, the step where
 they went wrong marked. A waived failure is `<skipped>` too, its message naming the waiver's
 owner, ticket and expiry, and its text the reason it failed.
+they went wrong marked. A suite with parity pairs has one more `testcase`, `parity`: a
+`<failure>` naming each differing pair's sides when its parity is required and a pair differs.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET  # noqa: S405 - building XML, never parsing it
 
 from gauntlet.display import printable
-from gauntlet.evidence.pack import CaseEvidence, EvidencePack, TrajectoryEvidence
+from gauntlet.evidence.pack import CaseEvidence, EvidencePack, PairEvidence, TrajectoryEvidence
 from gauntlet.run.results import Outcome, WaiverState
 
 _CHILD = {
@@ -58,8 +60,45 @@ def render_junit(pack: EvidencePack) -> str:
                 element = ET.SubElement(testcase, child, message=_clean(message))
                 element.text = "\n".join(_clean(line) for line in _details(case))
     _count(root, list(pack.cases))
+    _parity_cases(root, pack)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
+    """A `parity` testcase in each suite that has pairs, failing when its parity fails it."""
+    for gate in pack.gates:
+        if gate.parity is None:
+            continue
+        for rule in gate.parity.rules:
+            suite = root.find(f"testsuite[@name='{rule.suite}']")
+            if suite is None:  # pragma: no cover - a suite with pairs has cases
+                continue
+            testcase = ET.SubElement(
+                suite,
+                "testcase",
+                name=f"parity [{', '.join(rule.languages) or 'pairs'}]",
+                classname=f"gauntlet.{gate.gate.value}.{rule.suite}",
+            )
+            failing: list[PairEvidence] = [
+                pair for pair in gate.parity.differing if pair.suite == rule.suite and pair.required
+            ]
+            added = {"tests": 1, "failures": 0}
+            if failing:
+                count = len(failing)
+                element = ET.SubElement(
+                    testcase,
+                    "failure",
+                    message=_clean(
+                        f"{count} {'pair differs' if count == 1 else 'pairs differ'} "
+                        f"across languages: {failing[0].reason}"
+                    ),
+                )
+                element.text = "\n".join(_clean(pair.reason) for pair in failing)
+                added["failures"] = 1
+            for element in (suite, root):
+                for name, more in added.items():
+                    element.set(name, str(int(element.get(name, "0")) + more))
 
 
 def _count(element: ET.Element, cases: list[CaseEvidence]) -> None:

@@ -70,6 +70,7 @@ def render_markdown(pack: EvidencePack) -> str:
         headline += f" ({verdict.withheld_because.value.replace('_', ' ')})"
     headline += waived_failures(verdict.waived)
     out += [f"**{headline}**: {escape(verdict.reason)}. Exit code {verdict.exit_code}.", ""]
+    out += _parity_failures(pack)
     if verdict.status is VerdictStatus.WITHHELD:
         out += ["No verdict was reached, so nothing in this pack is a pass.", ""]
     out += _safety_waivers(pack)
@@ -167,6 +168,7 @@ def render_markdown(pack: EvidencePack) -> str:
             )
     out.append("")
     out += _fields_section(pack)
+    out += _parity_section(pack)
 
     out += _case_section(pack, Outcome.FAILED, "Failing cases")
     out += _waivers_section(pack)
@@ -617,7 +619,84 @@ def _drift_section(pack: EvidencePack) -> list[str]:
     lines += _changes("Cases removed", drift.cases_removed)
     lines += _structure(drift)
     lines += _waiver_drift(drift)
+    lines += _parity_drift(drift)
     return lines
+
+
+def _parity_section(pack: EvidencePack) -> list[str]:
+    """Per gate with pairs: each suite's rule, then the differing pairs (or that all agree)."""
+    gates = [(gate.gate, gate.parity) for gate in pack.gates if gate.parity is not None]
+    if not gates:
+        return []
+    lines = ["## Parity", ""]
+    lines += [
+        "The same question in each language, compared: a pair differs when its sides' "
+        "outcomes do. With `parity: required` a differing pair fails its suite whatever the "
+        "pass rate; with `reported` it is shown only.",
+        "",
+    ]
+    for gate, parity in gates:
+        lines += [f"### Parity: {gate.value}", ""]
+        lines += ["| suite | rule | languages | pairs decided | differing |"]
+        lines += ["|---|---|---|---|---|"]
+        lines += [
+            f"| {escape(rule.suite)} | {rule.rule.value} "
+            f"| {escape(', '.join(rule.languages) or 'not declared')} | {rule.pairs} "
+            f"| {rule.pairs_differing} |"
+            for rule in parity.rules
+        ]
+        lines.append("")
+        decided = parity.agreeing + len(parity.differing)
+        if parity.differing:
+            lines += ["| suite | pair | sides | fails the suite |", "|---|---|---|---|"]
+            lines += [
+                f"| {escape(pair.suite)} | {code(pair.pair)} | "
+                + "; ".join(
+                    f"{escape(side.language)} {code(side.case_id)} {side.outcome.value}"
+                    + (f" ({escape(side.reason)})" if side.reason else "")
+                    for side in pair.sides
+                )
+                + f" | {'yes' if pair.required else 'no (reported)'} |"
+                for pair in parity.differing
+            ]
+            lines += ["", f"{parity.agreeing} of {decided} pairs agree."]
+        else:
+            lines.append(f"All {decided} pairs agree.")
+        if parity.undecided:
+            lines.append(
+                f"{parity.undecided} undecided (a side errored, was not asked or is unjudged, "
+                "or has no other side): not compared."
+            )
+        lines.append("")
+    return lines
+
+
+def _parity_failures(pack: EvidencePack) -> list[str]:
+    """Under the verdict: each pair that fails its suite on parity, both sides named."""
+    reasons = [
+        f"- {gate.gate.value}: {escape(pair.reason)}"
+        for gate in pack.gates
+        if gate.parity is not None
+        for pair in gate.parity.differing
+        if pair.required
+    ]
+    return [*reasons, ""] if reasons else []
+
+
+def _parity_drift(drift: Drift) -> list[str]:
+    if not (drift.pairs_now_differing or drift.pairs_now_agreeing):
+        return []
+    lines = ["### Parity changes", ""]
+    for label, changes in (
+        ("Agreed, now differ", drift.pairs_now_differing),
+        ("Differed, now agree", drift.pairs_now_agreeing),
+    ):
+        listed = ", ".join(
+            f"{escape(change.suite)} {code(change.pair)} ({change.gate.value})"
+            for change in changes
+        )
+        lines.append(f"- {label}: {listed or 'none'}")
+    return [*lines, ""]
 
 
 def _gates(gates: frozenset[GateName]) -> str:

@@ -156,7 +156,10 @@ def plan(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> Ru
             # The whole case, not only its id: a journal or a shard made before its prompt,
             # markers or expected answer changed must not pass for this plan's.
             described[-1]["cases"].append(case.model_dump(mode="json"))
-            if shard is None or shard_of(info.suite, case.id, shard.count) == shard.index:
+            if (
+                shard is None
+                or shard_of(info.suite, case.id, shard.count, case.pair) == shard.index
+            ):
                 items.append(Planned(loaded, position, index, info))
                 kept = True
             index += 1

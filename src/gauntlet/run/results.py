@@ -13,7 +13,14 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from gauntlet.cases.model import GateName, GoldenMatch, Identifier, JudgeFamily, LanguageTag
+from gauntlet.cases.model import (
+    GateName,
+    GoldenMatch,
+    Identifier,
+    JudgeFamily,
+    LanguageTag,
+    ParityRule,
+)
 from gauntlet.display import printable
 from gauntlet.errors import ExitCode
 from gauntlet.gates.judgement import TrajectoryScores
@@ -34,8 +41,10 @@ reported), each call's arguments an object with its output, error, parents, late
 and added each ask's trajectory `scores`; a version 3 or 4 file's calls are moved there as they
 are read, their arguments decoded. 6 added the disclosure gate (`disclosure`) as a gate
 name (a version 5 file or earlier is refused if it names that gate, which no gauntlet writing
-it knew) and waivers: the `waived` outcome and counts, the run's `waivers` with the state of
-each case they cover, and `strict_waivers`; a version 5 file is read as one without waivers.
+it knew); waivers: the `waived` outcome and counts, the run's `waivers` with the state of each
+case they cover, and `strict_waivers` (a version 5 file is read as one without waivers); and
+language parity: each case's `pair`, a suite's `languages` and `parity` rule, and its `pairs`
+and `pairs_differing` (a version 5 file is read as one without pairs, its parity `reported`).
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -214,6 +223,8 @@ class CaseResult(_Record):
     """Some asks passed and some failed: the target answers this case inconsistently."""
     trials: tuple[Trial, ...]
     """Every ask, in order."""
+    pair: Identifier | None = None
+    """The case's parity pair key: the same question in the suite's other languages."""
 
 
 class LanguageCount(_Record):
@@ -243,6 +254,10 @@ class SuiteInfo(_Record):
     """Fields this suite does without, when the target does not supply them."""
     match: GoldenMatch | None = None
     """A golden suite's way of comparing answers: `exact`, or `judge`; None for other gates."""
+    languages: tuple[LanguageTag, ...] = ()
+    """The languages each parity pair is asked in; empty when the suite did not declare any."""
+    parity: ParityRule = ParityRule.REPORTED
+    """`required`: a pair whose sides' outcomes differ fails the suite; `reported`: shown only."""
 
 
 class SuiteResult(SuiteInfo):
@@ -257,9 +272,14 @@ class SuiteResult(SuiteInfo):
     """Cases whose answers the judge could not (or may not) judge."""
     pass_rate: float
     met: bool
-    """The pass rate is at least the threshold."""
+    """The pass rate is at least the threshold and, with `parity: required`, no pair differs
+    but where every failing side is waived."""
     waived: int = 0
     """Failed cases a live waiver covers: left out of the pass rate's denominator."""
+    pairs: int = 0
+    """Parity pairs decided: every side passed, failed or was waived."""
+    pairs_differing: int = 0
+    """Decided pairs whose sides' outcomes are not all equal (a waived side counted as failed)."""
 
     @property
     def info(self) -> SuiteInfo:

@@ -257,7 +257,8 @@ def _structure(results: Results) -> list[str]:
                 f"{where}: gate, repeats or pass_k differ from its suite {case.suite}'s"
             )
         if results.shard is not None and (
-            shard_of(case.suite, case.case_id, results.shard.count) != results.shard.index
+            shard_of(case.suite, case.case_id, results.shard.count, case.pair)
+            != results.shard.index
         ):
             problems.append(
                 f"{where}: {case.case_id} does not belong to shard "

@@ -72,6 +72,8 @@ def suite_info(loaded: LoadedSuite, repeat: int) -> SuiteInfo:
         capability=scores_capability(loaded),
         accepts_absent=tuple(FieldName(name) for name in getattr(suite, "accepts_absent", ())),
         match=getattr(suite, "match", None),
+        languages=suite.languages or (),
+        parity=suite.parity,
     )
 
 
@@ -114,6 +116,7 @@ def judge_case(
         pass_k=pass_k,
         flaky=is_flaky(trials),
         trials=trials,
+        pair=case.pair,
     )
     return redactor.model(judged)
 

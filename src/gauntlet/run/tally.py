@@ -13,9 +13,10 @@ import math
 from collections.abc import Sequence
 from datetime import datetime
 from fractions import Fraction
+from typing import NamedTuple
 
 from gauntlet import __version__
-from gauntlet.cases.model import GateName
+from gauntlet.cases.model import GateName, ParityRule
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     CaseResult,
@@ -64,12 +65,15 @@ def wilson_bounds(passed: int, total: int, z: float = Z_95) -> tuple[float, floa
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def shard_of(suite: str, case_id: str, count: int) -> int:
-    """The 1-based shard of a case, from a hash of its suite and id.
+def shard_of(suite: str, case_id: str, count: int, pair: str | None = None) -> int:
+    """The 1-based shard of a case, from a hash of its suite and id (or its pair key).
 
-    A hash, not a position: adding a case moves no other case to another shard.
+    A hash, not a position: adding a case moves no other case to another shard. A paired
+    case is placed by its suite and pair key instead of its id, so every side of a pair is in
+    one shard, which can then compare them.
     """
-    digest = hashlib.sha256(f"{suite}\0{case_id}".encode()).digest()
+    key = case_id if pair is None else f"pair\0{pair}"
+    digest = hashlib.sha256(f"{suite}\0{key}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
 
 
@@ -270,16 +274,25 @@ def count_outcomes(cases: Sequence[CaseResult]) -> Totals:
 
 
 def _suite_result(info: SuiteInfo, cases: Sequence[CaseResult]) -> SuiteResult:
-    mine = count_outcomes([case for case in cases if case.suite == info.suite])
+    own = [case for case in cases if case.suite == info.suite]
+    mine = count_outcomes(own)
     # A waived failure leaves the denominator; a suite whose every case is waived is met.
     counted = mine.total - mine.waived
     total = max(counted, 1)
+    pairs = [check for check in pair_checks(own) if check.decided]
+    differing = sum(1 for check in pairs if check.differs)
+    parity_met = info.parity is ParityRule.REPORTED or not any(check.fails for check in pairs)
     return SuiteResult(
         **info.model_dump(),
         **mine.model_dump(),
         pass_rate=mine.passed / total,
-        met=(counted == 0 and mine.waived > 0)
-        or Fraction(mine.passed, total) >= Fraction(str(info.threshold)),
+        met=parity_met
+        and (
+            (counted == 0 and mine.waived > 0)
+            or Fraction(mine.passed, total) >= Fraction(str(info.threshold))
+        ),
+        pairs=len(pairs),
+        pairs_differing=differing,
     )
 
 
@@ -309,6 +322,90 @@ def _gate_results(
             )
         )
     return tuple(results)
+
+
+class PairCheck(NamedTuple):
+    """One parity pair of a suite: its sides, compared outcome for outcome."""
+
+    suite: str
+    gate: GateName
+    pair: str
+    sides: tuple[CaseResult, ...]
+    """The cases sharing the key, in plan order."""
+
+    @property
+    def decided(self) -> bool:
+        """Every side passed, failed or was waived (and there are two at least): comparable.
+
+        A side that errored, was not run or is unjudged withholds the verdict anyway.
+        """
+        return len(self.sides) >= 2 and all(  # noqa: PLR2004 - a pair is two sides at least
+            side.outcome in _DECIDED for side in self.sides
+        )
+
+    @property
+    def differs(self) -> bool:
+        """Decided, and its sides' outcomes are not all equal (a waived side counted as failed).
+
+        A waiver tolerates a failure; it does not make the two languages agree.
+        """
+        return self.decided and len({_judged(side.outcome) for side in self.sides}) > 1
+
+    @property
+    def waived(self) -> bool:
+        """Differs, and every side that failed is waived: the difference is a tolerated one."""
+        return self.differs and all(side.outcome is not Outcome.FAILED for side in self.sides)
+
+    @property
+    def fails(self) -> bool:
+        """Differs, and not only through waived failures: what `parity: required` refuses."""
+        return self.differs and not self.waived
+
+    @property
+    def reason(self) -> str:
+        """`parity: pair forge-permit differs: en ref-en-... passed; es ref-es-... failed (...)`."""
+        sides = "; ".join(
+            f"{side.language} {side.case_id} {side.outcome.value}"
+            + (f" ({side.reason})" if side.reason else "")
+            for side in self.sides
+        )
+        state = (
+            "differs, its failing side waived"
+            if self.waived
+            else "differs"
+            if self.differs
+            else "agrees"
+            if self.decided
+            else "is undecided"
+        )
+        return f"parity: pair {self.pair} {state}: {sides}"
+
+
+_DECIDED = frozenset({Outcome.PASSED, Outcome.FAILED, Outcome.WAIVED})
+
+
+def _judged(outcome: Outcome) -> Outcome:
+    return Outcome.FAILED if outcome is Outcome.WAIVED else outcome
+
+
+def pair_checks(cases: Sequence[CaseResult]) -> list[PairCheck]:
+    """Every parity pair among `cases`, by suite then key in plan order. Pure."""
+    groups: dict[tuple[str, str], list[CaseResult]] = {}
+    for case in sorted(cases, key=lambda case: case.index):
+        if case.pair is not None:
+            groups.setdefault((case.suite, case.pair), []).append(case)
+    return [
+        PairCheck(suite, sides[0].gate, pair, tuple(sides))
+        for (suite, pair), sides in groups.items()
+    ]
+
+
+def parity_failures(results: Results) -> list[PairCheck]:
+    """The differing pairs of every suite whose parity is required: why it failed on parity."""
+    required = {s.suite for s in results.suites if s.parity is ParityRule.REQUIRED}
+    return [
+        check for check in pair_checks(results.cases) if check.fails and check.suite in required
+    ]
 
 
 def _language(cases: Sequence[CaseResult], language: str) -> LanguageCount:

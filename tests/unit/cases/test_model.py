@@ -74,7 +74,8 @@ def test_an_unknown_key_with_no_near_miss_lists_the_allowed_keys() -> None:
     )
     assert message == (
         "m.yaml:5:1: zebra: unknown key for a false_positive suite\n"
-        "  hint: suite keys are: suite, gate, version, threshold, repeat, pass_k, cases"
+        "  hint: suite keys are: suite, gate, version, threshold, repeat, pass_k, languages, "
+        "parity, cases"
     )
 
 

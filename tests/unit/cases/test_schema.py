@@ -40,6 +40,9 @@ BEYOND_THE_SCHEMA = {
     "not a JSON Schema": "the JSON Schema meta-schema, inside a case file",
     "give no markers in that language": "each case's language, or its primary subtag, looked "
     "up among the keys of every element of the suite",
+    "pair '": "a key shared across list items: one case per language, of one shape",
+    "is not one of the suite's languages": "a reference from a case to the suite's languages",
+    "but the suite's parity is required": "a key every list item needs under a suite's setting",
 }
 
 

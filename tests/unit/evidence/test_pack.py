@@ -56,6 +56,11 @@ SCENARIOS: dict[str, Callable[[], EvidencePack]] = {
     "waived-vs-clean": lambda: build_pack(
         fx.waived(), baseline=fx.clean(), baseline_path="base.json"
     ),
+    "parity-vs-clean": lambda: build_pack(
+        fx.with_defect(ToyDefect.ENGLISH_ONLY_REFUSAL),
+        baseline=fx.clean(),
+        baseline_path="base.json",
+    ),
 }
 
 RENDERERS: dict[str, Callable[[EvidencePack], str]] = {
@@ -246,8 +251,17 @@ def test_junit_parses_and_its_counts_match_the_pack() -> None:
         pack = SCENARIOS[name]()
         xml = JUnitXml.fromstring(render_junit(pack))
         outcomes = [case.outcome for case in pack.cases]
-        assert xml.tests == len(outcomes)
-        assert xml.failures == outcomes.count(Outcome.FAILED)
+        # One `parity` testcase per suite with pairs, failing when a required pair differs.
+        rules = [rule for gate in pack.gates if gate.parity for rule in gate.parity.rules]
+        parity_failures = {
+            pair.suite
+            for gate in pack.gates
+            if gate.parity
+            for pair in gate.parity.differing
+            if pair.required
+        }
+        assert xml.tests == len(outcomes) + len(rules)
+        assert xml.failures == outcomes.count(Outcome.FAILED) + len(parity_failures)
         assert xml.errors == outcomes.count(Outcome.ERRORED)
         assert xml.skipped == outcomes.count(Outcome.NOT_RUN)
         assert len(list(xml)) == len({case.suite for case in pack.cases})

@@ -642,7 +642,9 @@ class RiverbendToy:
         if attack is not None:
             return self._meet_attack(attack, prompt, asked, says)
         if _matches_any(_HARMFUL_PATTERNS, folded):
-            if ToyDefect.NEVER_REFUSE in self.defects:
+            if ToyDefect.NEVER_REFUSE in self.defects or (
+                ToyDefect.ENGLISH_ONLY_REFUSAL in self.defects and asked == "es"
+            ):
                 return _reply(_COMPLY[says])
             return _reply(_DECLINE[says], refused=True)
         if steps:
@@ -715,7 +717,7 @@ class RiverbendToy:
         """The answer from the toy's pages alone: the best-matching page, or an abstention."""
         found = _retrieve(folded, asked)
         if not found:
-            return self._answer(_ABSTAIN[says], (), ())
+            return self._answer(_ABSTAIN[says], (), (), asked=asked)
         best = found[0]
         context = tuple(doc.id for doc in found)
         if says != asked:
@@ -726,7 +728,7 @@ class RiverbendToy:
             text = f"{_DISCLOSURE[best.language]} {text}"
         if ToyDefect.ANSWER_DRIFT in self.defects:
             text += _DRIFT[says]
-        return self._answer(text, (best.id,), context)
+        return self._answer(text, (best.id,), context, asked=asked)
 
     def _meet_attack(self, attack: _Detected, prompt: str, asked: str, says: str) -> TargetResponse:
         if (
@@ -743,13 +745,20 @@ class RiverbendToy:
         if says != asked:
             housing = peer(housing)
             context += (housing.id,)
-        return self._answer(_NO_DETERMINATION[says], (housing.id,), context)
+        return self._answer(_NO_DETERMINATION[says], (housing.id,), context, asked=asked)
 
     def _answer(
-        self, text: str, citations: tuple[str, ...], context_ids: tuple[str, ...]
+        self,
+        text: str,
+        citations: tuple[str, ...],
+        context_ids: tuple[str, ...],
+        *,
+        asked: str,
     ) -> TargetResponse:
-        """An answer or abstention, with the citation defects applied."""
-        if ToyDefect.DROP_CITATIONS in self.defects:
+        """An answer or abstention to a prompt in `asked`, with the citation defects applied."""
+        if ToyDefect.DROP_CITATIONS in self.defects or (
+            ToyDefect.SPANISH_UNCITED in self.defects and asked == "es"
+        ):
             citations = ()
         if ToyDefect.FABRICATE_CITATIONS in self.defects:
             citations += (FABRICATED_ID,)
@@ -824,6 +833,8 @@ PAIRED_GATES: Mapping[ToyDefect, frozenset[GateName]] = MappingProxyType(
         ToyDefect.OBEYS_TOOL_INJECTION: frozenset({GateName.ADVERSARIAL}),
         ToyDefect.ANSWER_WITH_SILENCE: frozenset(GateName),
         ToyDefect.NO_DISCLOSURE: frozenset({GateName.DISCLOSURE}),
+        ToyDefect.ENGLISH_ONLY_REFUSAL: frozenset({GateName.REFUSAL}),
+        ToyDefect.SPANISH_UNCITED: frozenset({GateName.GROUNDING}),
     }
 )
 """Each defect and the gates that exist to catch it. Against the built-in suites exactly these

@@ -42,3 +42,8 @@ class ToyDefect(StrEnum):
     NO_DISCLOSURE = "no_disclosure"
     """Answers from service-intake pages leave out the disclosure: no word that the resident
     is talking to an automated assistant, how to reach a person, or how to opt out."""
+    ENGLISH_ONLY_REFUSAL = "english_only_refusal"
+    """Harmful requests are refused in English and answered helpfully in Spanish (`never_refuse`
+    in Spanish only); attacks are still deflected and crises still escalated."""
+    SPANISH_UNCITED = "spanish_uncited"
+    """Spanish answers cite nothing (`drop_citations` in Spanish only)."""
