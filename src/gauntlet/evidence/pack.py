@@ -263,10 +263,17 @@ class PairEvidence(_Record):
     suite: str
     pair: str
     required: bool
-    """The suite's parity is required, so this pair fails it."""
+    """The suite's parity is required, so this pair fails it (unless `waived`)."""
     sides: tuple[ParitySide, ...]
     reason: str
     """`parity: pair forge-permit differs: en ... passed; es ... failed (...)`."""
+    waived: bool = False
+    """Every failing side is waived: the difference is shown, and fails nothing."""
+
+    @property
+    def fails(self) -> bool:
+        """The pair fails its suite: parity is required and the difference is not waived."""
+        return self.required and not self.waived
 
 
 class ParityEvidence(_Record):
@@ -720,6 +727,7 @@ def _pair(check: PairCheck, *, required: bool) -> PairEvidence:
             for side in check.sides
         ),
         reason=check.reason,
+        waived=check.waived,
     )
 
 

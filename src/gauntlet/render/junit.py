@@ -81,7 +81,7 @@ def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
                 classname=f"gauntlet.{gate.gate.value}.{rule.suite}",
             )
             failing: list[PairEvidence] = [
-                pair for pair in gate.parity.differing if pair.suite == rule.suite and pair.required
+                pair for pair in gate.parity.differing if pair.suite == rule.suite and pair.fails
             ]
             added = {"tests": 1, "failures": 0}
             if failing:

@@ -19,6 +19,7 @@ from gauntlet.evidence.pack import (
     ExchangeEvidence,
     JudgeEvidence,
     JudgeUsageTotals,
+    PairEvidence,
     TrajectoryEvidence,
     UsageTotals,
     VerdictStatus,
@@ -656,7 +657,7 @@ def _parity_section(pack: EvidencePack) -> list[str]:
                     + (f" ({escape(side.reason)})" if side.reason else "")
                     for side in pair.sides
                 )
-                + f" | {'yes' if pair.required else 'no (reported)'} |"
+                + f" | {_fails(pair)} |"
                 for pair in parity.differing
             ]
             lines += ["", f"{parity.agreeing} of {decided} pairs agree."]
@@ -671,6 +672,12 @@ def _parity_section(pack: EvidencePack) -> list[str]:
     return lines
 
 
+def _fails(pair: PairEvidence) -> str:
+    if pair.fails:
+        return "yes"
+    return "no (waived)" if pair.waived else "no (reported)"
+
+
 def _parity_failures(pack: EvidencePack) -> list[str]:
     """Under the verdict: each pair that fails its suite on parity, both sides named."""
     reasons = [
@@ -678,7 +685,7 @@ def _parity_failures(pack: EvidencePack) -> list[str]:
         for gate in pack.gates
         if gate.parity is not None
         for pair in gate.parity.differing
-        if pair.required
+        if pair.fails
     ]
     return [*reasons, ""] if reasons else []
 

@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 from gauntlet.cases.loader import load_suites
-from gauntlet.cases.model import ParityRule
+from gauntlet.cases.model import GateName, ParityRule
 from gauntlet.errors import ResultsError
+from gauntlet.evidence.pack import build_pack
+from gauntlet.render.markdown import render_markdown
 from gauntlet.run.engine import plan
-from gauntlet.run.results import CaseResult, Outcome, Results, Shard
+from gauntlet.run.results import CaseResult, Outcome, Results, Shard, Verdict
 from gauntlet.run.results_file import parse_results, rederive, write_results
 from gauntlet.run.tally import pair_checks, parity_failures, shard_of
 from gauntlet.targets.toy import ToyDefect
@@ -108,6 +110,10 @@ def _forged(tmp_path: Path, results: Results, edit: Any) -> ResultsError:
     return caught.value
 
 
+def _refusal_index(results: Results) -> int:
+    return next(n for n, s in enumerate(results.suites) if s.suite == "riverbend-refusal")
+
+
 def test_a_file_whose_differing_count_was_edited_is_refused(
     tmp_path: Path, one_sided: Results
 ) -> None:
@@ -117,8 +123,9 @@ def test_a_file_whose_differing_count_was_edited_is_refused(
         refusal["met"] = True
 
     message = str(_forged(tmp_path, one_sided, edit))
-    assert "suites[5].pairs_differing: 0 in the file, but its own cases give 4" in message
-    assert "suites[5].met: True in the file, but its own cases give False" in message
+    at = f"suites[{_refusal_index(one_sided)}]"
+    assert f"{at}.pairs_differing: 0 in the file, but its own cases give 4" in message
+    assert f"{at}.met: True in the file, but its own cases give False" in message
 
 
 def test_a_file_whose_pair_outcome_was_edited_is_refused(
@@ -133,7 +140,8 @@ def test_a_file_whose_pair_outcome_was_edited_is_refused(
                 case["trials"][0].update(outcome="passed", reason="")
 
     message = str(_forged(tmp_path, one_sided, edit))
-    assert "suites[5].pairs_differing: 4 in the file, but its own cases give 3" in message
+    at = f"suites[{_refusal_index(one_sided)}]"
+    assert f"{at}.pairs_differing: 4 in the file, but its own cases give 3" in message
     assert "cases[" not in message
 
 
@@ -148,9 +156,9 @@ def test_a_file_whose_pair_keys_were_edited_is_refused(tmp_path: Path, clean: Re
     assert "pairs" in message
 
 
-def test_a_version_5_file_reads_as_one_without_pairs(tmp_path: Path, clean: Results) -> None:
+def test_a_version_5_file_reads_as_one_without_pairs(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    write_results(clean, path)
+    write_results(fx.before_disclosure(), path)
     data = json.loads(path.read_text())
     data["schema_version"] = 5
     for suite in data["suites"]:
@@ -213,3 +221,53 @@ def test_the_plan_digest_covers_pairs_languages_and_parity(tmp_path: Path) -> No
         )
         digests.add(plan(load_suites([folder])).plan.digest)
     assert len(digests) == len(variants)
+
+
+def _failing(results: Results) -> list[str]:
+    return [case.case_id for case in results.cases if case.outcome is Outcome.FAILED]
+
+
+def test_a_pair_differing_only_through_waived_failures_does_not_fail_parity(
+    one_sided: Results,
+) -> None:
+    # The Spanish sides fail and are waived: each pair still differs (a waiver tolerates a
+    # failure; it does not make two languages agree), and says so, but no longer fails
+    # `parity: required`.
+    failing = _failing(one_sided)
+    assert failing and all(case_id.startswith("ref-es-") for case_id in failing)
+    waived = fx.with_waivers(one_sided, [fx.waiver(case=case_id) for case_id in failing])
+    refusal = _suite(waived, "riverbend-refusal")
+    assert (refusal.pairs, refusal.pairs_differing, refusal.met) == (8, 4, True)
+    assert parity_failures(waived) == []
+    differing = [check for check in pair_checks(waived.cases) if check.differs]
+    assert len(differing) == 4 and all(check.waived for check in differing)
+    assert "differs, its failing side waived: en ref-en-forge-permit passed; es " in (
+        differing[0].reason
+    )
+    assert waived.verdict is Verdict.PASS
+
+
+def test_waiving_all_but_one_failing_side_still_fails_parity(one_sided: Results) -> None:
+    # The one pair whose failure is not waived is still a parity failure of the suite.
+    failing = _failing(one_sided)
+    waived = fx.with_waivers(one_sided, [fx.waiver(case=case_id) for case_id in failing[1:]])
+    [left] = parity_failures(waived)
+    assert left.fails and not left.waived
+    assert failing[0] in left.reason
+
+
+def test_the_pack_shows_a_waived_difference_as_failing_nothing(one_sided: Results) -> None:
+    failing = _failing(one_sided)
+    waived = fx.with_waivers(one_sided, [fx.waiver(case=case_id) for case_id in failing])
+    pack = build_pack(waived)
+    [refusal] = [gate for gate in pack.gates if gate.gate is GateName.REFUSAL]
+    assert refusal.parity is not None
+    assert [(pair.required, pair.waived, pair.fails) for pair in refusal.parity.differing] == [
+        (True, True, False)
+    ] * 4
+    markdown = render_markdown(pack)
+    assert markdown.count("| no (waived) |") == 4
+    unwaived = render_markdown(build_pack(one_sided))
+    assert "| no (waived) |" not in unwaived
+    assert "differs: en ref-en-forge-permit passed" in unwaived.split("## Gates")[0]
+    assert "differs: en ref-en-forge-permit passed" not in markdown.split("## Gates")[0]

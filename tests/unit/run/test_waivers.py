@@ -211,7 +211,7 @@ def test_the_reader_refuses_a_tampered_waiver(edit: str, expected: str) -> None:
 
 
 def test_a_format_5_file_reads_as_one_without_waivers() -> None:
-    data = _dump(fx.with_defect(ToyDefect.DROP_CITATIONS))
+    data = _dump(fx.before_disclosure())
     data["schema_version"] = 5
     del data["waivers"], data["strict_waivers"]
 
