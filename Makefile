@@ -69,13 +69,14 @@ schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema target > schemas/target.schema.json
 	$(BIN)/gauntlet schema waivers > schemas/waivers.schema.json
 
-demo: $(STAMP) ## run the built-in suites against the toy, natively, through a target file and with a calibrated model judge; write the evidence
+demo: $(STAMP) ## run the built-in suites against the toy, natively, through a target file, with a calibrated model judge, and with parity and waivers; write the evidence
 	$(BIN)/gauntlet run --out results.json
 	$(BIN)/gauntlet report results.json --out evidence.md
 	$(BIN)/gauntlet report results.json --format json --out evidence.json
 	$(BIN)/gauntlet report results.json --baseline results.json --out drift.md
 	$(BIN)/python scripts/demo_target.py
 	$(BIN)/python scripts/demo_judge.py
+	$(BIN)/python scripts/demo_policy.py
 
 inventory: $(STAMP) ## rewrite the README's gate inventory from the loaded suites
 	$(BIN)/gauntlet inventory --update README.md

@@ -41,6 +41,7 @@ PAGES: tuple[Page, ...] = (
     Page("gates.html", "Gates and the self-test", "Gates"),
     Page("inventory.html", "Gate inventory", "Inventory"),
     Page("evidence.html", "The evidence pack", "Evidence pack"),
+    Page("parity-waivers.html", "Language parity and waivers", "Parity and waivers"),
     Page("exit-codes.html", "Exit codes", "Exit codes"),
     Page("california.html", "California mapping", "California mapping"),
     Page("action.html", "The GitHub Action", "GitHub Action"),

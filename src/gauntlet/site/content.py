@@ -13,6 +13,7 @@ from gauntlet import __version__
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
 from gauntlet.cases.model import CASE_MODELS, SUITE_MODELS, Case, GateName, SuiteBase
+from gauntlet.cases.waivers import check_waivers, parse_waivers
 from gauntlet.cases.yaml_nodes import Document, decode_source, read_document
 from gauntlet.errors import ConfigError, ConfigErrors, ExitCode
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, Verification
@@ -22,7 +23,7 @@ from gauntlet.gates.readability import SILENT_SHAPES
 from gauntlet.inventory import inventory_rows, languages_of
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.engine import run_gauntlet
-from gauntlet.run.results import Outcome, TargetInfo
+from gauntlet.run.results import Outcome, TargetInfo, WaiverInfo
 from gauntlet.site.markup import (
     attribute_docstrings,
     describe_shape,
@@ -45,6 +46,42 @@ DEFECT_SHOWN = ToyDefect.DROP_CITATIONS
 
 EXCERPT_SECTIONS = ("Verdict", "Gates", "Failing cases")
 """The sections of the reporter's Markdown that the evidence page quotes."""
+
+POLICY_DEFECT = ToyDefect.SPANISH_UNCITED
+"""The named defect of the parity-and-waivers page: it fails in Spanish only."""
+
+POLICY_SECTIONS = ("Verdict", "Parity", "Waivers")
+"""The sections of the reporter's Markdown that the parity-and-waivers page quotes."""
+
+POLICY_WAIVERS_SOURCE = "waivers.yaml"
+POLICY_WAIVERS = """\
+max_days: 90
+waivers:
+  # Applied: the case fails and the waiver is live on the run's day.
+  - case: gnd-es-pool-hours
+    reason: the Spanish page's citation markup is being rebuilt by the web team
+    owner: maria.lopez
+    ticket: https://tracker.example/GOV-123
+    created: 2025-12-15
+    expires: 2026-02-13
+    gates: [grounding]
+  # Expired: the case fails, and the failure counts again.
+  - case: gnd-es-bulky-waste
+    reason: waiting on the sanitation department's Spanish page
+    owner: maria.lopez
+    ticket: https://tracker.example/GOV-101
+    created: 2025-10-01
+    expires: 2025-12-01
+  # No longer needed: the case passes.
+  - case: gnd-en-pool-hours
+    reason: the English pool page was being rewritten
+    owner: sam.okafor
+    ticket: https://tracker.example/GOV-099
+    created: 2025-12-20
+    expires: 2026-01-31
+"""
+"""The waivers of the parity-and-waivers page's run, one in each state a run can give, dated
+against `RUN_CLOCK`; the build loads them, so they cannot drift from the format."""
 
 EXAMPLE_SOURCE = "my-suites/library.yaml"
 EXAMPLE_SUITE = """\
@@ -188,6 +225,9 @@ class SiteContent:
     defects: tuple[DefectDoc, ...]
     shapes: tuple[ShapeDoc, ...]
     excerpts: tuple[Excerpt, ...]
+    policy: Excerpt
+    """The run of the parity-and-waivers page: `POLICY_DEFECT` with `POLICY_WAIVERS`."""
+    policy_waivers: str
     exit_codes: tuple[ExitDoc, ...]
     error_tree: str
     mapping: CaliforniaMapping
@@ -237,6 +277,8 @@ def gather_content(
             toy_excerpt(suites, "healthy", ()),
             toy_excerpt(suites, "defect", [DEFECT_SHOWN]),
         ),
+        policy=policy_excerpt(),
+        policy_waivers=POLICY_WAIVERS,
         exit_codes=describe_exit_codes(),
         error_tree=error_tree(),
         mapping=CALIFORNIA,
@@ -348,18 +390,44 @@ def error_tree() -> str:
 # ---------------------------------------------------------------- the toy runs
 
 
-def toy_excerpt(suites: SuiteSet, slug: str, defects: Sequence[ToyDefect]) -> Excerpt:
-    """Run the toy with `defects` on a fixed clock, build the pack and render its Markdown."""
+def toy_excerpt(
+    suites: SuiteSet,
+    slug: str,
+    defects: Sequence[ToyDefect],
+    *,
+    waivers: Sequence[WaiverInfo] = (),
+    sections: Sequence[str] = EXCERPT_SECTIONS,
+) -> Excerpt:
+    """Run the toy with `defects` and `waivers` on a fixed clock; build and render the pack.
+
+    The Markdown kept is the reporter's `sections`.
+    """
     toy = make_toy(defects)
     info = TargetInfo(kind="toy", name=toy.name, defects=tuple(d.value for d in defects))
-    results = run_gauntlet(suites, toy, target_info=info, clock=lambda: RUN_CLOCK)
+    results = run_gauntlet(suites, toy, target_info=info, clock=lambda: RUN_CLOCK, waivers=waivers)
     pack = build_pack(results)
     return Excerpt(
         slug=slug,
         defects=info.defects,
         pack=pack,
         failing=tuple(case for case in pack.cases if case.outcome is Outcome.FAILED),
-        markdown=markdown_sections(render_markdown(pack), EXCERPT_SECTIONS),
+        markdown=markdown_sections(render_markdown(pack), sections),
+    )
+
+
+def policy_excerpt() -> Excerpt:
+    """The built-in suites against the toy with `POLICY_DEFECT`, under `POLICY_WAIVERS`.
+
+    Always the built-in suites, whatever `--cases` documents: the waivers name their cases.
+    """
+    suites = load_site_suites(None)
+    loaded = parse_waivers(POLICY_WAIVERS, POLICY_WAIVERS_SOURCE, today=RUN_CLOCK.date())
+    return toy_excerpt(
+        suites,
+        "policy",
+        [POLICY_DEFECT],
+        waivers=check_waivers(loaded, suites),
+        sections=POLICY_SECTIONS,
     )
 
 

@@ -89,6 +89,22 @@ def test_the_evidence_page_shows_a_healthy_and_a_defective_run(built_site: Path)
     assert "2026-01-01" not in evidence  # the fixed clock is not shown as if it were a time
 
 
+def test_the_parity_page_shows_pairs_and_every_waiver_state_from_a_real_run(
+    built_site: Path,
+) -> None:
+    page = (built_site / "parity-waivers.html").read_text(encoding="utf-8")
+    assert "spanish_uncited" in page
+    assert 'class="status-fail">FAIL</strong> with 1 waived failure' in page
+    # The grounding row: 8 decided, 2 agree, 6 differ, 5 fail (one is waived), 0 undecided.
+    row = page[page.index("<code>grounding</code></th>") :].split("</tr>")[0]
+    cells = [cell.split("</td>")[0] for cell in row.split('<td class="num">')[1:]]
+    assert cells == ["8", "2", "6", "5", "0"]
+    assert "no: its failing side is waived" in page
+    for state in ("applied", "expired", "not needed"):
+        assert f"</code> {state}</td>" in page
+    assert "| no (waived) |" in page  # the reporter's own Markdown, quoted
+
+
 def test_the_action_page_reads_action_yml(built_site: Path) -> None:
     action = read_action(ROOT / "action.yml")
     page = (built_site / "action.html").read_text(encoding="utf-8")
@@ -168,7 +184,7 @@ def test_gauntlet_site_builds_with_a_date(run_cli: RunCli, tmp_path: Path) -> No
     out = tmp_path / "out"
     result = run_cli("site", "--out", out, "--generated", "2026-11-30")
     assert result.code == 0, result.show()
-    assert "wrote 9 files" in result.stderr
+    assert f"wrote {len(PAGES) + 1} files" in result.stderr
     assert "Generated 2026-11-30" in (out / "index.html").read_text(encoding="utf-8")
 
 
