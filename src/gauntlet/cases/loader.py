@@ -789,6 +789,35 @@ def _unknown_key(loc: Path, gate: GateName | None) -> tuple[str, str | None]:
     return label, did_you_mean(key, allowed) or f"{level} keys are: {', '.join(allowed)}"
 
 
+Describe = Callable[[ErrorDetails, Path, Any, Document], tuple[str, str | None]]
+"""How a file kind words one pydantic error: its message and hint, from the error, where it
+is, the value found and the document."""
+
+
+def located_schema_error(
+    error: ErrorDetails, document: Document, source: str, describe: Describe
+) -> ConfigSchemaError:
+    """One pydantic error of a list file (labels, waivers) as a located `ConfigSchemaError`.
+
+    An item's own rule (a `PydanticCustomError` whose context has `at`) is located at the key
+    or value it names below the error's place; anything else is worded by `describe`, an
+    unknown key located at the key itself.
+    """
+    loc: Path = tuple(error["loc"])
+    ctx = error.get("ctx") or {}
+    mark = document.mark_for(loc)
+    if "at" in ctx:
+        loc = (*loc, *ctx["at"])
+        marks = document.key_marks if ctx.get("key") else document.value_marks
+        mark = marks.get(loc) or document.mark_for(loc)
+        message = f"{dotted(loc)}: {error['msg']}"
+        return ConfigSchemaError(source, message, line=mark.line, column=mark.column)
+    message, hint = describe(error, loc, error.get("input"), document)
+    if error["type"] == "extra_forbidden":
+        mark = document.key_marks.get(loc, mark)
+    return ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
+
+
 def did_you_mean(word: str, options: Sequence[str]) -> str | None:
     """`did you mean 'threshold'?` when one of `options` is close to `word`, else None."""
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.7)

@@ -36,6 +36,7 @@ from gauntlet.cases.loader import (
     dotted,
     find_case_files,
     kind_of,
+    located_schema_error,
     read_config_file,
     read_reworded,
     relevant,
@@ -387,21 +388,7 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
 
 def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
     """One pydantic error as a located, plain-language `ConfigSchemaError`."""
-    loc: Path = tuple(error["loc"])
-    kind = error["type"]
-    ctx = error.get("ctx") or {}
-    value = error.get("input")
-    mark = document.mark_for(loc)
-    if "at" in ctx:  # an item's own rule, located at the key or value that breaks it
-        loc = (*loc, *ctx["at"])
-        marks = document.key_marks if ctx.get("key") else document.value_marks
-        mark = marks.get(loc) or document.mark_for(loc)
-        message = f"{dotted(loc)}: {error['msg']}"
-        return ConfigSchemaError(source, message, line=mark.line, column=mark.column)
-    message, hint = _describe(error, loc, value, document)
-    if kind == "extra_forbidden":
-        mark = document.key_marks.get(loc, mark)
-    return ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
+    return located_schema_error(error, document, source, _describe)
 
 
 def _describe(
