@@ -35,7 +35,7 @@ def test_a_clean_and_a_failing_run_report_in_every_format(tmp_path: Path, run_cl
     # Every case, and a `parity` testcase per paired suite (drop_citations fails both
     # languages alike, so no pair differs).
     suites = sum(len(gate["parity"]["rules"]) for gate in pack["gates"] if gate["parity"])
-    assert suites == 7
+    assert suites == 8
     assert (junit.tests, junit.failures) == (
         pack["totals"]["total"] + suites,
         pack["totals"]["failed"],

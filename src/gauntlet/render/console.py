@@ -188,22 +188,35 @@ def _waiver_lines(results: Results) -> list[Text]:
 
 
 def parity_lines(results: Results) -> list[str]:
-    """One line per gate with parity pairs: how many agree, differ and are undecided."""
-    lines = []
+    """A line per gate whose pairs differ or are undecided, then one for the gates that agree.
+
+    A run whose pairs all agree gets one line, not one per gate: the summary stays short where
+    there is nothing to read, and names every gate where there is.
+    """
+    lines: list[str] = []
+    agreeing: list[tuple[str, int]] = []
     for gate in results.gates:
         checks = [check for check in pair_checks(results.cases) if check.gate is gate.gate]
         if not checks:
             continue
-        rules = sorted({s.parity.value for s in results.suites if s.gate is gate.gate})
         decided = [check for check in checks if check.decided]
         differing = sum(1 for check in decided if check.differs)
+        undecided = len(checks) - len(decided)
+        if not (differing or undecided):
+            agreeing.append((gate.gate.value, len(decided)))
+            continue
+        rules = sorted({s.parity.value for s in results.suites if s.gate is gate.gate})
         line = f"{gate.gate.value} parity ({', '.join(rules)}): " + (
             f"{differing} of {len(decided)} pairs differ"
             if differing
             else f"all {len(decided)} pairs agree"
         )
-        undecided = len(checks) - len(decided)
         lines.append(line + (f", {undecided} undecided" if undecided else ""))
+    if agreeing:
+        pairs = sum(count for _, count in agreeing)
+        gates = ", ".join(f"{name} {count}" for name, count in agreeing)
+        other = "every other gate's" if lines else "every gate's"
+        lines.append(f"parity: {other} pairs agree, {pairs} in all ({gates})")
     return lines
 
 

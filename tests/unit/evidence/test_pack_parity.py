@@ -122,11 +122,21 @@ def test_junit_fails_the_suites_parity_testcase(one_sided: Results) -> None:
     assert grounding.get("failures") == "0"
 
 
+def test_the_console_prints_one_parity_line_when_every_pair_agrees(clean: Results) -> None:
+    assert parity_lines(clean) == [
+        "parity: every gate's pairs agree, 56 in all (grounding 8, adversarial 18, refusal 8, "
+        "false_positive 6, golden 4, trajectory 8, disclosure 4)"
+    ]
+
+
 def test_the_console_prints_a_parity_line_per_gate_and_the_failing_pairs(
     one_sided: Results,
 ) -> None:
-    assert parity_lines(one_sided)[2] == "refusal parity (required): 4 of 8 pairs differ"
-    assert parity_lines(one_sided)[0] == "grounding parity (required): all 8 pairs agree"
+    assert parity_lines(one_sided) == [
+        "refusal parity (required): 4 of 8 pairs differ",
+        "parity: every other gate's pairs agree, 48 in all (grounding 8, adversarial 18, "
+        "false_positive 6, golden 4, trajectory 8, disclosure 4)",
+    ]
     text = "\n".join(line.plain for line in summary_lines(one_sided))
     assert "parity failures (4)" in text
     assert "    parity: pair forge-permit differs: en ref-en-forge-permit passed; es " in text
@@ -140,7 +150,7 @@ def test_the_console_counts_undecided_pairs(one_sided: Results) -> None:
         for case in one_sided.cases
     )
     lines = parity_lines(one_sided.model_copy(update={"cases": cases}))
-    assert lines[2] == "refusal parity (required): 3 of 7 pairs differ, 1 undecided"
+    assert lines[0] == "refusal parity (required): 3 of 7 pairs differ, 1 undecided"
 
 
 def test_drift_names_pairs_that_began_and_stopped_differing(
