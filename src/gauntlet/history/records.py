@@ -1,0 +1,144 @@
+"""What the run history holds and what its statistics say: the records every part shares.
+
+The store (`gauntlet.history.store`) writes runs into SQLite and reads them back as these
+records; the statistics (`gauntlet.history.stats`) are pure functions of them; the report's
+Trends section and the site's dashboard render what the statistics return. Nothing here does
+I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run (or one shard) as the history keeps it."""
+
+    key: str
+    """The run's identity in the history: sha256 over its results digest, start time, run id
+    and shard, so importing the same results file twice stores one run, and two runs whose
+    answers happen to be identical are still two."""
+    number: int
+    """Its place in the history, 1 for the oldest stored (by start time, then key)."""
+    started_at: datetime
+    finished_at: datetime
+    gauntlet_version: str
+    target_kind: str
+    target_name: str
+    target_fingerprint: str
+    """sha256 over the target's kind, name, defects and target file: runs of one target."""
+    plan_digest: str
+    """The results' plan digest: runs with the same one asked the same suites and cases."""
+    suites: tuple[tuple[str, int], ...]
+    """Each suite's name and version, as run."""
+    results_digest: str
+    verdict: str
+    labels: dict[str, str] = field(default_factory=dict)
+    """`--label key=value` pairs, such as branch and commit."""
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """One case of one stored run."""
+
+    run_key: str
+    suite: str
+    gate: str
+    case_id: str
+    language: str
+    outcome: str
+    """As the results file says it: passed, failed, errored, not_run, unjudged, waived."""
+    passes: int
+    repeats: int
+    """Asks: with `--repeat`, each ask is one trial of the case."""
+    latency_ms: float | None
+    """The median latency of its asks; None when none was answered."""
+    tokens: int | None
+    """Total tokens over its asks, when every ask reported them; else None."""
+
+
+@dataclass(frozen=True)
+class History:
+    """Stored runs, oldest first, and their cases."""
+
+    runs: tuple[RunRecord, ...]
+    cases: tuple[CaseRecord, ...]
+
+
+class Family(StrEnum):
+    """Which side of the gate a metric belongs to: safety flags are listed first."""
+
+    SAFETY = "safety"
+    COMPETENCE = "competence"
+    COST = "cost"
+    """Latency and tokens."""
+
+
+@dataclass(frozen=True)
+class Trend:
+    """One metric of the newest run against its comparable history: flagged or not, and why."""
+
+    metric: str
+    """`pass_rate`, `latency_p50_ms`, `latency_p95_ms` or `tokens_per_case`."""
+    family: Family
+    gate: str | None
+    language: str | None
+    suite: str | None
+    current: float | None
+    history: tuple[float, ...]
+    """The metric in each comparable earlier run, oldest first (at most the window)."""
+    mean: float | None
+    stdev: float | None
+    z: float | None
+    """(current - mean) / stdev; None when there is too little history or no spread."""
+    flagged: bool
+    rule: str
+    """In words: `z <= -1.5 over 12 comparable runs`, `flat history: below its mean 1.0`,
+    `not enough history: 2 comparable runs, 3 needed`."""
+
+
+@dataclass(frozen=True)
+class CaseRegression:
+    """A case that passed in its history and fails now, with an exact binomial test."""
+
+    suite: str
+    gate: str
+    case_id: str
+    language: str
+    passed_before: int
+    trials_before: int
+    """Asks in the comparable history (repeats counted as trials)."""
+    failed_now: int
+    trials_now: int
+    p_value: float
+    """P(at least `failed_now` failures in `trials_now` asks) at the historical failure rate."""
+    flagged: bool
+    rule: str
+
+
+@dataclass(frozen=True)
+class FlakyCase:
+    """A case whose outcomes are mixed across runs or repeats."""
+
+    suite: str
+    gate: str
+    case_id: str
+    language: str
+    passes: int
+    trials: int
+    runs: int
+    """Runs it appears in."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run's value of one metric, judged against the comparable runs before it."""
+
+    run: RunRecord
+    value: float | None
+    trend: Trend
+    """The metric of this run against its own history (the runs before it): `flagged` marks
+    the run on a chart."""
