@@ -1,0 +1,1 @@
+"""The run history: its records, its store and its statistics."""

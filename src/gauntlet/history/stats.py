@@ -1,0 +1,457 @@
+"""What the run history says about a run: trends, case regressions and flaky cases. Pure.
+
+Every function here is a pure function of a `History` (see `gauntlet.history.records`), so the
+same history always gives the same answer, and the rules below can be checked by hand.
+
+Comparable runs. A run is judged only against runs that asked the same suites and cases (the
+same `plan_digest`), optionally also carrying the same value of one label (`compare_on`, such
+as `branch`; a run without that label is compared with the runs without it), that started
+before it (by start time, then key: the order the history numbers runs in), and only the last
+`window` of those. A run is never compared with itself or with a later run.
+
+Metrics, over the cases selected (by gate, language and suite; all when none is given):
+
+- `pass_rate`: passed / (total - waived). A waived case failed and a live waiver tolerated it,
+  so it leaves the denominator, as it leaves the pack's pass rates; an errored, unjudged or not
+  run case is never a pass and stays in it. None when nothing counted.
+- `latency_p50_ms`, `latency_p95_ms`: percentiles of the cases' (median) latencies, by linear
+  interpolation between the closest ranks (the "inclusive" method: `p50` of 1, 2, 3, 4 is 2.5).
+  None when no selected case was answered.
+- `tokens_per_case`: mean tokens per case, only when every selected case reported its tokens;
+  None otherwise (a mean over the cases that happened to report would compare unlike runs).
+
+The z rule. A comparable run without a value (nothing counted) is skipped. With fewer than
+`MIN_HISTORY` values nothing is flagged ("not enough history"). Otherwise z = (current - mean)
+/ sample standard deviation of the history values; a pass rate is flagged when z <= threshold
+(default -1.5: a drop), a latency or token figure when z >= -threshold (a rise). When the
+history is flat (standard deviation below `FLAT`), z is undefined and any pass-rate drop below
+the mean is flagged (any rise above it for latency and tokens): after thirty runs at 100%, one
+run at 90% is a change, not noise.
+
+Case regressions. A case that failed some of its asks now, whose comparable history passed at
+least `CONSISTENT` of its asks, is tested with an exact one-sided binomial test: p = P(X >=
+failed now) for X ~ Binomial(asks now, q), where q = (failures before + 1/2) / (asks before +
+1), the mean of the failure rate's posterior under Jeffreys' prior Beta(1/2, 1/2). A spotless
+history therefore never gives q = 0 (which would make any failure infinitely unlikely), and q
+shrinks as clean asks accumulate: 9 clean asks give q = 0.05, so failing 1 ask of 1 now gives
+p = 0.05 (not below the default alpha), failing 3 of 3 gives p = 0.000125.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from statistics import fmean, stdev
+
+from gauntlet.evidence.drift import SAFETY_GATES
+from gauntlet.history.records import (
+    CaseRecord,
+    CaseRegression,
+    Family,
+    FlakyCase,
+    History,
+    Point,
+    RunRecord,
+    Trend,
+)
+
+METRICS = ("pass_rate", "latency_p50_ms", "latency_p95_ms", "tokens_per_case")
+"""The metrics a trend can follow."""
+MIN_HISTORY = 3
+"""Comparable values needed before anything is flagged."""
+FLAT = 1e-9
+"""A standard deviation below this is a flat history: z is undefined."""
+CONSISTENT = 0.8
+"""A case is tested for regression only when its history passed at least this share of asks."""
+DEFAULT_WINDOW = 30
+DEFAULT_THRESHOLD = -1.5
+DEFAULT_ALPHA = 0.05
+
+_COUNTED = frozenset({"passed", "failed", "waived"})
+"""Outcomes whose asks were answered and judged: the trials of a case."""
+_FAMILY_ORDER = (Family.SAFETY, Family.COMPETENCE, Family.COST)
+
+
+def comparable_runs(
+    history: History, run: RunRecord, *, window: int = DEFAULT_WINDOW, compare_on: str | None = None
+) -> tuple[RunRecord, ...]:
+    """The runs `run` is judged against: same plan (and label), earlier, the last `window`."""
+    _check_window(window)
+    earlier = sorted(
+        (
+            other
+            for other in history.runs
+            if other.plan_digest == run.plan_digest
+            and _order(other) < _order(run)
+            and (compare_on is None or other.labels.get(compare_on) == run.labels.get(compare_on))
+        ),
+        key=_order,
+    )
+    return tuple(earlier[-window:])
+
+
+def series(
+    history: History,
+    *,
+    metric: str = "pass_rate",
+    gate: str | None = None,
+    language: str | None = None,
+    suite: str | None = None,
+    window: int = DEFAULT_WINDOW,
+    threshold: float = DEFAULT_THRESHOLD,
+    compare_on: str | None = None,
+) -> tuple[Point, ...]:
+    """One point per run with cases in the selection, oldest first.
+
+    Each point's trend judges that run against the comparable runs before it.
+    """
+    _check_metric(metric)
+    _check_threshold(threshold)
+    _check_window(window)
+    by_run = _cases_by_run(history)
+    selected = {
+        run.key: _select(by_run.get(run.key, ()), gate, language, suite) for run in history.runs
+    }
+    family = _family(metric, gate, [case for cases in selected.values() for case in cases])
+    measure = _MEASURES[metric]
+    points = []
+    for run in sorted(history.runs, key=_order):
+        if not selected[run.key]:
+            continue
+        values = tuple(
+            value
+            for other in comparable_runs(history, run, window=window, compare_on=compare_on)
+            if (value := measure(selected[other.key])) is not None
+        )
+        value = measure(selected[run.key])
+        trend = _judge(metric, family, (gate, language, suite), value, values, threshold)
+        points.append(Point(run=run, value=value, trend=trend))
+    return tuple(points)
+
+
+def trends(
+    history: History,
+    run_key: str,
+    *,
+    window: int = DEFAULT_WINDOW,
+    threshold: float = DEFAULT_THRESHOLD,
+    compare_on: str | None = None,
+) -> tuple[Trend, ...]:
+    """Every trend of one run against its comparable history.
+
+    Each gate x language, gate and suite pass rate, and the run-wide latency p50/p95 and
+    tokens per case: flagged first, safety before competence before cost, then worst z first.
+    """
+    _run(history, run_key)
+    cases = _cases_by_run(history).get(run_key, ())
+    gates = _unique(case.gate for case in cases)
+    selections: list[tuple[str, str | None, str | None, str | None]] = []
+    for name in gates:
+        of_gate = [case for case in cases if case.gate == name]
+        selections.append(("pass_rate", name, None, None))
+        selections += [
+            ("pass_rate", name, language, None)
+            for language in _unique(case.language for case in of_gate)
+        ]
+        selections += [
+            ("pass_rate", name, None, suite) for suite in _unique(case.suite for case in of_gate)
+        ]
+    selections += [(cost, None, None, None) for cost in METRICS[1:]]
+    found = []
+    for metric, gate, language, suite in selections:
+        points = series(
+            history,
+            metric=metric,
+            gate=gate,
+            language=language,
+            suite=suite,
+            window=window,
+            threshold=threshold,
+            compare_on=compare_on,
+        )
+        found += [point.trend for point in points if point.run.key == run_key]
+    return tuple(sorted(found, key=_trend_order))
+
+
+def case_regressions(
+    history: History,
+    run_key: str,
+    *,
+    window: int = DEFAULT_WINDOW,
+    alpha: float = DEFAULT_ALPHA,
+    compare_on: str | None = None,
+) -> tuple[CaseRegression, ...]:
+    """Cases failing asks now that passed at least `CONSISTENT` of their history's asks.
+
+    Each with its exact binomial p-value: flagged first, safety first, then by p.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
+    run = _run(history, run_key)
+    by_run = _cases_by_run(history)
+    earlier = comparable_runs(history, run, window=window, compare_on=compare_on)
+    found = []
+    for case in by_run.get(run_key, ()):
+        if case.outcome not in _COUNTED or case.passes >= case.repeats:
+            continue
+        before = [
+            old
+            for other in earlier
+            for old in by_run.get(other.key, ())
+            if (old.suite, old.case_id, old.language) == (case.suite, case.case_id, case.language)
+            and old.outcome in _COUNTED
+        ]
+        passed_before = sum(old.passes for old in before)
+        trials_before = sum(old.repeats for old in before)
+        if not trials_before or passed_before < CONSISTENT * trials_before:
+            continue
+        failed_now = case.repeats - case.passes
+        q = (trials_before - passed_before + 0.5) / (trials_before + 1)
+        p = binomial_tail(failed_now, case.repeats, q)
+        flagged = p < alpha
+        rule = (
+            f"P(X >= {failed_now}) = {p:.3g} {'<' if flagged else '>='} {alpha:g} for X ~ "
+            f"Binomial({case.repeats}, q = {q:.4f}); q = ({trials_before - passed_before} "
+            f"failures + 0.5) / ({trials_before} earlier asks + 1) over {len(earlier)} "
+            "comparable runs"
+        )
+        found.append(
+            CaseRegression(
+                suite=case.suite,
+                gate=case.gate,
+                case_id=case.case_id,
+                language=case.language,
+                passed_before=passed_before,
+                trials_before=trials_before,
+                failed_now=failed_now,
+                trials_now=case.repeats,
+                p_value=p,
+                flagged=flagged,
+                rule=rule,
+            )
+        )
+    return tuple(
+        sorted(
+            found,
+            key=lambda r: (not r.flagged, r.gate not in SAFETY_GATES, r.p_value, r.case_id),
+        )
+    )
+
+
+def flaky_cases(history: History, *, plan_digest: str | None = None) -> tuple[FlakyCase, ...]:
+    """Cases that both passed and failed asks, across runs or repeats (of one plan, if given).
+
+    The closest to 50% first, then the most asked.
+    """
+    runs = {run.key for run in history.runs if plan_digest in (None, run.plan_digest)}
+    tally: dict[tuple[str, str, str, str], list[int]] = {}
+    for case in history.cases:
+        if case.run_key not in runs:
+            continue
+        counts = tally.setdefault((case.suite, case.gate, case.case_id, case.language), [0, 0, 0])
+        counts[2] += 1
+        if case.outcome in _COUNTED:
+            counts[0] += case.passes
+            counts[1] += case.repeats
+    flaky = [
+        FlakyCase(
+            suite=suite,
+            gate=gate,
+            case_id=case_id,
+            language=language,
+            passes=passes,
+            trials=trials,
+            runs=appearances,
+        )
+        for (suite, gate, case_id, language), (passes, trials, appearances) in tally.items()
+        if 0 < passes < trials
+    ]
+    return tuple(
+        sorted(
+            flaky,
+            key=lambda f: (abs(f.passes / f.trials - 0.5), -f.trials, f.suite, f.case_id),
+        )
+    )
+
+
+def binomial_tail(at_least: int, trials: int, q: float) -> float:
+    """P(X >= at_least) for X ~ Binomial(trials, q), summed exactly term by term."""
+    if not 0 <= at_least <= trials:
+        raise ValueError(f"at_least must be between 0 and {trials}, not {at_least}")
+    if at_least == 0:
+        return 1.0  # certain: the sum would round just short of it
+    return min(
+        1.0,
+        math.fsum(
+            math.comb(trials, k) * q**k * (1 - q) ** (trials - k)
+            for k in range(at_least, trials + 1)
+        ),
+    )
+
+
+def percentile(values: Iterable[float], share: float) -> float | None:
+    """The `share` percentile (0 to 1) by linear interpolation between closest ranks."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    position = (len(ordered) - 1) * share
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def pass_rate(cases: Iterable[CaseRecord]) -> float | None:
+    """Passed / (total - waived); None when nothing counted."""
+    listed = list(cases)
+    counted = [case for case in listed if case.outcome != "waived"]
+    if not counted:
+        return None
+    return sum(case.outcome == "passed" for case in counted) / len(counted)
+
+
+def tokens_per_case(cases: Iterable[CaseRecord]) -> float | None:
+    """Mean tokens per case when every case reported them; else None."""
+    tokens = [case.tokens for case in cases]
+    if not tokens or any(count is None for count in tokens):
+        return None
+    return fmean(count for count in tokens if count is not None)
+
+
+def _latency(share: float) -> Callable[[Iterable[CaseRecord]], float | None]:
+    def measure(cases: Iterable[CaseRecord]) -> float | None:
+        return percentile((c.latency_ms for c in cases if c.latency_ms is not None), share)
+
+    return measure
+
+
+_MEASURES: dict[str, Callable[[Iterable[CaseRecord]], float | None]] = {
+    "pass_rate": pass_rate,
+    "latency_p50_ms": _latency(0.5),
+    "latency_p95_ms": _latency(0.95),
+    "tokens_per_case": tokens_per_case,
+}
+
+
+def _judge(
+    metric: str,
+    family: Family,
+    where: tuple[str | None, str | None, str | None],
+    current: float | None,
+    values: tuple[float, ...],
+    threshold: float,
+) -> Trend:
+    """One value against its history, by the rules in the module's docstring."""
+    n = len(values)
+    mean = fmean(values) if values else None
+    sd = stdev(values) if n >= 2 else None  # noqa: PLR2004 - a sample stdev needs two
+    z: float | None = None
+    flagged = False
+    rise = metric != "pass_rate"
+    if current is None:
+        rule = "no value in this run: no case counted for it"
+    elif n < MIN_HISTORY or mean is None or sd is None:
+        rule = f"not enough history: {n} comparable runs, {MIN_HISTORY} needed"
+    elif sd < FLAT:
+        word = "above" if rise else "below"
+        flagged = current > mean + FLAT if rise else current < mean - FLAT
+        rule = (
+            f"flat history: {_num(current)} {'' if flagged else 'not '}{word} its mean "
+            f"{_num(mean)} over {n} comparable runs"
+        )
+    else:
+        z = (current - mean) / sd
+        limit = -threshold if rise else threshold
+        flagged = z >= limit if rise else z <= limit
+        sign = (">=" if flagged else "<") if rise else ("<=" if flagged else ">")
+        rule = (
+            f"z = {z:.2f} {sign} {limit:g} over {n} comparable runs "
+            f"(mean {_num(mean)}, sd {_num(sd)})"
+        )
+    gate, language, suite = where
+    return Trend(
+        metric=metric,
+        family=family,
+        gate=gate,
+        language=language,
+        suite=suite,
+        current=current,
+        history=values,
+        mean=mean,
+        stdev=sd,
+        z=z,
+        flagged=flagged,
+        rule=rule,
+    )
+
+
+def _num(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _family(metric: str, gate: str | None, cases: list[CaseRecord]) -> Family:
+    """Cost for latency and tokens; safety for a pass rate of safety gates only.
+
+    A pass rate mixing safety and competence gates is competence: it cannot say a safety case
+    regressed, and the per-gate trends beside it do.
+    """
+    if metric != "pass_rate":
+        return Family.COST
+    gates = {gate} if gate is not None else {case.gate for case in cases}
+    return Family.SAFETY if gates and gates <= SAFETY_GATES else Family.COMPETENCE
+
+
+def _trend_order(trend: Trend) -> tuple[bool, int, float]:
+    severity = math.inf if trend.z is None else trend.z
+    if trend.metric != "pass_rate" and trend.z is not None:
+        severity = -trend.z
+    return (not trend.flagged, _FAMILY_ORDER.index(trend.family), severity)
+
+
+def _select(
+    cases: Iterable[CaseRecord], gate: str | None, language: str | None, suite: str | None
+) -> list[CaseRecord]:
+    return [
+        case
+        for case in cases
+        if gate in (None, case.gate)
+        and language in (None, case.language)
+        and suite in (None, case.suite)
+    ]
+
+
+def _cases_by_run(history: History) -> dict[str, tuple[CaseRecord, ...]]:
+    grouped: dict[str, list[CaseRecord]] = {}
+    for case in history.cases:
+        grouped.setdefault(case.run_key, []).append(case)
+    return {key: tuple(cases) for key, cases in grouped.items()}
+
+
+def _run(history: History, run_key: str) -> RunRecord:
+    for run in history.runs:
+        if run.key == run_key:
+            return run
+    raise ValueError(f"no run {run_key} in the history")
+
+
+def _order(run: RunRecord) -> tuple[datetime, str]:
+    return (run.started_at, run.key)
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _check_metric(metric: str) -> None:
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}, not {metric!r}")
+
+
+def _check_window(window: int) -> None:
+    if window < 1:
+        raise ValueError(f"window must be at least 1, not {window}")
+
+
+def _check_threshold(threshold: float) -> None:
+    if not threshold < 0:
+        raise ValueError(f"threshold must be below 0 (a drop), not {threshold}")
