@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, cast
 
 import typer
 from rich.console import Console
@@ -35,7 +35,8 @@ from gauntlet.targets.toy.defects import ToyDefect
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
     from gauntlet.evidence.pack import EvidencePack
-    from gauntlet.run.results import Shard, TargetInfo, WaiverInfo
+    from gauntlet.evidence.trends import TrendsEvidence
+    from gauntlet.run.results import Results, Shard, TargetInfo, WaiverInfo
     from gauntlet.targets.contract import AsyncTarget
     from gauntlet.targets.http import Header
 
@@ -954,6 +955,39 @@ def report(
             "its line.",
         ),
     ] = False,
+    history: Annotated[
+        Path | None,
+        typer.Option(
+            "--history",
+            metavar="FILE",
+            help="A run history: add a Trends section judging this run against the comparable "
+            "runs before it (the run is added in memory if the history lacks it).",
+        ),
+    ] = None,
+    window: Annotated[
+        int | None,
+        typer.Option(
+            "--window", metavar="N", help="With --history: at most N comparable runs (30)."
+        ),
+    ] = None,
+    z_threshold: Annotated[
+        float | None,
+        typer.Option(
+            "--z",
+            metavar="Z",
+            help="With --history: flag a pass rate at z <= Z, latency and tokens at z >= -Z "
+            "(-1.5).",
+        ),
+    ] = None,
+    compare_on: Annotated[
+        str | None,
+        typer.Option(
+            "--compare-on",
+            metavar="LABEL",
+            help="With --history: compare only with runs carrying this run's value of LABEL, "
+            "such as branch.",
+        ),
+    ] = None,
 ) -> None:
     """Build the evidence pack from a results file and render it. Runs nothing.
 
@@ -973,11 +1007,13 @@ def report(
     missing = baseline is not None and not baseline.exists()
     if baseline is not None and not missing:
         previous = read_results(baseline)
+    trends = _report_trends(results, history, window, z_threshold, compare_on)
     pack = build_pack(
         results,
         baseline=previous,
         baseline_path=str(baseline) if baseline is not None else None,
         baseline_missing=missing,
+        trends=trends,
     )
     match output_format:
         case ReportFormat.MD:
@@ -1001,6 +1037,60 @@ def report(
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
     _stderr().print(f"wrote {out} ({output_format.value})", markup=False)
+
+
+def _report_trends(
+    results: Results,
+    history: Path | None,
+    window: int | None,
+    z_threshold: float | None,
+    compare_on: str | None,
+    store: str = "gauntlet.history.store",
+) -> TrendsEvidence | None:
+    """The Trends section `report --history` asks for, from the run store's two functions.
+
+    The store is looked up by name (`store`): `load_history(path) -> History` and
+    `records_of(results, labels) -> (RunRecord, cases)`.
+    """
+    import importlib
+
+    from gauntlet.evidence.trends import LoadHistory, RecordsOf, report_trends
+    from gauntlet.history.stats import DEFAULT_THRESHOLD, DEFAULT_WINDOW
+
+    if history is None:
+        given = [
+            flag
+            for flag, value in (
+                ("--window", window),
+                ("--z", z_threshold),
+                ("--compare-on", compare_on),
+            )
+            if value is not None
+        ]
+        if given:
+            raise UsageError(f"{', '.join(given)} needs --history FILE")
+        return None
+    if window is not None and window < 1:
+        raise UsageError(f"--window {window}: must be at least 1")
+    if z_threshold is not None and not z_threshold < 0:
+        raise UsageError(f"--z {z_threshold:g}: must be below 0 (a drop in standard deviations)")
+    if compare_on is not None and not compare_on.strip():
+        raise UsageError("--compare-on: a label name is needed")
+    if not history.is_file():
+        raise UsageError(f"--history {history}: no such file")
+    try:
+        module = importlib.import_module(store)
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"--history: this gauntlet has no run store ({store})") from exc
+    return report_trends(
+        results,
+        history,
+        load_history=cast("LoadHistory", module.load_history),
+        records_of=cast("RecordsOf", module.records_of),
+        window=DEFAULT_WINDOW if window is None else window,
+        threshold=DEFAULT_THRESHOLD if z_threshold is None else z_threshold,
+        compare_on=compare_on,
+    )
 
 
 def _github(pack: EvidencePack, output: Path | None, summary: Path | None, annotate: bool) -> None:

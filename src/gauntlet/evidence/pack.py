@@ -20,6 +20,7 @@ from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import SAFETY_GATES, Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
 from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
+from gauntlet.evidence.trends import TrendsEvidence
 from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.judge.labels import primary_language
 from gauntlet.run.fields import GATE_FIELDS
@@ -43,7 +44,7 @@ from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, tota
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, canonical, group_steps
 
-EVIDENCE_SCHEMA_VERSION = 6
+EVIDENCE_SCHEMA_VERSION = 7
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -64,7 +65,10 @@ waiver with its owner, ticket, dates, state and cases, marked when it covers a s
 (`waivers`), and drift's waivers added, removed and expired; and language parity: per gate with
 pairs, each suite's parity rule, the pairs whose sides agree and are undecided (counts), and
 each pair whose sides differ with every side's case, outcome and reason (`parity`); each case's
-`pair`; drift's pairs that now differ or agree."""
+`pair`; drift's pairs that now differ or agree. 7 added the run against its stored history
+(`trends`, null without `--history`): each gate x language, gate and suite pass rate and the
+run's latency and tokens with their z rule, and the case regressions with their binomial
+p-values (see `gauntlet.history.stats`)."""
 
 
 class _Record(BaseModel):
@@ -488,6 +492,9 @@ class EvidencePack(_Record):
     """Sources, verification statuses, disclosure basis, and what a run does not establish."""
     waivers: tuple[WaiverEvidence, ...] = ()
     """Every waiver the run was given, in the order of its file."""
+    trends: TrendsEvidence | None = None
+    """This run against the comparable runs of a stored history (`gauntlet report --history`);
+    None when no history was given."""
 
 
 def build_pack(
@@ -497,6 +504,7 @@ def build_pack(
     baseline_path: str | None = None,
     baseline_missing: bool = False,
     mapping: CaliforniaMapping = CALIFORNIA,
+    trends: TrendsEvidence | None = None,
 ) -> EvidencePack:
     """Build the evidence pack. Pure: the same inputs always give the same pack."""
     languages = sorted({case.language for case in results.cases})
@@ -556,6 +564,7 @@ def build_pack(
         baseline=_baseline(results, baseline, baseline_path, baseline_missing),
         california=mapping,
         waivers=_waivers(results),
+        trends=trends,
     )
 
 

@@ -402,9 +402,11 @@ def _family(metric: str, gate: str | None, cases: list[CaseRecord]) -> Family:
 
 
 def _trend_order(trend: Trend) -> tuple[bool, int, float]:
-    severity = math.inf if trend.z is None else trend.z
-    if trend.metric != "pass_rate" and trend.z is not None:
-        severity = -trend.z
+    """Flagged, family, then the worst first: a flat history's flag (no z) leads its family."""
+    if trend.z is None:
+        severity = -math.inf if trend.flagged else math.inf
+    else:
+        severity = trend.z if trend.metric == "pass_rate" else -trend.z
     return (not trend.flagged, _FAMILY_ORDER.index(trend.family), severity)
 
 

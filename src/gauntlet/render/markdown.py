@@ -26,6 +26,7 @@ from gauntlet.evidence.pack import (
     WaiverEvidence,
 )
 from gauntlet.evidence.scores import Distribution
+from gauntlet.evidence.trends import TrendEvidence, TrendsEvidence
 from gauntlet.run.results import JudgeCheck, LanguageCount, LanguageKappa, Outcome, WaiverState
 from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.contract import Origin
@@ -189,6 +190,8 @@ def render_markdown(pack: EvidencePack) -> str:
         out += ["None: every case was asked.", ""]
 
     out += _drift_section(pack)
+    if pack.trends is not None:
+        out += _trends_section(pack.trends)
     out += _california_section(pack)
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -926,3 +929,80 @@ def _rate(value: float | None) -> str:
 
 def _delta(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:+.2f} pts"
+
+
+def _trends_section(trends: TrendsEvidence) -> list[str]:
+    """Flagged trends (safety, competence, cost), case regressions, then the rest."""
+    label = f", the same {code(trends.compare_on)} label" if trends.compare_on else ""
+    lines = [
+        "## Trends",
+        "",
+        f"This run against {trends.comparable_runs} comparable earlier runs in "
+        f"{escape(trends.history)} (the same plan digest{label}; at most the last "
+        f"{trends.window}). A pass rate is flagged at z <= {trends.threshold:g}, latency and "
+        f"tokens per case at z >= {-trends.threshold:g}; with fewer than {trends.min_history} "
+        "comparable values nothing is flagged, and over a flat history any pass-rate drop below "
+        "its mean (any cost rise above it) is flagged.",
+        "",
+    ]
+    if trends.added:
+        lines += ["This run was not in the history: it was added for this report only.", ""]
+    flagged = trends.flagged
+    regressions = [found for found in trends.case_regressions if found.flagged]
+    if flagged:
+        lines += [f"### Flagged ({len(flagged)})", "", *_trend_table(flagged), ""]
+    if trends.case_regressions:
+        lines += [
+            f"### Case regressions ({len(regressions)} flagged)",
+            "",
+            "Each case failing asks now whose comparable history passed at least 80% of its "
+            "asks, by an exact one-sided binomial test: p = P(X >= failed asks now) for X ~ "
+            "Binomial(asks now, q), q = (failed asks before + 0.5) / (asks before + 1); flagged "
+            f"when p < {trends.alpha:g}.",
+            "",
+            "| case | gate | language | failed now | passed before | p-value | flagged |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {code(found.case_id)} | {escape(found.gate)} | {escape(found.language)} "
+            f"| {found.failed_now}/{found.trials_now} "
+            f"| {found.passed_before}/{found.trials_before} | {found.p_value:.3g} "
+            f"| {'yes' if found.flagged else 'no'} |"
+            for found in trends.case_regressions
+        ]
+        lines.append("")
+    if not flagged and not regressions:
+        lines += [
+            "Nothing flagged: no pass rate, latency or token figure moved past its rule, and no "
+            "case that passed its history fails now beyond chance.",
+            "",
+        ]
+    rest = tuple(trend for trend in trends.trends if not trend.flagged)
+    if rest:
+        lines += ["### Not flagged", "", *_trend_table(rest), ""]
+    return lines
+
+
+def _trend_table(trends: tuple[TrendEvidence, ...]) -> list[str]:
+    lines = [
+        "| family | metric | gate | language | suite | now | mean | sd | z | rule |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for trend in trends:
+        where = [escape(part) if part else "all" for part in (trend.gate, trend.language)]
+        lines.append(
+            f"| {trend.family.value} | {trend.metric} | {where[0]} | {where[1]} "
+            f"| {escape(trend.suite) if trend.suite else 'all'} "
+            f"| {_figure(trend.metric, trend.current)} | {_figure(trend.metric, trend.mean)} "
+            f"| {_figure(trend.metric, trend.stdev)} "
+            f"| {'n/a' if trend.z is None else f'{trend.z:.2f}'} | {escape(trend.rule)} |"
+        )
+    return lines
+
+
+def _figure(metric: str, value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    if metric == "pass_rate":
+        return f"{value:.2%}"
+    return f"{value:,.1f} ms" if metric.startswith("latency") else f"{value:,.1f}"

@@ -31,6 +31,7 @@ from gauntlet.run.results import Outcome, Results
 from gauntlet.targets.toy import ToyDefect
 
 from ... import evidence_fixtures as fx
+from ... import trend_fixtures as tf
 from ...test_wording import find_endorsement_claims
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -61,6 +62,7 @@ SCENARIOS: dict[str, Callable[[], EvidencePack]] = {
         baseline=fx.clean(),
         baseline_path="base.json",
     ),
+    "trends": lambda: build_pack(tf.regressed(), trends=tf.regressed_trends()),
 }
 
 RENDERERS: dict[str, Callable[[EvidencePack], str]] = {

@@ -463,3 +463,18 @@ def test_a_run_without_cases_in_the_selection_has_no_point() -> None:
     )
     assert [point.run for point in series(history, language="es")] == [first]
     assert [point.run for point in series(history)] == [first, second]
+
+
+def test_a_flat_history_flag_leads_its_family_before_a_z_flag() -> None:
+    runs = [_run(number) for number in range(1, 6)]
+    cases = []
+    for number, run in enumerate(runs):
+        last = run is runs[-1]
+        cases += [_case(run, "flat", suite="a", outcome="failed" if last else "passed")]
+        noisy = "failed" if (last or number == 1) else "passed"
+        cases += [
+            _case(run, f"n{i}", suite="b", outcome=noisy if i == 0 else "passed") for i in range(2)
+        ]
+    found = trends(History(runs=tuple(runs), cases=tuple(cases)), runs[-1].key)
+    flagged = [(t.suite, t.z is None) for t in found if t.flagged and t.suite]
+    assert flagged == [("a", True), ("b", False)]

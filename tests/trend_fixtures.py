@@ -1,0 +1,114 @@
+"""Run histories built from results, for the Trends section's tests and golden files.
+
+`records_of` stands in for `gauntlet.history.store.records_of` (being written beside this):
+the same shape, so the report's code is tested before the store exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from collections.abc import Mapping
+from datetime import timedelta
+from pathlib import Path
+
+from gauntlet.evidence.digest import results_digest
+from gauntlet.evidence.trends import TrendsEvidence, report_trends
+from gauntlet.history.records import CaseRecord, History, RunRecord
+from gauntlet.run.results import Results
+from gauntlet.targets.toy import ToyDefect
+
+from . import evidence_fixtures as fx
+
+
+def records_of(
+    results: Results, labels: Mapping[str, str], *, latency: float | None = None
+) -> tuple[RunRecord, tuple[CaseRecord, ...]]:
+    """`results` as the history would store it; every case's latency `latency` if given."""
+    digest = results_digest(results)
+    key = hashlib.sha256(
+        f"{digest}|{results.started_at.isoformat()}|{results.run_id}".encode()
+    ).hexdigest()
+    run = RunRecord(
+        key=key,
+        number=0,
+        started_at=results.started_at,
+        finished_at=results.finished_at,
+        gauntlet_version=results.gauntlet_version,
+        target_kind=results.target.kind,
+        target_name=results.target.name,
+        target_fingerprint="0" * 64,
+        plan_digest=results.plan.digest,
+        suites=tuple((suite.suite, suite.version) for suite in results.suites),
+        results_digest=digest,
+        verdict=results.verdict.value,
+        labels=dict(labels),
+    )
+    cases = []
+    for case in results.cases:
+        latencies = [trial.latency_ms for trial in case.trials if trial.response is not None]
+        tokens = [trial.usage.total_tokens if trial.usage else None for trial in case.trials]
+        cases.append(
+            CaseRecord(
+                run_key=key,
+                suite=case.suite,
+                gate=case.gate.value,
+                case_id=case.case_id,
+                language=case.language,
+                outcome=case.outcome.value,
+                passes=case.passes,
+                repeats=case.repeats,
+                latency_ms=latency if latency is not None else statistics.median(latencies),
+                tokens=None if not tokens or None in tokens else sum(t or 0 for t in tokens),
+            )
+        )
+    return run, tuple(cases)
+
+
+def earlier(results: Results, hours: int) -> Results:
+    """The same results, started `hours` earlier: another run that behaved the same."""
+    shift = timedelta(hours=hours)
+    return results.model_copy(
+        update={
+            "started_at": results.started_at - shift,
+            "finished_at": results.finished_at - shift,
+        }
+    )
+
+
+HISTORY_LATENCIES = (100.0, 104.0, 98.0, 102.0, 101.0, 99.0, 103.0, 100.0, 97.0, 101.0)
+"""The healthy toy's runs in the seeded history: ten, each case answered in this many ms."""
+
+
+def healthy_history(labels: Mapping[str, str] | None = None) -> History:
+    """Ten runs of the healthy toy, an hour apart, ending an hour before the fixtures' start."""
+    clean = fx.clean()
+    runs: list[RunRecord] = []
+    cases: list[CaseRecord] = []
+    for hours, latency in zip(range(10, 0, -1), HISTORY_LATENCIES, strict=True):
+        run, records = records_of(earlier(clean, hours), labels or {}, latency=latency)
+        runs.append(run)
+        cases += records
+    return History(runs=tuple(runs), cases=tuple(cases))
+
+
+def regressed() -> Results:
+    """The toy dropping its citations: the run the seeded history judges."""
+    return fx.with_defect(ToyDefect.DROP_CITATIONS)
+
+
+def slow_records_of(
+    results: Results, labels: Mapping[str, str]
+) -> tuple[RunRecord, tuple[CaseRecord, ...]]:
+    """`records_of` with every case answered in 130 ms: a latency rise over the history."""
+    return records_of(results, labels, latency=130.0)
+
+
+def regressed_trends() -> TrendsEvidence:
+    """The Trends section of `regressed()` against `healthy_history()`, answered in 130 ms."""
+    return report_trends(
+        regressed(),
+        Path("history.sqlite"),
+        load_history=lambda path: healthy_history(),
+        records_of=slow_records_of,
+    )
