@@ -206,3 +206,23 @@ def test_report_with_history_writes_the_trends_section(
     refused = run_cli("report", results, "--history", history, "--z", "1")
     assert refused.code == 2, refused.show()
     assert "--z 1: must be below 0" in refused.stderr
+
+
+def test_the_section_shows_only_the_parts_it_has() -> None:
+    trends = tf.regressed_trends()
+    only_flagged = trends.model_copy(update={"trends": trends.flagged})
+    text = render_markdown(build_pack(tf.regressed(), trends=only_flagged))
+    assert "### Flagged (6)" in text
+    assert "### Not flagged" not in text
+    unflagged = trends.model_copy(
+        update={
+            "trends": tuple(t.model_copy(update={"flagged": False}) for t in trends.trends),
+            "case_regressions": tuple(
+                r.model_copy(update={"flagged": False}) for r in trends.case_regressions
+            ),
+        }
+    )
+    text = render_markdown(build_pack(tf.regressed(), trends=unflagged))
+    assert "### Case regressions (0 flagged)" in text
+    assert "| 1/1 | 10/10 | 0.0455 | no |" in text
+    assert "Nothing flagged" in text
