@@ -500,13 +500,15 @@ def describe_chart(spec: ChartSpec, runs: Sequence[int]) -> str:
     if not runs:
         return f"{spec.title}: no runs."
     parts: list[str] = []
+    shown = set(runs)
     for series in spec.series:
-        measured = [p for p in series.points if p.value is not None]
+        points = [p for p in series.points if p.run.number in shown]
+        measured = [p for p in points if p.value is not None]
         if not measured:
             parts.append(f"{series.name}: no values")
             continue
         first, last = measured[0], measured[-1]
-        flagged = [str(p.run.number) for p in series.points if p.trend.flagged]
+        flagged = [str(p.run.number) for p in points if p.trend.flagged]
         parts.append(
             f"{series.name} from {format_value(first.value, spec.unit)} in run "
             f"{first.run.number} to {format_value(last.value, spec.unit)} in run "
