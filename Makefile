@@ -100,7 +100,16 @@ CHROMIUM := /usr/bin/chromium
 site: $(STAMP) ## build the documentation site into site/ (HTML and one stylesheet)
 	$(BIN)/gauntlet site --out $(SITE)
 
-pages: site ## build the site and check it: html-validate, axe-core (WCAG A/AA) in headless Chromium, screenshots
+# `make pages` also draws the run-history dashboard from HISTORY when that file exists. The
+# default is where `make demo-history` writes its seeded history, which pages builds first.
+DEMO_HISTORY := build/history/history.sqlite
+HISTORY ?= $(DEMO_HISTORY)
+
+pages: $(STAMP) ## build the site (with the dashboard of HISTORY when it exists) and check it: html-validate, axe-core (WCAG A/AA) in headless Chromium, screenshots
+	@if [ "$(HISTORY)" = "$(DEMO_HISTORY)" ] && grep -q '^demo-history:' $(firstword $(MAKEFILE_LIST)); then \
+		$(MAKE) --no-print-directory demo-history; \
+	fi
+	$(BIN)/gauntlet site --out $(SITE) $$(test -f "$(HISTORY)" && printf -- '--history %s' "$(HISTORY)")
 	@command -v node >/dev/null 2>&1 || { echo "make pages needs Node.js 20 and npm"; exit 2; }
 	@if [ ! -x $(CHROMIUM) ]; then \
 		echo "installing Debian's chromium"; \

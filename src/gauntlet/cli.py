@@ -1322,11 +1322,22 @@ def site(
         ),
     ] = None,
     cases: CasesOption = None,
+    history: Annotated[
+        Path | None,
+        typer.Option(
+            "--history",
+            metavar="FILE",
+            help="A run history (from `gauntlet run --history` or `gauntlet history add`): "
+            "adds a Run history dashboard and a page per stored run.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Build the documentation site: static HTML and one stylesheet, no JavaScript.
 
     Every page is rendered from what the other commands use: the loaded suites, real runs
     against the toy, the evidence pack's reporter, the California mapping and action.yml.
+    With --history, a dashboard of the stored runs too.
     """
     from datetime import date
 
@@ -1342,8 +1353,13 @@ def site(
             raise UsageError(
                 f"--generated {generated!r}: expected a date as YYYY-MM-DD, e.g. 2026-11-30"
             ) from None
+    dashboard = None
+    if history is not None:
+        from gauntlet.site.dashboard import load_dashboard
+
+        dashboard = load_dashboard(history)
     try:
-        written = build_site(out, generated=day, cases=cases)
+        written = build_site(out, generated=day, cases=cases, dashboard=dashboard)
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
     _stderr().print(f"wrote {len(written)} files to {out}", markup=False)

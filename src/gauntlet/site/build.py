@@ -9,6 +9,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from gauntlet.files import write_atomically
+from gauntlet.site import dashboard as board
 from gauntlet.site.content import SiteContent, gather_content
 from gauntlet.site.markup import inline_code
 
@@ -48,9 +49,16 @@ PAGES: tuple[Page, ...] = (
 )
 """Every page, in navigation order."""
 
+DASHBOARD_PAGE = Page("dashboard.html", "Run history", "Run history")
+"""Built, and added to the navigation, only when the site is built with a run history."""
+
 
 def build_site(
-    out: Path, *, generated: date | None = None, cases: list[Path] | None = None
+    out: Path,
+    *,
+    generated: date | None = None,
+    cases: list[Path] | None = None,
+    dashboard: board.Dashboard | None = None,
 ) -> list[Path]:
     """Render every page and the stylesheet into `out`, and return the files written.
 
@@ -61,13 +69,14 @@ def build_site(
         out: The directory to write to; created when missing.
         generated: The date to print in each page's footer, if any.
         cases: Case directories or files to document instead of the built-in suites.
+        dashboard: A run history and its statistics: adds `dashboard.html` and a page per run.
 
     Raises:
         ConfigErrors: a case file or `action.yml` could not be loaded.
         OSError: `out` cannot be written.
     """
     content = gather_content(cases)
-    pages = render_pages(content, generated=generated)
+    pages = render_pages(content, generated=generated, dashboard=dashboard)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name, text in pages.items():
@@ -78,13 +87,19 @@ def build_site(
     return written
 
 
-def render_pages(content: SiteContent, *, generated: date | None = None) -> dict[str, str]:
+def render_pages(
+    content: SiteContent,
+    *,
+    generated: date | None = None,
+    dashboard: board.Dashboard | None = None,
+) -> dict[str, str]:
     """Every file of the site by name, as text. Pure: the same content gives the same text."""
     environment = make_environment()
+    navigation = PAGES if dashboard is None else (*PAGES, DASHBOARD_PAGE)
     rendered = {
         page.file: environment.get_template(page.template).render(
             page=page,
-            pages=PAGES,
+            pages=navigation,
             content=content,
             stylesheet=STYLESHEET,
             generated=generated.isoformat() if generated else None,
@@ -92,6 +107,51 @@ def render_pages(content: SiteContent, *, generated: date | None = None) -> dict
         for page in PAGES
     }
     rendered[STYLESHEET] = (STATIC / STYLESHEET).read_text(encoding="utf-8")
+    if dashboard is not None:
+        rendered.update(
+            render_dashboard(
+                environment, dashboard, content=content, generated=generated, pages=navigation
+            )
+        )
+    return rendered
+
+
+def render_dashboard(
+    environment: Environment,
+    dashboard: board.Dashboard,
+    *,
+    content: SiteContent,
+    generated: date | None,
+    pages: tuple[Page, ...],
+) -> dict[str, str]:
+    """`dashboard.html` and one `run-<number>.html` per stored run."""
+    common = {
+        "pages": pages,
+        "content": content,
+        "stylesheet": STYLESHEET,
+        "generated": generated.isoformat() if generated else None,
+    }
+    runs = [view.run.number for view in dashboard.runs]
+    rendered = {
+        DASHBOARD_PAGE.file: environment.get_template(DASHBOARD_PAGE.template).render(
+            page=DASHBOARD_PAGE,
+            dashboard=dashboard,
+            pass_charts=[board.layout_chart(spec, runs) for spec in dashboard.pass_rates],
+            latency_chart=board.layout_chart(dashboard.latency, runs),
+            tokens_chart=board.layout_chart(dashboard.tokens, runs),
+            **common,
+        )
+    }
+    template = environment.get_template("run.html.j2")
+    for view in dashboard.runs:
+        title = f"Run {view.run.number}"
+        rendered[view.file] = template.render(
+            page=Page(view.file, title, title),
+            view=view,
+            gates=dashboard.gates,
+            languages=dashboard.languages,
+            **common,
+        )
     return rendered
 
 
@@ -107,6 +167,10 @@ def make_environment() -> Environment:
     )
     environment.filters["inline_code"] = inline_code
     environment.filters["percent"] = _percent
+    environment.filters["when"] = board.when
+    environment.filters["verdict"] = board.verdict
+    environment.filters["labels"] = board.labels
+    environment.filters["metric"] = board.metric
     return environment
 
 

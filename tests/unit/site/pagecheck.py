@@ -81,6 +81,8 @@ class PageParser(HTMLParser):
         self._heading: tuple[int, list[str]] | None = None
         self._in_caption = False
         self._tables: list[Table] = []
+        self._svg = 0
+        """Depth inside inline `<svg>`, whose `<title>` names a chart, not the page."""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
@@ -94,7 +96,9 @@ class PageParser(HTMLParser):
             self.page.main_id = attributes.get("id")
         if tag == "footer":
             self._in_footer += 1
-        if tag == "title":
+        if tag == "svg":
+            self._svg += 1
+        if tag == "title" and not self._svg:
             self._in_title = True
         if tag == "script":
             self.page.scripts += 1
@@ -119,6 +123,8 @@ class PageParser(HTMLParser):
             self._text(" | ")
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "svg":
+            self._svg -= 1
         if tag == "title":
             self._in_title = False
         if tag == "footer":

@@ -76,3 +76,22 @@ def test_the_dark_scheme_is_dark() -> None:
 )
 def test_the_contrast_formula(first: str, second: str, ratio: float) -> None:
     assert contrast_ratio(first, second) == pytest.approx(ratio, abs=0.01)
+
+
+GRAPHIC_PAIRS = [(f"--series-{n}", "--bg") for n in (1, 2, 3)]
+"""The dashboard's chart lines and markers on the page: at least 3:1 (1.4.11). Gridlines
+(`--rule`) are decoration: the values are in the table beside each chart."""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(("graphic", "background"), GRAPHIC_PAIRS)
+def test_chart_line_contrast(scheme: str, graphic: str, background: str) -> None:
+    palette = PALETTES[scheme]
+    assert contrast_ratio(palette[graphic], palette[background]) >= 3.0
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_chart_lines_are_told_apart_from_one_another(scheme: str) -> None:
+    palette = PALETTES[scheme]
+    colours = [palette[f"--series-{n}"] for n in (1, 2, 3)] + [palette["--fail"]]
+    assert len({c.lower() for c in colours}) == len(colours)

@@ -1,0 +1,549 @@
+"""The run-history dashboard: what it shows, gathered from a `History` and its statistics.
+
+`gather_dashboard` is the one place that calls the statistics (`gauntlet.history.stats`, by
+name, through whatever object carries `series`, `flaky_cases` and `trends`); everything else
+here is a pure function of what it returns. Charts are laid out in Python as numbers and
+drawn by a Jinja2 SVG template, so the same history always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from markupsafe import Markup, escape
+
+from gauntlet.errors import UsageError
+from gauntlet.history.records import (
+    CaseRecord,
+    Family,
+    FlakyCase,
+    History,
+    Point,
+    RunRecord,
+    Trend,
+)
+
+PASS_RATE = "pass_rate"  # noqa: S105 - a metric's name
+LATENCY_P50 = "latency_p50_ms"
+LATENCY_P95 = "latency_p95_ms"
+TOKENS = "tokens_per_case"
+
+PASSING = frozenset({"passed", "waived"})
+"""Outcomes a run does not list among its failing cases (a waived failure is shown as waived
+in the counts, not again as failing)."""
+
+# Chart geometry, in the SVG's own units: the viewBox is WIDTH x HEIGHT and scales to its box.
+WIDTH = 480
+HEIGHT = 220
+LEFT = 64
+RIGHT = 64
+TOP = 16
+BOTTOM = 44
+STYLES = 3
+"""Lines cycle through this many styles (a colour and a dash pattern each, `series-1`...)."""
+
+
+class HistoryStats(Protocol):
+    """What the dashboard needs from `gauntlet.history.stats`."""
+
+    def series(
+        self,
+        history: History,
+        *,
+        metric: str = ...,
+        gate: str | None = ...,
+        language: str | None = ...,
+    ) -> tuple[Point, ...]:
+        """One metric per run, each judged against the runs before it."""
+        ...
+
+    def flaky_cases(self, history: History) -> tuple[FlakyCase, ...]:
+        """Cases whose outcomes are mixed across runs or repeats."""
+        ...
+
+    def trends(self, history: History, run_key: str) -> tuple[Trend, ...]:
+        """Every metric of one run against its comparable history."""
+        ...
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a chart: one language's (or the whole run's) points, oldest first."""
+
+    name: str
+    """What the legend and the table's column call it: a language code, or `all cases`."""
+    points: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """One chart before layout: what it plots, and how its values read."""
+
+    slug: str
+    """Unique on the page: the ids of its title, description and table derive from it."""
+    title: str
+    unit: str
+    """`%` for pass rates (values 0 to 1), `ms` or `tokens`."""
+    series: tuple[Series, ...]
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """One run's cases counted: passed over all, and per gate and language."""
+
+    passed: int
+    total: int
+    cells: dict[tuple[str, str], tuple[int, int]]
+    """(gate, language) -> (passed, total)."""
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the per-run table and a run's own page show."""
+
+    run: RunRecord
+    counts: RunCounts
+    failing: tuple[CaseRecord, ...]
+    flagged: tuple[Trend, ...]
+    checked: int
+    """How many trends were computed for this run (flagged or not)."""
+
+    @property
+    def file(self) -> str:
+        """The run's page."""
+        return f"run-{self.run.number}.html"
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """Everything the dashboard and the run pages show."""
+
+    runs: tuple[RunView, ...]
+    gates: tuple[str, ...]
+    languages: tuple[str, ...]
+    pass_rates: tuple[ChartSpec, ...]
+    """One chart per gate, a line per language."""
+    latency: ChartSpec
+    """p50 and p95 latency per run, over all cases."""
+    tokens: ChartSpec
+    flaky: tuple[FlakyCase, ...]
+    """Ranked: the least consistent first (pass share nearest one half), then most trials."""
+
+
+STORE_MODULE = "gauntlet.history.store"
+STATS_MODULE = "gauntlet.history.stats"
+
+
+def load_dashboard(path: Path) -> Dashboard:
+    """Read the run history at `path` with the store and gather the dashboard from it.
+
+    The store and the statistics are looked up by name when called, so a build without them
+    refuses `--history` with a message instead of failing to import.
+
+    Raises:
+        UsageError: the store or the statistics are missing, or `path` is not a file.
+        GauntletError: the store could not read the history (its own located error).
+    """
+    try:
+        store = importlib.import_module(STORE_MODULE)
+        stats = importlib.import_module(STATS_MODULE)
+    except ImportError as exc:
+        raise UsageError(
+            f"--history: this build of gauntlet has no run history ({exc.name or STORE_MODULE} "
+            "is missing), so it cannot draw the dashboard; build the site without --history"
+        ) from None
+    if not path.is_file():
+        raise UsageError(
+            f"--history {path}: no such file; write one with `gauntlet run --history FILE` "
+            "or `gauntlet history add RESULTS`"
+        )
+    history: History = store.load_history(path)
+    return gather_dashboard(history, stats)
+
+
+def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
+    """Ask the statistics for every series the dashboard draws, and count each run's cases."""
+    gates = tuple(sorted({case.gate for case in history.cases}))
+    languages = tuple(sorted({case.language for case in history.cases}))
+    pass_rates = tuple(
+        ChartSpec(
+            slug=f"pass-{gate}",
+            title=f"{gate}: pass rate per language",
+            unit="%",
+            series=tuple(
+                Series(
+                    language,
+                    tuple(stats.series(history, metric=PASS_RATE, gate=gate, language=language)),
+                )
+                for language in languages
+                if any(c.gate == gate and c.language == language for c in history.cases)
+            ),
+        )
+        for gate in gates
+    )
+    latency = ChartSpec(
+        slug="latency",
+        title="Latency per case: p50 and p95",
+        unit="ms",
+        series=(
+            Series("p50", tuple(stats.series(history, metric=LATENCY_P50))),
+            Series("p95", tuple(stats.series(history, metric=LATENCY_P95))),
+        ),
+    )
+    tokens = ChartSpec(
+        slug="tokens",
+        title="Tokens per case",
+        unit="tokens",
+        series=(Series("all cases", tuple(stats.series(history, metric=TOKENS))),),
+    )
+    runs = tuple(
+        run_view(history, run, tuple(stats.trends(history, run.key))) for run in history.runs
+    )
+    return Dashboard(
+        runs=runs,
+        gates=gates,
+        languages=languages,
+        pass_rates=pass_rates,
+        latency=latency,
+        tokens=tokens,
+        flaky=rank_flaky(stats.flaky_cases(history)),
+    )
+
+
+def run_view(history: History, run: RunRecord, trends: Sequence[Trend]) -> RunView:
+    """One run's counts, failing cases and flagged trends."""
+    cases = [case for case in history.cases if case.run_key == run.key]
+    return RunView(
+        run=run,
+        counts=count_cases(cases),
+        failing=tuple(
+            sorted(
+                (case for case in cases if case.outcome not in PASSING),
+                key=lambda c: (c.gate, c.suite, c.case_id, c.language),
+            )
+        ),
+        flagged=tuple(
+            sorted(
+                (trend for trend in trends if trend.flagged),
+                key=lambda t: list(Family).index(t.family),
+            )
+        ),
+        checked=len(trends),
+    )
+
+
+def count_cases(cases: Sequence[CaseRecord]) -> RunCounts:
+    """Passed (a waived failure counts as passed, as the gate counts it) over all cases."""
+    totals: Counter[tuple[str, str]] = Counter()
+    passed: Counter[tuple[str, str]] = Counter()
+    for case in cases:
+        totals[case.gate, case.language] += 1
+        passed[case.gate, case.language] += case.outcome in PASSING
+    return RunCounts(
+        passed=sum(passed.values()),
+        total=sum(totals.values()),
+        cells={key: (passed[key], totals[key]) for key in sorted(totals)},
+    )
+
+
+def rank_flaky(cases: Sequence[FlakyCase]) -> tuple[FlakyCase, ...]:
+    """The least consistent first: pass share nearest one half, then most trials, then name."""
+    return tuple(
+        sorted(
+            cases,
+            key=lambda c: (
+                abs(c.passes / c.trials - 0.5) if c.trials else 0.5,
+                -c.trials,
+                c.suite,
+                c.case_id,
+                c.language,
+            ),
+        )
+    )
+
+
+# ---------------------------------------------------------------- chart layout
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One plotted value."""
+
+    x: str
+    y: str
+    run: int
+    value: str
+    """The value as the table prints it."""
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class Line:
+    """One series laid out: its path (gaps where a run has no value) and its marks."""
+
+    name: str
+    style: int
+    """1 to `STYLES`: the CSS class `series-N` gives its colour and dash pattern."""
+    path: str
+    marks: tuple[Mark, ...]
+    label_y: str
+    """Where its name is written at the right end."""
+
+
+@dataclass(frozen=True)
+class Tick:
+    """A gridline and its label."""
+
+    at: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart ready to draw: every coordinate already a string with fixed decimals."""
+
+    spec: ChartSpec
+    width: int
+    height: int
+    left: int
+    right: str
+    label_x: str
+    """Where the lines' names are written, right of the plot."""
+    top: int
+    bottom: str
+    lines: tuple[Line, ...]
+    y_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]
+    flag_y: str
+    """Where the line naming the flagged runs is written, under the run numbers."""
+    flag_note: str
+    """The flagged runs in words, per line: the markers' text label."""
+    description: str
+    rows: tuple[tuple[int, tuple[str, ...]], ...]
+    """The data table: run number, then each series' value as printed (flagged noted)."""
+
+
+def _coordinate(value: float) -> str:
+    return f"{value:.1f}"
+
+
+def format_value(value: float | None, unit: str) -> str:
+    """A value as the chart's table prints it."""
+    if value is None:
+        return "no value"
+    if unit == "%":
+        return f"{value:.0%}" if round(value * 1000) % 10 == 0 else f"{value:.1%}"
+    if unit == "ms":
+        return f"{value:,.0f} ms"
+    return f"{value:,.0f}"
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 times a power of ten that is at least `value` (and > 0)."""
+    if value <= 0:
+        return 1.0
+    power = 1.0
+    while power * 10 < value:
+        power *= 10
+    while power > value:
+        power /= 10
+    for step in (1, 2, 2.5, 5, 10):
+        if power * step >= value:
+            return power * step
+    return power * 10  # pragma: no cover - the loop above always returns
+
+
+def layout_chart(spec: ChartSpec, runs: Sequence[int]) -> Chart:
+    """Place every point: x by the run's position among `runs`, y from 0 to a round maximum."""
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = HEIGHT - TOP - BOTTOM
+    values = [p.value for s in spec.series for p in s.points if p.value is not None]
+    top_value = 1.0 if spec.unit == "%" else nice_ceiling(max(values, default=0.0))
+    position = {number: index for index, number in enumerate(runs)}
+    span = max(len(runs) - 1, 1)
+
+    def x_of(number: int) -> float:
+        return LEFT + plot_w * position[number] / span
+
+    def y_of(value: float) -> float:
+        return TOP + plot_h * (1 - min(max(value / top_value, 0.0), 1.0))
+
+    lines: list[Line] = []
+    for index, series in enumerate(spec.series):
+        marks: list[Mark] = []
+        commands: list[str] = []
+        pen_down = False
+        for point in sorted(series.points, key=lambda p: position.get(p.run.number, -1)):
+            if point.run.number not in position:
+                continue
+            if point.value is None:
+                pen_down = False
+                continue
+            x, y = _coordinate(x_of(point.run.number)), _coordinate(y_of(point.value))
+            commands.append(f"{'L' if pen_down else 'M'}{x} {y}")
+            pen_down = True
+            marks.append(
+                Mark(
+                    x,
+                    y,
+                    point.run.number,
+                    format_value(point.value, spec.unit),
+                    point.trend.flagged,
+                )
+            )
+        last_y = float(marks[-1].y) if marks else TOP + plot_h
+        lines.append(
+            Line(
+                series.name,
+                index % STYLES + 1,
+                " ".join(commands),
+                tuple(marks),
+                _coordinate(last_y),
+            )
+        )
+    _spread_labels(lines, TOP + 4, TOP + plot_h)
+    y_ticks = tuple(
+        Tick(_coordinate(y_of(top_value * share)), format_value(top_value * share, spec.unit))
+        for share in (0, 0.5, 1)
+    )
+    x_ticks = tuple(
+        Tick(_coordinate(x_of(number)), str(number)) for number in _x_tick_runs(list(runs))
+    )
+    return Chart(
+        spec=spec,
+        width=WIDTH,
+        height=HEIGHT,
+        left=LEFT,
+        right=_coordinate(LEFT + plot_w),
+        label_x=_coordinate(LEFT + plot_w + 6),
+        top=TOP,
+        bottom=_coordinate(TOP + plot_h),
+        lines=tuple(lines),
+        y_ticks=y_ticks,
+        x_ticks=x_ticks,
+        flag_y=_coordinate(TOP + plot_h + 34),
+        flag_note=flag_note(lines),
+        description=describe_chart(spec, runs),
+        rows=_rows(spec, runs),
+    )
+
+
+MAX_NAMED = 8
+"""At most this many flagged runs are named per line under a chart; the table has them all."""
+
+
+def flag_note(lines: Sequence[Line]) -> str:
+    """`flagged: es in runs 9, 11; en in run 14`, or `no run flagged`."""
+    parts: list[str] = []
+    for line in lines:
+        flagged = [str(mark.run) for mark in line.marks if mark.flagged]
+        if not flagged:
+            continue
+        named = ", ".join(flagged[:MAX_NAMED])
+        more = f" and {len(flagged) - MAX_NAMED} more" if len(flagged) > MAX_NAMED else ""
+        parts.append(f"{line.name} in run{'s' if len(flagged) > 1 else ''} {named}{more}")
+    return "flagged: " + "; ".join(parts) if parts else "no run flagged"
+
+
+def _spread_labels(lines: list[Line], lowest: float, highest: float) -> None:
+    """Move the end labels apart (14 units at least) so two lines ending together stay legible."""
+    order = sorted(range(len(lines)), key=lambda i: (float(lines[i].label_y), i))
+    placed: list[float] = []
+    for i in order:
+        y = max(float(lines[i].label_y) + 4, lowest)
+        if placed and y - placed[-1] < 14:
+            y = placed[-1] + 14
+        placed.append(y)
+    overflow = max(placed[-1] - highest - 4, 0) if placed else 0
+    for i, y in zip(order, placed, strict=True):
+        line = lines[i]
+        lines[i] = Line(line.name, line.style, line.path, line.marks, _coordinate(y - overflow))
+
+
+def _x_tick_runs(runs: list[int]) -> list[int]:
+    if len(runs) <= 6:
+        return runs
+    step = -(-len(runs) // 5)
+    picked = runs[::step]
+    if picked[-1] != runs[-1]:
+        if runs.index(runs[-1]) - runs.index(picked[-1]) < step / 2:
+            picked[-1] = runs[-1]
+        else:
+            picked.append(runs[-1])
+    return picked
+
+
+def _rows(spec: ChartSpec, runs: Sequence[int]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    by_run = [{p.run.number: p for p in s.points} for s in spec.series]
+    rows: list[tuple[int, tuple[str, ...]]] = []
+    for number in runs:
+        cells: list[str] = []
+        for points in by_run:
+            point = points.get(number)
+            if point is None:
+                cells.append("not measured")
+            else:
+                text = format_value(point.value, spec.unit)
+                cells.append(f"{text}, flagged" if point.trend.flagged else text)
+        rows.append((number, tuple(cells)))
+    return tuple(rows)
+
+
+def describe_chart(spec: ChartSpec, runs: Sequence[int]) -> str:
+    """The chart's text alternative: each line's first and last value, and the flagged runs."""
+    if not runs:
+        return f"{spec.title}: no runs."
+    parts: list[str] = []
+    shown = set(runs)
+    for series in spec.series:
+        points = [p for p in series.points if p.run.number in shown]
+        measured = [p for p in points if p.value is not None]
+        if not measured:
+            parts.append(f"{series.name}: no values")
+            continue
+        first, last = measured[0], measured[-1]
+        flagged = [str(p.run.number) for p in points if p.trend.flagged]
+        parts.append(
+            f"{series.name} from {format_value(first.value, spec.unit)} in run "
+            f"{first.run.number} to {format_value(last.value, spec.unit)} in run "
+            f"{last.run.number}, "
+            + (f"flagged in run {', '.join(flagged)}" if flagged else "none flagged")
+        )
+    return f"{spec.title}, runs {runs[0]} to {runs[-1]}: " + "; ".join(parts) + "."
+
+
+# ---------------------------------------------------------------- template filters
+
+VERDICTS = frozenset({"pass", "fail", "withheld"})
+
+
+def when(moment: datetime) -> str:
+    """A stored time as the pages print it: to the second, `UTC` or its offset."""
+    offset = moment.utcoffset()
+    zone = "UTC" if offset is not None and not offset else moment.strftime("%z") or "local"
+    return f"{moment:%Y-%m-%d %H:%M:%S} {zone}"
+
+
+def verdict(value: str) -> Markup:
+    """A run's verdict in capitals, styled as the evidence page styles it when it is known."""
+    shown = escape(value.upper())
+    if value in VERDICTS:
+        return Markup(f'<strong class="status-{value}">{shown}</strong>')  # noqa: S704 - escaped
+    return Markup(f"<strong>{shown}</strong>")  # noqa: S704 - escaped above
+
+
+def labels(pairs: dict[str, str]) -> str:
+    """`key=value` pairs sorted by key, or `none`."""
+    return ", ".join(f"{key}={pairs[key]}" for key in sorted(pairs)) or "none"
+
+
+def metric(trend: Trend, value: float | None) -> str:
+    """One of a trend's numbers in the unit of its metric."""
+    unit = {PASS_RATE: "%", LATENCY_P50: "ms", LATENCY_P95: "ms"}.get(trend.metric, "tokens")
+    return format_value(value, unit)
