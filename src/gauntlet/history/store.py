@@ -568,9 +568,6 @@ def load_history(path: Path) -> History:
         HistoryError: as `open_history`, or a row that breaks the schema's rules.
     """
     with open_history(path) as connection:
-        problems = _file_problems(connection)
-        if problems:
-            raise HistoryError(located(str(path), "a damaged history", problems))
         runs = connection.execute(
             f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY started_at, key"  # noqa: S608 - constants
         ).fetchall()
@@ -588,7 +585,22 @@ def load_history(path: Path) -> History:
             f"SELECT {_CASE_COLUMNS} FROM cases JOIN runs ON runs.key = cases.run_key "  # noqa: S608
             "ORDER BY runs.started_at, runs.key, cases.position"
         ).fetchall()
-    problems = []
+        # Rows first, each named; then what only SQLite sees (pages, other rules, links).
+        history, problems = _records(runs, labels, suites, cases)
+        if not problems:
+            problems = _file_problems(connection)
+    if problems:
+        raise HistoryError(located(str(path), "a damaged history", problems))
+    return history
+
+
+def _records(
+    runs: list[tuple[Any, ...]],
+    labels: dict[str, dict[str, str]],
+    suites: dict[str, list[tuple[str, int]]],
+    cases: list[tuple[Any, ...]],
+) -> tuple[History, list[str]]:
+    problems: list[str] = []
     records = []
     for number, row in enumerate(runs, start=1):
         record = _run_record(row, number, labels.get(row[0], {}), suites.get(row[0], []))
@@ -606,9 +618,7 @@ def load_history(path: Path) -> History:
             )
         else:
             case_records.append(case)
-    if problems:
-        raise HistoryError(located(str(path), "a damaged history", problems))
-    return History(runs=tuple(records), cases=tuple(case_records))
+    return History(runs=tuple(records), cases=tuple(case_records)), problems
 
 
 def _file_problems(connection: sqlite3.Connection) -> list[str]:
