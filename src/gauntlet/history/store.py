@@ -18,7 +18,6 @@ import os
 import sqlite3
 import stat
 import statistics
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -383,19 +382,6 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
             connection.execute(f"PRAGMA user_version = {number}")
 
 
-def _set_wal(connection: sqlite3.Connection) -> None:
-    # Switching to WAL takes a lock of its own, which some SQLite versions do not wait for.
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            connection.execute("PRAGMA journal_mode = WAL").fetchone()
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)  # pragma: no cover - a race two fresh writers rarely lose
-
-
 @contextmanager
 def open_history(path: Path, *, create: bool = False) -> Iterator[sqlite3.Connection]:
     """A connection to the history at `path`, checked and upgraded to this schema.
@@ -427,7 +413,7 @@ def open_history(path: Path, *, create: bool = False) -> Iterator[sqlite3.Connec
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA foreign_keys = ON")
             _prepare(connection, path)
-            _set_wal(connection)
+            connection.execute("PRAGMA journal_mode = WAL").fetchone()  # waits as the others do
             yield connection
     except sqlite3.Error as exc:
         raise HistoryError(f"{path}: the history cannot be used: {printable(str(exc))}") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -461,3 +462,13 @@ def test_a_damaged_file_is_an_error_not_a_traceback(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(HistoryError, match=r"history\.sqlite: (a damaged history|the history)"):
         load_history(path)
+
+
+def test_a_transaction_sqlite_already_rolled_back_is_not_rolled_back_twice(
+    tmp_path: Path,
+) -> None:
+    with closing(sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)) as connection:
+        with pytest.raises(ValueError, match="the body's own error"), store._immediate(connection):
+            connection.execute("ROLLBACK")  # as SQLite does itself on some errors
+            raise ValueError("the body's own error")
+        assert not connection.in_transaction
