@@ -35,7 +35,7 @@ from gauntlet.targets.toy.defects import ToyDefect
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
     from gauntlet.evidence.pack import EvidencePack
-    from gauntlet.run.results import Shard, TargetInfo, WaiverInfo
+    from gauntlet.run.results import Results, Shard, TargetInfo, WaiverInfo
     from gauntlet.targets.contract import AsyncTarget
     from gauntlet.targets.http import Header
 
@@ -526,7 +526,7 @@ def _history_labels(history: Path | None, labels: list[str] | None) -> dict[str,
     return parsed
 
 
-def _append_to_history(history: Path, results: Any, labels: dict[str, str]) -> None:
+def _append_to_history(history: Path, results: Results, labels: dict[str, str]) -> None:
     from gauntlet.history.store import append_run
 
     appended = append_run(history, results, labels)
