@@ -19,7 +19,7 @@ endif
 export UV_PYTHON_DOWNLOADS := never
 
 .DEFAULT_GOAL := help
-.PHONY: help dev lock verify format-check lint types test actions format demo inventory schemas bench clean
+.PHONY: help dev lock verify format-check lint types test actions format demo inventory schemas bench clean demo-history
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -77,6 +77,9 @@ demo: $(STAMP) ## run the built-in suites against the toy, natively, through a t
 	$(BIN)/python scripts/demo_target.py
 	$(BIN)/python scripts/demo_judge.py
 	$(BIN)/python scripts/demo_policy.py
+
+demo-history: $(STAMP) ## build build/history/history.sqlite from 13 runs of the toy going from healthy to flaky to broken, and show it
+	$(BIN)/python scripts/demo_history.py
 
 inventory: $(STAMP) ## rewrite the README's gate inventory from the loaded suites
 	$(BIN)/gauntlet inventory --update README.md

@@ -1,19 +1,18 @@
 """Run histories built from results, for the Trends section's tests and golden files.
 
-`records_of` stands in for `gauntlet.history.store.records_of` (being written beside this):
-the same shape, so the report's code is tested before the store exists.
+`records_of` is the store's, with every case's latency set when asked: the toy answers in
+microseconds, so a history's latencies are written, not measured.
 """
 
 from __future__ import annotations
 
-import hashlib
-import statistics
+import dataclasses
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 
-from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.trends import TrendsEvidence, report_trends
+from gauntlet.history import store
 from gauntlet.history.records import CaseRecord, History, RunRecord
 from gauntlet.run.results import Results
 from gauntlet.targets.toy import ToyDefect
@@ -24,45 +23,11 @@ from . import evidence_fixtures as fx
 def records_of(
     results: Results, labels: Mapping[str, str], *, latency: float | None = None
 ) -> tuple[RunRecord, tuple[CaseRecord, ...]]:
-    """`results` as the history would store it; every case's latency `latency` if given."""
-    digest = results_digest(results)
-    key = hashlib.sha256(
-        f"{digest}|{results.started_at.isoformat()}|{results.run_id}".encode()
-    ).hexdigest()
-    run = RunRecord(
-        key=key,
-        number=0,
-        started_at=results.started_at,
-        finished_at=results.finished_at,
-        gauntlet_version=results.gauntlet_version,
-        target_kind=results.target.kind,
-        target_name=results.target.name,
-        target_fingerprint="0" * 64,
-        plan_digest=results.plan.digest,
-        suites=tuple((suite.suite, suite.version) for suite in results.suites),
-        results_digest=digest,
-        verdict=results.verdict.value,
-        labels=dict(labels),
-    )
-    cases = []
-    for case in results.cases:
-        latencies = [trial.latency_ms for trial in case.trials if trial.response is not None]
-        tokens = [trial.usage.total_tokens if trial.usage else None for trial in case.trials]
-        cases.append(
-            CaseRecord(
-                run_key=key,
-                suite=case.suite,
-                gate=case.gate.value,
-                case_id=case.case_id,
-                language=case.language,
-                outcome=case.outcome.value,
-                passes=case.passes,
-                repeats=case.repeats,
-                latency_ms=latency if latency is not None else statistics.median(latencies),
-                tokens=None if not tokens or None in tokens else sum(t or 0 for t in tokens),
-            )
-        )
-    return run, tuple(cases)
+    """`results` as the store keeps them; every case's latency `latency` if given."""
+    run, cases = store.records_of(results, labels)
+    if latency is None:
+        return run, cases
+    return run, tuple(dataclasses.replace(case, latency_ms=latency) for case in cases)
 
 
 def earlier(results: Results, hours: int) -> Results:

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 from rich.console import Console
@@ -125,6 +125,28 @@ def _main(
 ) -> None:
     _Options.show_traceback = show_traceback
 
+
+HistoryOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--history",
+        metavar="FILE",
+        help="A run-history file (SQLite, made when missing): the run is appended when it "
+        "finishes, whatever its verdict. See docs/history.md.",
+        show_default=False,
+    ),
+]
+LabelOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--label",
+        metavar="KEY=VALUE",
+        help="A label stored with the run in the history, such as branch=main or "
+        "commit=3f2a9c1 (repeatable). Keys: a lowercase letter, then lowercase letters, "
+        "digits, '_', '.' or '-'; values: one printable line of at most 200 characters.",
+        show_default=False,
+    ),
+]
 
 CasesOption = Annotated[
     list[Path] | None,
@@ -391,6 +413,8 @@ def run_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, only the summary.")
     ] = False,
+    history: HistoryOption = None,
+    label: LabelOption = None,
 ) -> None:
     """Ask the target every case, score the answers, write the results file, exit 0/1/2/4.
 
@@ -412,6 +436,7 @@ def run_command(
     _replace_out(out, inputs=given)
     part = _parse_shard(shard)
     _check_run_id(run_id)
+    run_labels = _history_labels(history, label)
     headers = [parse_header(spec, os.environ) for spec in header or []]
     if headers and http_url is None:
         raise UsageError(
@@ -479,7 +504,35 @@ def run_command(
     console = _stdout()
     for line in summary_lines(results, results_path=str(out)):
         console.print(line)
+    if history is not None:
+        _append_to_history(history, results, run_labels)
     raise typer.Exit(exit_code_for(results.verdict))
+
+
+def _history_labels(history: Path | None, labels: list[str] | None) -> dict[str, str]:
+    """The run's `--label`s, checked, and its `--history` file checked before anything is asked.
+
+    Raises:
+        UsageError: a bad label, or labels without a history to keep them.
+        HistoryError: the history could not be appended to.
+    """
+    from gauntlet.history.store import check_history, parse_labels
+
+    parsed = parse_labels(labels or [])
+    if history is None:
+        if parsed:
+            raise UsageError("--label is for a run kept in a history: give --history FILE")
+        return parsed
+    check_history(history)
+    return parsed
+
+
+def _append_to_history(history: Path, results: Results, labels: dict[str, str]) -> None:
+    from gauntlet.history.store import append_run
+
+    appended = append_run(history, results, labels)
+    said = "added as run" if appended.added else "already stored as run"
+    _stderr().print(f"history: {said} {appended.number} in {history}", markup=False)
 
 
 def _replace_out(out: Path, *, inputs: Sequence[Path] = ()) -> None:
@@ -1045,17 +1098,11 @@ def _report_trends(
     window: int | None,
     z_threshold: float | None,
     compare_on: str | None,
-    store: str = "gauntlet.history.store",
 ) -> TrendsEvidence | None:
-    """The Trends section `report --history` asks for, from the run store's two functions.
-
-    The store is looked up by name (`store`): `load_history(path) -> History` and
-    `records_of(results, labels) -> (RunRecord, cases)`.
-    """
-    import importlib
-
-    from gauntlet.evidence.trends import LoadHistory, RecordsOf, report_trends
+    """The Trends section `report --history` asks for: `results` against the stored runs."""
+    from gauntlet.evidence.trends import report_trends
     from gauntlet.history.stats import DEFAULT_THRESHOLD, DEFAULT_WINDOW
+    from gauntlet.history.store import load_history, records_of
 
     if history is None:
         given = [
@@ -1078,15 +1125,11 @@ def _report_trends(
         raise UsageError("--compare-on: a label name is needed")
     if not history.is_file():
         raise UsageError(f"--history {history}: no such file")
-    try:
-        module = importlib.import_module(store)
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"--history: this gauntlet has no run store ({store})") from exc
     return report_trends(
         results,
         history,
-        load_history=cast("LoadHistory", module.load_history),
-        records_of=cast("RecordsOf", module.records_of),
+        load_history=load_history,
+        records_of=records_of,
         window=DEFAULT_WINDOW if window is None else window,
         threshold=DEFAULT_THRESHOLD if z_threshold is None else z_threshold,
         compare_on=compare_on,
@@ -1363,6 +1406,127 @@ def site(
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
     _stderr().print(f"wrote {len(written)} files to {out}", markup=False)
+
+
+history_app = typer.Typer(
+    help="The run history: every run kept in one SQLite file, listed, shown and trended "
+    "(see docs/history.md). Exit codes: 0 done; 2 a bad flag, a results file that cannot be "
+    "read, or a history file that is not one (or from a newer gauntlet).",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+)
+app.add_typer(history_app, name="history")
+
+HistoryFileOption = Annotated[
+    Path,
+    typer.Option(
+        "--history",
+        metavar="FILE",
+        help="The run-history file (SQLite).",
+        show_default=False,
+    ),
+]
+
+
+@history_app.command("add")
+def history_add(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RESULTS...",
+            help="Results files to import, such as CI artifacts; each is checked as "
+            "`gauntlet report` checks one.",
+        ),
+    ],
+    history: HistoryFileOption,
+    label: LabelOption = None,
+) -> None:
+    """Import results files into the history (made when missing), each run once.
+
+    Every file is read and checked before anything is stored; then each is appended in its
+    own transaction and reported as `added as run N` or, when the history already holds it
+    (the same results, started at the same time, with the same run id and shard), `already
+    stored as run N`. Safe to run from several CI jobs at once on one file.
+    """
+    from gauntlet.history.store import append_run, check_history, parse_labels
+    from gauntlet.run.results_file import read_results
+
+    labels = parse_labels(label or [])
+    check_history(history)
+    read = [(path, read_results(path)) for path in results]
+    for path, run in read:
+        appended = append_run(history, run, labels)
+        said = "added as run" if appended.added else "already stored as run"
+        _echo(f"{path}: {said} {appended.number}")
+
+
+@history_app.command("list")
+def history_list(history: HistoryFileOption) -> None:
+    """List the stored runs, oldest first.
+
+    One line per run: its number, start (UTC), verdict, target, cases passed and labels.
+    """
+    from gauntlet.history.store import load_history
+    from gauntlet.history.views import list_lines
+
+    for line in list_lines(load_history(history)):
+        _echo(line)
+
+
+@history_app.command("show")
+def history_show(
+    run: Annotated[
+        str,
+        typer.Argument(
+            metavar="RUN", help="A run's number as `gauntlet history list` shows it, or latest."
+        ),
+    ],
+    history: HistoryFileOption,
+) -> None:
+    """Show one run: its facts and its cases counted per gate and language.
+
+    The facts: key, times, target and its fingerprint, plan and results digests, verdict,
+    labels and suites.
+    """
+    from gauntlet.history.store import load_history
+    from gauntlet.history.views import pick_run, show_lines
+
+    stored = load_history(history)
+    for line in show_lines(stored, pick_run(stored, run)):
+        _echo(line)
+
+
+@history_app.command("trend")
+def history_trend(
+    history: HistoryFileOption,
+    gate: Annotated[
+        str | None,
+        typer.Option("--gate", metavar="GATE", help="Only this gate's cases.", show_default=False),
+    ] = None,
+    language: Annotated[
+        str | None,
+        typer.Option(
+            "--language", metavar="LANG", help="Only cases in this language.", show_default=False
+        ),
+    ] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite", metavar="SUITE", help="Only this suite's cases.", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """The pass rate of each comparable run, oldest first, for a gate, language or suite.
+
+    Comparable runs asked the same plan (the same suites at the same versions, the same
+    cases) as the newest run; others are counted and left out. `asks passed` counts every
+    ask of a repeated case, so a flaky case shows there before it fails a whole case.
+    """
+    from gauntlet.history.store import load_history
+    from gauntlet.history.views import trend_lines
+
+    for line in trend_lines(load_history(history), gate=gate, language=language, suite=suite):
+        _echo(line)
 
 
 def _report(error: GauntletError, err: Console) -> None:

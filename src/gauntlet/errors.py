@@ -12,6 +12,7 @@ GauntletError                 every exception we raise on purpose -> exit 2
 ├── ConfigErrors              every ConfigError found in one load, reported together
 ├── UsageError                flags that cannot go together, or a value the CLI cannot use
 ├── ResultsError              a results file that cannot be written or read back
+├── HistoryError              a run-history file that cannot be opened, read or written
 ├── Interrupted               a signal stopped the run before any case was asked
 └── TargetError               the target could not be asked, or broke the contract
     ├── TargetImportError       --callable could not be imported, or is not a target
@@ -120,6 +121,10 @@ class UsageError(GauntletError):
 
 class ResultsError(GauntletError):
     """A results file that cannot be written, or read back as one."""
+
+
+class HistoryError(GauntletError):
+    """A run-history file that cannot be opened, read or written, or is not one at all."""
 
 
 class Interrupted(GauntletError):

@@ -8,7 +8,6 @@ drawn by a Jinja2 SVG template, so the same history always gives the same bytes.
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -136,35 +135,24 @@ class Dashboard:
     """Ranked: the least consistent first (pass share nearest one half), then most trials."""
 
 
-STORE_MODULE = "gauntlet.history.store"
-STATS_MODULE = "gauntlet.history.stats"
-
-
 def load_dashboard(path: Path) -> Dashboard:
     """Read the run history at `path` with the store and gather the dashboard from it.
 
-    The store and the statistics are looked up by name when called, so a build without them
-    refuses `--history` with a message instead of failing to import.
+    Imported here, not at the top: only a site built with `--history` needs SQLite.
 
     Raises:
-        UsageError: the store or the statistics are missing, or `path` is not a file.
+        UsageError: `path` is not a file.
         GauntletError: the store could not read the history (its own located error).
     """
-    try:
-        store = importlib.import_module(STORE_MODULE)
-        stats = importlib.import_module(STATS_MODULE)
-    except ImportError as exc:
-        raise UsageError(
-            f"--history: this build of gauntlet has no run history ({exc.name or STORE_MODULE} "
-            "is missing), so it cannot draw the dashboard; build the site without --history"
-        ) from None
+    from gauntlet.history import stats  # noqa: PLC0415
+    from gauntlet.history.store import load_history  # noqa: PLC0415
+
     if not path.is_file():
         raise UsageError(
             f"--history {path}: no such file; write one with `gauntlet run --history FILE` "
             "or `gauntlet history add RESULTS`"
         )
-    history: History = store.load_history(path)
-    return gather_dashboard(history, stats)
+    return gather_dashboard(load_history(path), stats)
 
 
 def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:

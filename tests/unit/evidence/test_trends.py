@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ from gauntlet.cli import _report_trends
 from gauntlet.evidence.pack import build_pack, pack_json, read_pack_json
 from gauntlet.evidence.trends import report_trends, trends_evidence, with_run
 from gauntlet.history.records import Family, History
+from gauntlet.history.store import append_run
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.results_file import write_results
 
@@ -133,25 +132,20 @@ def test_the_section_survives_the_json_round_trip() -> None:
     assert "## Trends" not in render_markdown(build_pack(fx.clean()))
 
 
-class _FakeStore:
-    """Installs a stand-in for `gauntlet.history.store` under a name of the test's."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-        module = types.ModuleType(name)
-        module.load_history = lambda path: tf.healthy_history()  # type: ignore[attr-defined]
-        module.records_of = tf.slow_records_of  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, name, module)
+def _stored(path: Path, hours: int = 10) -> Path:
+    """A real history file: the healthy toy's run, stored `hours` times an hour apart."""
+    for hour in range(hours, 0, -1):
+        append_run(path, tf.earlier(fx.clean(), hour), {"branch": "main"})
+    return path
 
 
-def test_the_cli_glue_loads_the_store_by_name(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    _FakeStore(monkeypatch, "fake_store_for_trends")
-    history = tmp_path / "history.sqlite"
-    history.write_bytes(b"")
-    trends = _report_trends(tf.regressed(), history, 4, -2.0, None, store="fake_store_for_trends")
+def test_the_cli_glue_reads_the_store(tmp_path: Path) -> None:
+    history = _stored(tmp_path / "history.sqlite")
+    trends = _report_trends(tf.regressed(), history, 4, -2.0, None)
     assert trends is not None
     assert (trends.window, trends.threshold, trends.history) == (4, -2.0, str(history))
+    flagged = [trend for trend in trends.flagged if trend.metric == "pass_rate"]
+    assert any(trend.gate == "grounding" for trend in flagged)
     assert _report_trends(tf.regressed(), None, None, None, None) is None
 
 
@@ -181,23 +175,12 @@ def test_the_cli_glue_refuses_bad_options(  # noqa: PLR0913 - one row of the tab
     assert type(raised.value).__name__ == "UsageError"
 
 
-def test_the_cli_glue_says_when_there_is_no_store(tmp_path: Path) -> None:
-    history = tmp_path / "h"
-    history.write_bytes(b"")
-    with pytest.raises(Exception, match="no run store") as raised:
-        _report_trends(fx.clean(), history, None, None, None, store="gauntlet.history.nowhere")
-    assert type(raised.value).__name__ == "UsageError"
-
-
 def test_report_with_history_writes_the_trends_section(
     run_cli: RunCli,  # noqa: F811 - the fixture
-    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    _FakeStore(monkeypatch, "gauntlet.history.store")
-    results, history = tmp_path / "results.json", tmp_path / "history.sqlite"
+    results, history = tmp_path / "results.json", _stored(tmp_path / "history.sqlite")
     write_results(tf.regressed(), results)
-    history.write_bytes(b"")
     done = run_cli("report", results, "--history", history, "--window", "20", "--z", "-1.5")
     assert done.code == 0, done.show()
     assert "## Trends" in done.stdout

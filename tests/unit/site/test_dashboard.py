@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import re
-import sys
-import types
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-from gauntlet.errors import UsageError
 from gauntlet.history.records import CaseRecord, Family, FlakyCase, History, Point, Trend
+from gauntlet.history.store import append_run
 from gauntlet.site import dashboard as board
 from gauntlet.site.build import (
     DASHBOARD_PAGE,
@@ -22,6 +20,9 @@ from gauntlet.site.build import (
     render_pages,
 )
 from gauntlet.site.content import SiteContent, gather_content
+from gauntlet.targets.toy import ToyDefect
+from tests import evidence_fixtures as fx
+from tests import trend_fixtures as tf
 from tests.cli_helpers import RunCli
 from tests.test_wording import find_endorsement_claims
 from tests.unit.site.pagecheck import LANDMARKS, Page, parse_page
@@ -29,7 +30,6 @@ from tests.unit.site.seeded_history import (
     FakeStats,
     make_run,
     seeded_dashboard,
-    seeded_history,
 )
 
 NAV_ITEM = '<li><a href="dashboard.html">Run history</a></li>\n'
@@ -431,56 +431,29 @@ def test_filters() -> None:
 # ---------------------------------------------------------------- the command line
 
 
-def _fake_history_modules(monkeypatch: pytest.MonkeyPatch, history: History) -> None:
-    store = types.ModuleType(board.STORE_MODULE)
-    store.load_history = lambda path: history  # type: ignore[attr-defined]
-    stats = types.ModuleType(board.STATS_MODULE)
-    fake = FakeStats()
-    stats.series = fake.series  # type: ignore[attr-defined]
-    stats.flaky_cases = fake.flaky_cases  # type: ignore[attr-defined]
-    stats.trends = fake.trends  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, board.STORE_MODULE, store)
-    monkeypatch.setitem(sys.modules, board.STATS_MODULE, stats)
+def _stored_history(path: Path) -> Path:
+    """A real history file: the healthy toy three times, then the toy dropping citations."""
+    for hour in (4, 3, 2):
+        append_run(path, tf.earlier(fx.clean(), hour), {"commit": f"c{hour}"})
+    append_run(path, fx.with_defect(ToyDefect.DROP_CITATIONS), {"commit": "c1"})
+    return path
 
 
 def test_site_history_builds_the_dashboard_through_the_store_and_stats(
-    run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run_cli: RunCli, tmp_path: Path
 ) -> None:
-    _fake_history_modules(monkeypatch, seeded_history(3))
-    history = tmp_path / "history.sqlite"
-    history.write_bytes(b"")
+    history = _stored_history(tmp_path / "history.sqlite")
     result = run_cli("site", "--out", tmp_path / "out", "--history", history)
     assert result.code == 0, result.show()
-    assert f"wrote {len(PAGES) + 1 + 1 + 3} files" in result.stderr
-    assert "flagged" in (tmp_path / "out" / "dashboard.html").read_text(encoding="utf-8")
+    assert f"wrote {len(PAGES) + 1 + 1 + 4} files" in result.stderr
+    dashboard = (tmp_path / "out" / "dashboard.html").read_text(encoding="utf-8")
+    assert "flagged" in dashboard
+    assert (tmp_path / "out" / "run-4.html").is_file()
 
 
-def test_site_history_refuses_a_missing_file(
-    run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _fake_history_modules(monkeypatch, seeded_history(3))
+def test_site_history_refuses_a_missing_file(run_cli: RunCli, tmp_path: Path) -> None:
     result = run_cli("site", "--out", tmp_path / "out", "--history", tmp_path / "none.sqlite")
     assert result.code == 2
     assert "none.sqlite: no such file" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out").exists()
-
-
-@pytest.mark.parametrize("missing", [board.STORE_MODULE, board.STATS_MODULE])
-def test_site_history_refuses_clearly_when_the_store_is_not_built_in(
-    run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str
-) -> None:
-    _fake_history_modules(monkeypatch, seeded_history(3))
-    monkeypatch.setitem(sys.modules, missing, None)  # importing it now raises ImportError
-    history = tmp_path / "history.sqlite"
-    history.write_bytes(b"")
-    result = run_cli("site", "--out", tmp_path / "out", "--history", history)
-    assert result.code == 2
-    assert f"no run history ({missing} is missing)" in result.stderr
-    assert not (tmp_path / "out").exists()
-
-
-def test_load_dashboard_names_the_module_it_lacks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, board.STORE_MODULE, None)
-    with pytest.raises(UsageError, match="cannot draw the dashboard"):
-        board.load_dashboard(Path("x"))

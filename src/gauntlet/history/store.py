@@ -1,0 +1,685 @@
+"""The run history on disk: one SQLite file, appended to by runs and imports, read back whole.
+
+Only the standard library's `sqlite3`. The file is marked as a gauntlet history by SQLite's
+own `application_id` header field and versioned by its `user_version`; opening a file an
+older gauntlet wrote upgrades it in place through `MIGRATIONS`, in one transaction, and a file
+from a newer gauntlet, or any other SQLite database, is refused unread. The journal is WAL and
+every connection waits up to `BUSY_TIMEOUT_MS` for a lock, so two CI jobs appending at once
+both land: each append is one `BEGIN IMMEDIATE` transaction. A run's key is a digest of what
+it observed and when (see `run_key`), so importing one results file twice stores one run.
+
+The schema, table by table and column by column, is in docs/history.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import stat
+import statistics
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gauntlet.display import printable
+from gauntlet.errors import HistoryError, UsageError
+from gauntlet.evidence.digest import canonical_json, results_digest
+from gauntlet.files import describe_kind
+from gauntlet.history.records import CaseRecord, History, RunRecord
+from gauntlet.run.results import Outcome, Results, Trial, Verdict
+from gauntlet.self_checked import located
+from gauntlet.targets.contract import Usage
+
+APPLICATION_ID = 0x47544C54
+"""`PRAGMA application_id` of a gauntlet history ("GTLT"): how a history is told apart from
+any other SQLite database."""
+BUSY_TIMEOUT_MS = 30_000
+"""How long a connection waits for another's lock before giving up (30 s)."""
+MIN_SQLITE = (3, 35, 0)
+"""The oldest SQLite the store runs on: migration 2 drops a column (3.35, March 2021)."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+LABEL_KEY = r"^[a-z][a-z0-9_.-]{0,63}$"
+"""What a label's key may be: `branch`, `commit`, `ci.job`."""
+MAX_LABEL_VALUE = 200
+"""The longest label value, in characters."""
+
+_OUTCOMES = ", ".join(f"'{outcome.value}'" for outcome in Outcome)
+_VERDICTS = ", ".join(f"'{verdict.value}'" for verdict in Verdict)
+_DIGIT = "[0-9]"
+_TIMESTAMP = (
+    f"{_DIGIT * 4}-{_DIGIT * 2}-{_DIGIT * 2}T{_DIGIT * 2}:{_DIGIT * 2}:{_DIGIT * 2}.{_DIGIT * 6}Z"
+)
+"""A GLOB for the one way times are written: UTC, microseconds, `Z`, so text order is time
+order."""
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_DIGEST = "sha256:" + "[0-9a-f]" * 64
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: runs (labels as a JSON object), their suites, cases and every ask of each case.
+    (
+        f"PRAGMA application_id = {APPLICATION_ID}",
+        f"""CREATE TABLE runs (
+            key TEXT PRIMARY KEY NOT NULL CHECK (key GLOB '{_DIGEST}'),
+            started_at TEXT NOT NULL CHECK (started_at GLOB '{_TIMESTAMP}'),
+            finished_at TEXT NOT NULL CHECK (finished_at GLOB '{_TIMESTAMP}'),
+            gauntlet_version TEXT NOT NULL,
+            target_kind TEXT NOT NULL,
+            target_name TEXT NOT NULL,
+            target_fingerprint TEXT NOT NULL CHECK (target_fingerprint GLOB '{_DIGEST}'),
+            plan_digest TEXT NOT NULL,
+            results_digest TEXT NOT NULL CHECK (results_digest GLOB '{_DIGEST}'),
+            verdict TEXT NOT NULL CHECK (verdict IN ({_VERDICTS})),
+            complete INTEGER NOT NULL CHECK (complete IN (0, 1)),
+            interrupted_by TEXT,
+            run_id TEXT,
+            shard_index INTEGER CHECK (shard_index IS NULL OR shard_index >= 1),
+            shard_count INTEGER CHECK (shard_count IS NULL OR shard_count >= shard_index),
+            labels TEXT NOT NULL DEFAULT '{{}}' CHECK (json_valid(labels))
+        )""",
+        """CREATE TABLE suites (
+            run_key TEXT NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (typeof(position) = 'integer' AND position >= 0),
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL CHECK (typeof(version) = 'integer' AND version >= 1),
+            PRIMARY KEY (run_key, name)
+        )""",
+        f"""CREATE TABLE cases (
+            run_key TEXT NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (typeof(position) = 'integer' AND position >= 0),
+            suite TEXT NOT NULL,
+            gate TEXT NOT NULL,
+            case_id TEXT NOT NULL,
+            language TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ({_OUTCOMES})),
+            passes INTEGER NOT NULL CHECK (typeof(passes) = 'integer' AND passes >= 0),
+            repeats INTEGER NOT NULL
+                CHECK (typeof(repeats) = 'integer' AND repeats >= 1 AND passes <= repeats),
+            latency_ms REAL CHECK (latency_ms IS NULL OR latency_ms >= 0),
+            tokens INTEGER CHECK (tokens IS NULL OR (typeof(tokens) = 'integer' AND tokens >= 0)),
+            PRIMARY KEY (run_key, suite, case_id)
+        )""",
+        f"""CREATE TABLE trials (
+            run_key TEXT NOT NULL,
+            suite TEXT NOT NULL,
+            case_id TEXT NOT NULL,
+            trial INTEGER NOT NULL CHECK (typeof(trial) = 'integer' AND trial >= 1),
+            outcome TEXT NOT NULL CHECK (outcome IN ({_OUTCOMES})),
+            latency_ms REAL NOT NULL CHECK (latency_ms >= 0),
+            tokens INTEGER CHECK (tokens IS NULL OR (typeof(tokens) = 'integer' AND tokens >= 0)),
+            PRIMARY KEY (run_key, suite, case_id, trial),
+            FOREIGN KEY (run_key, suite, case_id)
+                REFERENCES cases (run_key, suite, case_id) ON DELETE CASCADE
+        )""",
+    ),
+    # 2: labels move to their own table (one row per label, queryable), runs get an index
+    # in the order they are numbered.
+    (
+        f"""CREATE TABLE labels (
+            run_key TEXT NOT NULL REFERENCES runs (key) ON DELETE CASCADE,
+            key TEXT NOT NULL CHECK (
+                length(key) BETWEEN 1 AND 64 AND key GLOB '[a-z]*'
+                AND key NOT GLOB '*[^a-z0-9_.-]*'
+            ),
+            value TEXT NOT NULL
+                CHECK (typeof(value) = 'text' AND length(value) <= {MAX_LABEL_VALUE}),
+            PRIMARY KEY (run_key, key)
+        )""",
+        """INSERT INTO labels (run_key, key, value)
+            SELECT runs.key, label.key, label.value FROM runs, json_each(runs.labels) AS label""",
+        "ALTER TABLE runs DROP COLUMN labels",
+        "CREATE INDEX runs_in_order ON runs (started_at, key)",
+    ),
+)
+"""Every schema change, oldest first: applying steps `MIGRATIONS[v:]` to a version-`v` file
+brings it to `HISTORY_SCHEMA_VERSION`. A change is a new entry here, never an edit of one."""
+HISTORY_SCHEMA_VERSION = len(MIGRATIONS)
+"""The version of the history schema this gauntlet writes and the newest it opens."""
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What appending one run did."""
+
+    number: int
+    """The run's number in the history (oldest first) right after the append."""
+    added: bool
+    """False when the history already held this run (same key): nothing was written."""
+
+
+def parse_labels(specs: Sequence[str]) -> dict[str, str]:
+    """`--label key=value` options as a mapping, each checked.
+
+    Raises:
+        UsageError: a label without `=`, a key that is not `[a-z][a-z0-9_.-]*` (at most 64),
+            a value with a line break or control character or over `MAX_LABEL_VALUE`
+            characters, or a key given twice.
+    """
+    import re
+
+    labels: dict[str, str] = {}
+    for spec in specs:
+        shown = printable(spec)
+        key, sep, value = spec.partition("=")
+        if not sep:
+            raise UsageError(f"--label '{shown}': expected key=value, e.g. commit=3f2a9c1")
+        if not re.fullmatch(LABEL_KEY, key):
+            raise UsageError(
+                f"--label '{shown}': the key must be a lowercase letter, then lowercase "
+                "letters, digits, '_', '.' or '-' (at most 64), e.g. branch or ci.job"
+            )
+        if printable(value) != value:
+            raise UsageError(
+                f"--label '{shown}': the value holds a line break or control character; a "
+                "label is one line of printable text"
+            )
+        if len(value) > MAX_LABEL_VALUE:
+            raise UsageError(
+                f"--label {key}=...: the value is {len(value)} characters, over the "
+                f"{MAX_LABEL_VALUE} a label may hold"
+            )
+        if key in labels:
+            raise UsageError(f"--label {key}: given twice; a run has one value per label")
+        labels[key] = value
+    return labels
+
+
+def timestamp(moment: datetime) -> str:
+    """`moment` as the history writes times: UTC with microseconds, `2026-12-01T09:00:00.000000Z`.
+
+    A naive time is taken to be UTC already.
+    """
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime(_TIME_FORMAT)
+
+
+def _parse_timestamp(text: str) -> datetime:
+    return datetime.strptime(text, _TIME_FORMAT).replace(tzinfo=UTC)
+
+
+def _sha256(value: Any) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(value)).hexdigest()
+
+
+def run_key(results: Results) -> str:
+    """The run's identity in a history: sha256 over its results digest, start, run id, shard.
+
+    The same results file imported twice has one key; two runs that answered identically
+    (the same results digest) started at different times, so they are two runs.
+    """
+    shard = None if results.shard is None else f"{results.shard.index}/{results.shard.count}"
+    return _sha256(
+        {
+            "results_digest": results_digest(results),
+            "started_at": timestamp(results.started_at),
+            "run_id": results.run_id,
+            "shard": shard,
+        }
+    )
+
+
+def target_fingerprint(results: Results) -> str:
+    """sha256 over the target's kind, name, defects and target file: runs of one target."""
+    target = results.target
+    return _sha256(
+        {
+            "kind": target.kind,
+            "name": target.name,
+            "defects": sorted(target.defects),
+            "target_file": target.target_file,
+        }
+    )
+
+
+def _tokens(usage: Usage | None) -> int | None:
+    if usage is None:
+        return None
+    if usage.total_tokens is not None:
+        return usage.total_tokens
+    if usage.prompt_tokens is not None and usage.completion_tokens is not None:
+        return usage.prompt_tokens + usage.completion_tokens
+    return None
+
+
+def _case_latency(trials: Sequence[Trial]) -> float | None:
+    answered = [trial.latency_ms for trial in trials if trial.response is not None]
+    return statistics.median(answered) if answered else None
+
+
+def _case_tokens(trials: Sequence[Trial]) -> int | None:
+    counts = [_tokens(trial.usage) for trial in trials]
+    if not counts or any(count is None for count in counts):
+        return None
+    return sum(count for count in counts if count is not None)
+
+
+def records_of(
+    results: Results, labels: Mapping[str, str]
+) -> tuple[RunRecord, tuple[CaseRecord, ...]]:
+    """The run and its cases as the history keeps them. Pure.
+
+    The run's `number` is 0: a number is its place among the stored runs, given on reading.
+    """
+    key = run_key(results)
+    run = RunRecord(
+        key=key,
+        number=0,
+        started_at=results.started_at,
+        finished_at=results.finished_at,
+        gauntlet_version=results.gauntlet_version,
+        target_kind=results.target.kind,
+        target_name=results.target.name,
+        target_fingerprint=target_fingerprint(results),
+        plan_digest=results.plan.digest,
+        suites=tuple((suite.suite, suite.version) for suite in results.suites),
+        results_digest=results_digest(results),
+        verdict=results.verdict.value,
+        labels=dict(sorted(labels.items())),
+    )
+    cases = tuple(
+        CaseRecord(
+            run_key=key,
+            suite=case.suite,
+            gate=case.gate.value,
+            case_id=case.case_id,
+            language=case.language,
+            outcome=case.outcome.value,
+            passes=case.passes,
+            repeats=case.repeats,
+            latency_ms=_case_latency(case.trials),
+            tokens=_case_tokens(case.trials),
+        )
+        for case in results.cases
+    )
+    return run, cases
+
+
+# --- opening a file -------------------------------------------------------------------------
+
+
+def _check_path(path: Path, *, create: bool) -> None:
+    """Refuse a path that is not a regular file (or, to create, a free name in a directory)."""
+    for place in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            mode = place.lstat().st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise HistoryError(f"{place}: cannot open the history: {exc.strerror or exc}") from None
+        if stat.S_ISLNK(mode):
+            raise HistoryError(
+                f"{place}: is a symlink; gauntlet opens a history only as a regular file, "
+                "never through a link that could point it at any file"
+            )
+        if not stat.S_ISREG(mode):
+            raise HistoryError(
+                f"{place}: is {describe_kind(mode)}, not a history file; name a file"
+            )
+    if not path.exists():
+        if not create:
+            raise HistoryError(
+                f"{path}: no history there; `gauntlet run --history` or `gauntlet history add` "
+                "creates one"
+            )
+        if not path.parent.is_dir():
+            raise HistoryError(f"{path}: the directory {path.parent} does not exist")
+        return
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise HistoryError(
+            f"{path}: cannot open the history: permission denied (it must be readable and "
+            "writable: opening it may upgrade its schema)"
+        )
+    with path.open("rb") as handle:
+        head = handle.read(len(SQLITE_MAGIC))
+    if head and head != SQLITE_MAGIC:
+        raise HistoryError(
+            f"{path}: not a gauntlet history: not a SQLite database (its first bytes are "
+            f"{printable(repr(head[:8]))})"
+        )
+
+
+@contextmanager
+def _immediate(connection: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, taken at once (`BEGIN IMMEDIATE`): committed, or rolled back."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
+def _prepare(connection: sqlite3.Connection, path: Path) -> None:
+    """Check the file is a gauntlet history this gauntlet reads, and bring it up to date."""
+    with _immediate(connection):
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        tables = connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+        fresh = application_id == 0 and version == 0 and tables == 0
+        if not fresh and application_id != APPLICATION_ID:
+            raise HistoryError(
+                f"{path}: not a gauntlet history: a SQLite database of something else "
+                f"(application_id {application_id}, not {APPLICATION_ID}); gauntlet writes "
+                "runs only into a file it made"
+            )
+        if version > HISTORY_SCHEMA_VERSION:
+            raise HistoryError(
+                f"{path}: history schema version {version} is newer than this gauntlet reads "
+                f"(at most {HISTORY_SCHEMA_VERSION}); upgrade gauntlet to read it"
+            )
+        if version < 1 and not fresh:
+            raise HistoryError(f"{path}: not a gauntlet history: it has no schema version")
+        for number, steps in enumerate(MIGRATIONS[version:], start=version + 1):
+            for step in steps:
+                connection.execute(step)
+            connection.execute(f"PRAGMA user_version = {number}")
+
+
+@contextmanager
+def open_history(path: Path, *, create: bool = False) -> Iterator[sqlite3.Connection]:
+    """A connection to the history at `path`, checked and upgraded to this schema.
+
+    Args:
+        path: The history file.
+        create: Make the file when there is none (to append); else a missing file is refused.
+
+    Raises:
+        HistoryError: the path is a symlink, a directory or other non-file, is missing (and
+            not to be created), cannot be read and written, is not SQLite, is another
+            program's database, is from a newer gauntlet, or SQLite fails on it.
+    """
+    if sqlite3.sqlite_version_info < MIN_SQLITE:  # pragma: no cover - the machine's SQLite
+        raise HistoryError(
+            f"{path}: this Python's SQLite is {sqlite3.sqlite_version}; the run history needs "
+            f"{'.'.join(map(str, MIN_SQLITE))} or newer"
+        )
+    _check_path(path, create=create)
+    try:
+        with closing(
+            sqlite3.connect(
+                path.resolve().as_uri() + ("?mode=rwc" if create else "?mode=rw"),
+                uri=True,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+            )
+        ) as connection:
+            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            connection.execute("PRAGMA foreign_keys = ON")
+            _prepare(connection, path)
+            connection.execute("PRAGMA journal_mode = WAL").fetchone()  # waits as the others do
+            yield connection
+    except sqlite3.Error as exc:
+        raise HistoryError(f"{path}: the history cannot be used: {printable(str(exc))}") from None
+
+
+def check_history(path: Path) -> None:
+    """Refuse, before a run asks anything, a history it could not append to.
+
+    A file that is there is opened (and upgraded); a missing one needs only its directory.
+
+    Raises:
+        HistoryError: as `open_history`.
+    """
+    _check_path(path, create=True)
+    if path.exists():
+        with open_history(path):
+            pass
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def append_run(path: Path, results: Results, labels: Mapping[str, str]) -> Appended:
+    """Store one run (its suites, labels, cases and asks) in one transaction, once.
+
+    A run already stored (the same key) is left as it is, its labels too.
+
+    Raises:
+        HistoryError: as `open_history`, or the write fails.
+    """
+    run, cases = records_of(results, labels)
+    with open_history(path, create=True) as connection, _immediate(connection):
+        stored = connection.execute("SELECT 1 FROM runs WHERE key = ?", (run.key,)).fetchone()
+        if stored is None:
+            _insert(connection, run, cases, results)
+        number = connection.execute(
+            "SELECT count(*) FROM runs WHERE (started_at, key) <= (?, ?)",
+            (timestamp(run.started_at), run.key),
+        ).fetchone()[0]
+    return Appended(number=number, added=stored is None)
+
+
+def _insert(
+    connection: sqlite3.Connection,
+    run: RunRecord,
+    cases: Sequence[CaseRecord],
+    results: Results,
+) -> None:
+    shard = results.shard
+    connection.execute(
+        "INSERT INTO runs (key, started_at, finished_at, gauntlet_version, target_kind, "
+        "target_name, target_fingerprint, plan_digest, results_digest, verdict, complete, "
+        "interrupted_by, run_id, shard_index, shard_count) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            run.key,
+            timestamp(run.started_at),
+            timestamp(run.finished_at),
+            run.gauntlet_version,
+            run.target_kind,
+            run.target_name,
+            run.target_fingerprint,
+            run.plan_digest,
+            run.results_digest,
+            run.verdict,
+            int(results.complete),
+            results.interrupted_by,
+            results.run_id,
+            None if shard is None else shard.index,
+            None if shard is None else shard.count,
+        ),
+    )
+    connection.executemany(
+        "INSERT INTO suites (run_key, position, name, version) VALUES (?, ?, ?, ?)",
+        [(run.key, position, name, version) for position, (name, version) in enumerate(run.suites)],
+    )
+    connection.executemany(
+        "INSERT INTO labels (run_key, key, value) VALUES (?, ?, ?)",
+        [(run.key, key, value) for key, value in run.labels.items()],
+    )
+    connection.executemany(
+        "INSERT INTO cases (run_key, position, suite, gate, case_id, language, outcome, passes, "
+        "repeats, latency_ms, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                run.key,
+                result.index,
+                case.suite,
+                case.gate,
+                case.case_id,
+                case.language,
+                case.outcome,
+                case.passes,
+                case.repeats,
+                case.latency_ms,
+                case.tokens,
+            )
+            for case, result in zip(cases, results.cases, strict=True)
+        ],
+    )
+    connection.executemany(
+        "INSERT INTO trials (run_key, suite, case_id, trial, outcome, latency_ms, tokens) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                run.key,
+                result.suite,
+                result.case_id,
+                number,
+                trial.outcome.value,
+                trial.latency_ms,
+                _tokens(trial.usage),
+            )
+            for result in results.cases
+            for number, trial in enumerate(result.trials, start=1)
+        ],
+    )
+
+
+# --- reading --------------------------------------------------------------------------------
+
+_RUN_COLUMNS = (
+    "key, started_at, finished_at, gauntlet_version, target_kind, target_name, "
+    "target_fingerprint, plan_digest, results_digest, verdict"
+)
+_CASE_COLUMNS = (
+    "cases.run_key, suite, gate, case_id, language, outcome, passes, repeats, latency_ms, tokens"
+)
+
+
+def load_history(path: Path) -> History:
+    """Every stored run, oldest first (numbered 1, 2, ...), and their cases in run order.
+
+    Each row is checked as it is read, and the file's foreign keys and pages as a whole: a
+    row edited by hand into something gauntlet never writes is refused, located.
+
+    Raises:
+        HistoryError: as `open_history`, or a row that breaks the schema's rules.
+    """
+    with open_history(path) as connection:
+        runs = connection.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY started_at, key"  # noqa: S608 - constants
+        ).fetchall()
+        labels: dict[str, dict[str, str]] = {}
+        for run_key_, key, value in connection.execute(
+            "SELECT run_key, key, value FROM labels ORDER BY run_key, key"
+        ):
+            labels.setdefault(run_key_, {})[key] = value
+        suites: dict[str, list[tuple[str, int]]] = {}
+        for run_key_, name, version in connection.execute(
+            "SELECT run_key, name, version FROM suites ORDER BY run_key, position"
+        ):
+            suites.setdefault(run_key_, []).append((name, version))
+        cases = connection.execute(
+            f"SELECT {_CASE_COLUMNS} FROM cases JOIN runs ON runs.key = cases.run_key "  # noqa: S608
+            "ORDER BY runs.started_at, runs.key, cases.position"
+        ).fetchall()
+        # Rows first, each named; then what only SQLite sees (pages, other rules, links).
+        history, problems = _records(runs, labels, suites, cases)
+        if not problems:
+            problems = _file_problems(connection)
+    if problems:
+        raise HistoryError(located(str(path), "a damaged history", problems))
+    return history
+
+
+def _records(
+    runs: list[tuple[Any, ...]],
+    labels: dict[str, dict[str, str]],
+    suites: dict[str, list[tuple[str, int]]],
+    cases: list[tuple[Any, ...]],
+) -> tuple[History, list[str]]:
+    problems: list[str] = []
+    records = []
+    for number, row in enumerate(runs, start=1):
+        record = _run_record(row, number, labels.get(row[0], {}), suites.get(row[0], []))
+        if isinstance(record, str):
+            problems.append(f"table runs, run {number}: {record}")
+        else:
+            records.append(record)
+    numbers = {row[0]: number for number, row in enumerate(runs, start=1)}
+    case_records = []
+    for row in cases:
+        case = _case_record(row)
+        if isinstance(case, str):
+            problems.append(
+                f"table cases, run {numbers[row[0]]}, case {printable(str(row[3]))}: {case}"
+            )
+        else:
+            case_records.append(case)
+    return History(runs=tuple(records), cases=tuple(case_records)), problems
+
+
+def _file_problems(connection: sqlite3.Connection) -> list[str]:
+    checked = [row[0] for row in connection.execute("PRAGMA quick_check")]
+    if checked != ["ok"]:
+        return [f"SQLite's check: {printable(line)}" for line in checked]
+    return [
+        f"table {table}, row {rowid}: refers to a missing row of {parent}"
+        for table, rowid, parent, _ in connection.execute("PRAGMA foreign_key_check")
+    ]
+
+
+def _run_record(
+    row: tuple[Any, ...], number: int, labels: dict[str, str], suites: list[tuple[str, int]]
+) -> RunRecord | str:
+    (key, started, finished, version, kind, name, fingerprint, plan, digest, verdict) = row
+    texts = {
+        "key": key,
+        "started_at": started,
+        "finished_at": finished,
+        "gauntlet_version": version,
+        "target_kind": kind,
+        "target_name": name,
+        "target_fingerprint": fingerprint,
+        "plan_digest": plan,
+        "results_digest": digest,
+        "verdict": verdict,
+    }
+    for column, value in texts.items():
+        if not isinstance(value, str):
+            return f"{column}: {type(value).__name__} where text belongs"
+    try:
+        started_at, finished_at = _parse_timestamp(started), _parse_timestamp(finished)
+    except ValueError:
+        return "started_at or finished_at: not a time as gauntlet writes one (UTC, ...Z)"
+    if verdict not in {member.value for member in Verdict}:
+        return f"verdict: {printable(verdict)!r} is not one of {_VERDICTS}"
+    return RunRecord(
+        key=key,
+        number=number,
+        started_at=started_at,
+        finished_at=finished_at,
+        gauntlet_version=version,
+        target_kind=kind,
+        target_name=name,
+        target_fingerprint=fingerprint,
+        plan_digest=plan,
+        suites=tuple(suites),
+        results_digest=digest,
+        verdict=verdict,
+        labels=labels,
+    )
+
+
+def _case_record(row: tuple[Any, ...]) -> CaseRecord | str:
+    (key, suite, gate, case_id, language, outcome, passes, repeats, latency, tokens) = row
+    if not all(isinstance(text, str) for text in (suite, gate, case_id, language)):
+        return "suite, gate, case_id and language: text belongs in each"
+    if outcome not in {member.value for member in Outcome}:
+        return f"outcome: {printable(str(outcome))!r} is not one of {_OUTCOMES}"
+    if not (isinstance(passes, int) and isinstance(repeats, int) and 0 <= passes <= repeats):
+        return f"passes {passes!r} of repeats {repeats!r}: not 0 <= passes <= repeats"
+    if latency is not None and not (isinstance(latency, float) and latency >= 0):
+        return f"latency_ms: {latency!r} is not a number of milliseconds"
+    if tokens is not None and not (isinstance(tokens, int) and tokens >= 0):
+        return f"tokens: {tokens!r} is not a count"
+    return CaseRecord(
+        run_key=key,
+        suite=suite,
+        gate=gate,
+        case_id=case_id,
+        language=language,
+        outcome=outcome,
+        passes=passes,
+        repeats=repeats,
+        latency_ms=latency,
+        tokens=tokens,
+    )
