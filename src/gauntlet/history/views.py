@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from gauntlet.display import printable
 from gauntlet.errors import UsageError
-from gauntlet.history.records import CaseRecord, History, RunRecord
+from gauntlet.history.records import CaseRecord, History, RunRecord, Trend
+from gauntlet.history.stats import series
 from gauntlet.history.store import timestamp
 
 
@@ -177,6 +178,8 @@ def trend_lines(
 
     A run's pass rate is its passed cases over its cases in the slice (waived ones left
     out); `asks passed` counts each ask of a repeated case, so flakiness shows there first.
+    Each run is judged against the comparable runs before it by the statistics' z rule
+    (`gauntlet.history.stats.series`): its z, and `FLAGGED` with the rule when it is a drop.
 
     Raises:
         UsageError: the history is empty, or no comparable run has a case in the slice.
@@ -214,9 +217,27 @@ def trend_lines(
     )
     if left_out:
         head += f"; {left_out} {'run' if left_out == 1 else 'runs'} of other plans left out"
-    rows = [["run", "started", "verdict", "cases", "passed", "pass rate", "asks passed", "labels"]]
+    judged = {
+        point.run.key: point.trend
+        for point in series(history, metric="pass_rate", gate=gate, language=language, suite=suite)
+    }
+    rows = [
+        [
+            "run",
+            "started",
+            "verdict",
+            "cases",
+            "passed",
+            "pass rate",
+            "asks passed",
+            "z",
+            "trend",
+            "labels",
+        ]
+    ]
     for run in comparable:
         tally = counts(chosen(run))
+        trend = judged.get(run.key)
         rows.append(
             [
                 str(run.number),
@@ -226,7 +247,18 @@ def trend_lines(
                 str(tally.passed),
                 _rate(tally.pass_rate),
                 f"{tally.asks_passed}/{tally.asks}",
+                "" if trend is None or trend.z is None else f"{trend.z:+.2f}",
+                _judgement(trend),
                 printable(_labels(run)),
             ]
         )
-    return [head, *_table(rows, right=(0, 3, 4, 5, 6))]
+    return [head, *_table(rows, right=(0, 3, 4, 5, 6, 7))]
+
+
+def _judgement(trend: Trend | None) -> str:
+    """`FLAGGED: <rule>` for a flagged drop, `ok` otherwise, the rule when history is short."""
+    if trend is None:
+        return ""
+    if trend.flagged:
+        return f"FLAGGED: {trend.rule}"
+    return "ok" if trend.z is not None or trend.rule.startswith("flat") else trend.rule

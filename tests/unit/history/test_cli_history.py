@@ -230,6 +230,24 @@ def test_history_trend_prints_each_comparable_runs_pass_rate(
     assert rates == ["100.0%", "100.0%", f"{drifted:.1%}"]
 
 
+def test_history_trend_flags_a_drop_against_enough_history(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    # Two healthy runs are too few to judge the drifting third; a third healthy run before
+    # it makes three, and the flat history (every run 100%) flags any drop below it.
+    short = run_cli("history", "trend", "--gate", "golden", "--history", _history(tmp_path))
+    assert short.code == 0, short.show()
+    assert "not enough history: 2 comparable runs, 3 needed" in short.stdout.splitlines()[-1]
+    assert "FLAGGED" not in short.stdout
+    path = tmp_path / "history.sqlite"
+    append_run(path, later(clean(), 15), {"commit": "bbc"})
+    done = run_cli("history", "trend", "--gate", "golden", "--history", path)
+    assert done.code == 0, done.show()
+    *healthy, last = done.stdout.splitlines()[2:]
+    assert "FLAGGED: flat history" in last
+    assert all("FLAGGED" not in row for row in healthy)
+
+
 def test_history_trend_refuses_a_slice_no_run_has(run_cli: RunCli, tmp_path: Path) -> None:
     done = run_cli("history", "trend", "--gate", "nope", "--history", _history(tmp_path))
     assert done.code == 2
