@@ -351,7 +351,8 @@ def _judge(
     if current is None:
         rule = "no value in this run: no case counted for it"
     elif n < MIN_HISTORY or mean is None or sd is None:
-        rule = f"not enough history: {n} comparable runs, {MIN_HISTORY} needed"
+        runs = "run" if n == 1 else "runs"
+        rule = f"not enough history: {n} comparable {runs}, {MIN_HISTORY} needed"
     elif sd < FLAT:
         word = "above" if rise else "below"
         flagged = current > mean + FLAT if rise else current < mean - FLAT
