@@ -230,9 +230,7 @@ def test_history_trend_prints_each_comparable_runs_pass_rate(
     assert rates == ["100.0%", "100.0%", f"{drifted:.1%}"]
 
 
-def test_history_trend_flags_a_drop_against_enough_history(
-    run_cli: RunCli, tmp_path: Path
-) -> None:
+def test_history_trend_flags_a_drop_against_enough_history(run_cli: RunCli, tmp_path: Path) -> None:
     # Two healthy runs are too few to judge the drifting third; a third healthy run before
     # it makes three, and the flat history (every run 100%) flags any drop below it.
     short = run_cli("history", "trend", "--gate", "golden", "--history", _history(tmp_path))
