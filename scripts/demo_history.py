@@ -10,9 +10,8 @@ build/history/history.sqlite (made afresh) with `--label commit=... --label run=
 3. one run of the toy with a defect of another gate (`--toy-defect drop_citations`).
 
 Every run's clock is real. Then it prints `gauntlet history list` and two trends (the golden
-gate; grounding in Spanish),
-and, when this gauntlet's `site` takes `--history`, builds the dashboard in build/history/site.
-It exits 0 when every run exited 0 or 1 and the history holds all thirteen.
+gate; grounding in Spanish), each run judged against the runs before it, and builds the
+dashboard in build/history/site. It exits 0 when every run exited 0 or 1 and the history holds all thirteen.
 
 Run with the project's Python (`.venv/bin/python scripts/demo_history.py`).
 """
