@@ -10,8 +10,9 @@ build/history/history.sqlite (made afresh) with `--label commit=... --label run=
 3. one run of the toy with a defect of another gate (`--toy-defect drop_citations`).
 
 Every run's clock is real. Then it prints `gauntlet history list` and two trends (the golden
-gate; grounding in Spanish), each run judged against the runs before it, and builds the
-dashboard in build/history/site. It exits 0 when every run exited 0 or 1 and the history holds all thirteen.
+gate; grounding in Spanish), each run judged against the runs before it, writes the last
+run's evidence pack with its Trends section (`gauntlet report --history`) and prints that
+section, and builds the dashboard in build/history/site. It exits 0 when every run exited 0 or 1 and the history holds all thirteen.
 
 Run with the project's Python (`.venv/bin/python scripts/demo_history.py`).
 """
@@ -81,6 +82,19 @@ def main() -> int:
     gauntlet("history", "list", "--history", history)
     gauntlet("history", "trend", "--gate", "golden", "--history", history)
     gauntlet("history", "trend", "--gate", "grounding", "--language", "es", "--history", history)
+    last = str((OUT / f"results-{len(plan):02d}.json").relative_to(ROOT))
+    evidence = OUT / "evidence-trends.md"
+    if gauntlet("report", last, "--history", history, "--out", str(evidence.relative_to(ROOT))):
+        print("the last run's report could not be written")
+        return 1
+    markdown = evidence.read_text(encoding="utf-8").splitlines()
+    start = markdown.index("## Trends")
+    end = next(
+        (n for n in range(start + 1, len(markdown)) if markdown[n].startswith(("## ", "### Not"))),
+        None,
+    )
+    print("\n".join(line for line in markdown[start:end] if line.strip()), flush=True)
+    print(f"(the trends not flagged follow in {evidence.relative_to(ROOT)})", flush=True)
     if gauntlet("site", "--history", history, "--out", str((OUT / "site").relative_to(ROOT))):
         print("the dashboard could not be built")
         return 1
