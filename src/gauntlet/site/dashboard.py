@@ -132,7 +132,8 @@ class Dashboard:
     """p50 and p95 latency per run, over all cases."""
     tokens: ChartSpec
     flaky: tuple[FlakyCase, ...]
-    """Ranked: the least consistent first (pass share nearest one half), then most trials."""
+    """As the statistics rank them: the least consistent first (pass share nearest one half),
+    then most trials."""
 
 
 def load_dashboard(path: Path) -> Dashboard:
@@ -200,7 +201,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         pass_rates=pass_rates,
         latency=latency,
         tokens=tokens,
-        flaky=rank_flaky(stats.flaky_cases(history)),
+        flaky=tuple(stats.flaky_cases(history)),
     )
 
 
@@ -237,22 +238,6 @@ def count_cases(cases: Sequence[CaseRecord]) -> RunCounts:
         passed=sum(passed.values()),
         total=sum(totals.values()),
         cells={key: (passed[key], totals[key]) for key in sorted(totals)},
-    )
-
-
-def rank_flaky(cases: Sequence[FlakyCase]) -> tuple[FlakyCase, ...]:
-    """The least consistent first: pass share nearest one half, then most trials, then name."""
-    return tuple(
-        sorted(
-            cases,
-            key=lambda c: (
-                abs(c.passes / c.trials - 0.5) if c.trials else 0.5,
-                -c.trials,
-                c.suite,
-                c.case_id,
-                c.language,
-            ),
-        )
     )
 
 

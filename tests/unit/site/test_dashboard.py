@@ -303,17 +303,6 @@ def test_run_view_lists_what_did_not_pass_and_puts_safety_first() -> None:
     assert view.file == "run-1.html"
 
 
-def test_flaky_cases_are_ranked_least_consistent_first() -> None:
-    cases = [
-        FlakyCase("s", "g", "nine-of-ten", "en", 9, 10, 10),
-        FlakyCase("s", "g", "half-of-four", "en", 2, 4, 4),
-        FlakyCase("s", "g", "half-of-eight", "en", 4, 8, 8),
-        FlakyCase("s", "g", "none", "en", 0, 0, 0),
-    ]
-    ranked = [c.case_id for c in board.rank_flaky(cases)]
-    assert ranked == ["half-of-eight", "half-of-four", "nine-of-ten", "none"]
-
-
 def test_layout_places_values_and_leaves_gaps() -> None:
     spec = board.ChartSpec(
         "t",
