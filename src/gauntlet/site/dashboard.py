@@ -33,9 +33,9 @@ LATENCY_P50 = "latency_p50_ms"
 LATENCY_P95 = "latency_p95_ms"
 TOKENS = "tokens_per_case"
 
-PASSING = frozenset({"passed", "waived"})
-"""Outcomes a run does not list among its failing cases (a waived failure is shown as waived
-in the counts, not again as failing)."""
+WAIVED = "waived"
+"""A failure a live waiver covered: listed among the cases that did not pass, and left out of
+the counts, as its gate leaves it out of the pass rate."""
 
 # Chart geometry, in the SVG's own units: the viewBox is WIDTH x HEIGHT and scales to its box.
 WIDTH = 480
@@ -213,7 +213,7 @@ def run_view(history: History, run: RunRecord, trends: Sequence[Trend]) -> RunVi
         counts=count_cases(cases),
         failing=tuple(
             sorted(
-                (case for case in cases if case.outcome not in PASSING),
+                (case for case in cases if case.outcome != "passed"),
                 key=lambda c: (c.gate, c.suite, c.case_id, c.language),
             )
         ),
@@ -228,12 +228,16 @@ def run_view(history: History, run: RunRecord, trends: Sequence[Trend]) -> RunVi
 
 
 def count_cases(cases: Sequence[CaseRecord]) -> RunCounts:
-    """Passed (a waived failure counts as passed, as the gate counts it) over all cases."""
+    """Passed over the cases that count, overall and per gate and language.
+
+    A waived failure is left out of both, as its gate leaves it out of the pass rate; a cell
+    whose every case was waived is still shown, as 0/0.
+    """
     totals: Counter[tuple[str, str]] = Counter()
     passed: Counter[tuple[str, str]] = Counter()
     for case in cases:
-        totals[case.gate, case.language] += 1
-        passed[case.gate, case.language] += case.outcome in PASSING
+        totals[case.gate, case.language] += case.outcome != WAIVED
+        passed[case.gate, case.language] += case.outcome == "passed"
     return RunCounts(
         passed=sum(passed.values()),
         total=sum(totals.values()),

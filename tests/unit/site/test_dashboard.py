@@ -296,8 +296,10 @@ def test_run_view_lists_what_did_not_pass_and_puts_safety_first() -> None:
         _trend(flagged=True, family=Family.SAFETY),
     )
     view = board.run_view(History(runs=(run,), cases=cases), run, trends)
-    assert [c.outcome for c in view.failing] == ["not_run", "failed"]
-    assert view.counts.passed == 2 and view.counts.total == 4
+    # A waived failure did not pass: it is listed, and left out of the counts as its gate
+    # leaves it out of the pass rate (never counted as a pass).
+    assert [c.outcome for c in view.failing] == ["not_run", "waived", "failed"]
+    assert view.counts.passed == 1 and view.counts.total == 3
     assert [t.family for t in view.flagged] == [Family.SAFETY, Family.COMPETENCE, Family.COST]
     assert view.checked == 4
     assert view.file == "run-1.html"
