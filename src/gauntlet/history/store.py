@@ -336,7 +336,9 @@ def _check_path(path: Path, *, create: bool) -> None:
         )
     with path.open("rb") as handle:
         head = handle.read(len(SQLITE_MAGIC))
-    if head and head != SQLITE_MAGIC:
+    # Empty, or zeros: another writer may be creating the file this instant (its first page
+    # is being copied in). SQLite, under its locks, refuses the file if it stays that way.
+    if head.strip(b"\0") and head != SQLITE_MAGIC:
         raise HistoryError(
             f"{path}: not a gauntlet history: not a SQLite database (its first bytes are "
             f"{printable(repr(head[:8]))})"

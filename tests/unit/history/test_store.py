@@ -324,6 +324,17 @@ def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path: Path) -> None:
     assert not Path(f"{path}-wal").exists()
 
 
+def test_a_header_of_zeros_is_left_to_sqlite_which_refuses_it_if_it_stays(
+    tmp_path: Path,
+) -> None:
+    # A file another writer is creating can be read, for an instant, as zeros: the friendly
+    # check lets it through, and SQLite, under its locks, refuses a file that stays zeros.
+    path = tmp_path / "history.sqlite"
+    path.write_bytes(bytes(4096))
+    with pytest.raises(HistoryError, match="the history cannot be used: file is not a database"):
+        append_run(path, clean(), {})
+
+
 def test_another_programs_sqlite_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "app.db"
     with sqlite3.connect(path) as connection:
