@@ -11,7 +11,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any, NamedTuple, TypeVar
@@ -816,6 +816,48 @@ def located_schema_error(
     if error["type"] == "extra_forbidden":
         mark = document.key_marks.get(loc, mark)
     return ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
+
+
+@dataclass(frozen=True)
+class ListFileWords:
+    """How a list file (labels, waivers) words the errors every such file shares."""
+
+    whole: str
+    """What the whole file must be: `a waivers file must be a mapping of max_days and waivers`."""
+    keys: Mapping[int, tuple[str, list[str]]]
+    """By depth of a location: what is there (`a waiver`) and the keys it allows."""
+    patterns: Mapping[str, tuple[str, str | None]]
+    """By field: the message (`{value!r} is not a valid case id`) and hint of a bad value."""
+
+
+def describe_list_file(
+    words: ListFileWords, error: ErrorDetails, loc: Path, value: Any, document: Document
+) -> tuple[str, str | None] | None:
+    """The message and hint of an error every list file words alike.
+
+    A file that is not a mapping, an unknown key (with the nearest allowed one), the shared
+    value errors (`describe_common`), and a value breaking its field's pattern; pydantic's
+    None for anything else, which the file words itself.
+    """
+    kind = error["type"]
+    where = dotted(loc)
+    if kind in ("dict_type", "model_type") and not loc:
+        return f"{words.whole}, not {kind_of(value)}", None
+    if kind == "extra_forbidden":
+        what, allowed = words.keys.get(len(loc), ("here", []))
+        close = did_you_mean(str(loc[-1]), allowed)
+        return (
+            f"{where}: unknown key for {what}",
+            close or f"keys of {what} are: {', '.join(allowed)}",
+        )
+    common = describe_common(error, loc, document.plain_texts.get(loc))
+    if common is not None:
+        return common
+    if kind == "string_pattern_mismatch":
+        field = next((part for part in reversed(loc) if isinstance(part, str)), "")
+        pattern, hint = words.patterns.get(field, ("must not be blank", None))
+        return f"{where}: {pattern.format(value=value)}", hint
+    return None
 
 
 def did_you_mean(word: str, options: Sequence[str]) -> str | None:

@@ -31,8 +31,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from gauntlet.cases.loader import (
+    ListFileWords,
     SuiteSet,
-    describe_common,
+    describe_list_file,
     did_you_mean,
     dotted,
     kind_of,
@@ -381,6 +382,13 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
 }
 
 
+_WORDS = ListFileWords(
+    whole="a waivers file must be a mapping of max_days and waivers",
+    keys=_KEYS,
+    patterns=_PATTERN_MESSAGES,
+)
+
+
 def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
     """One pydantic error as a located, plain-language `ConfigSchemaError`."""
     return located_schema_error(error, document, source, _describe)
@@ -392,18 +400,6 @@ def _describe(
     kind = error["type"]
     where = dotted(loc)
     field = next((part for part in reversed(loc) if isinstance(part, str)), "")
-    if kind in ("dict_type", "model_type") and not loc:
-        return (
-            f"a waivers file must be a mapping of max_days and waivers, not {kind_of(value)}",
-            None,
-        )
-    if kind == "extra_forbidden":
-        what, allowed = _KEYS.get(len(loc), ("here", []))
-        close = did_you_mean(str(loc[-1]), allowed)
-        return (
-            f"{where}: unknown key for {what}",
-            close or f"keys of {what} are: {', '.join(allowed)}",
-        )
     if field == "max_days" and kind in ("greater_than_equal", "less_than_equal"):
         return (
             f"{where}: must be a whole number from 1 to {MAX_DAYS_LIMIT}, got {value!r}",
@@ -412,12 +408,9 @@ def _describe(
     if field in ("created", "expires") and kind == "string_type":
         shown = kind_of(value, document.plain_texts.get(loc))
         return f"{where}: expected a date written YYYY-MM-DD, got {shown}", None
-    common = describe_common(error, loc, document.plain_texts.get(loc))
-    if common is not None:
-        return common
-    if kind == "string_pattern_mismatch":
-        pattern, hint = _PATTERN_MESSAGES.get(field, ("must not be blank", None))
-        return f"{where}: {pattern.format(value=value)}", hint
+    shared = describe_list_file(_WORDS, error, loc, value, document)
+    if shared is not None:
+        return shared
     return f"{where}: {error['msg']}", None  # pragma: no cover - every rule is described above
 
 

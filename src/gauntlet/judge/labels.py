@@ -31,11 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from gauntlet.cases.loader import (
-    describe_common,
-    did_you_mean,
+    ListFileWords,
+    describe_list_file,
     dotted,
     find_case_files,
-    kind_of,
     located_schema_error,
     read_config_file,
     read_reworded,
@@ -386,6 +385,13 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
 }
 
 
+_WORDS = ListFileWords(
+    whole="a labels file must be a mapping of labels, version and items",
+    keys=_KEYS,
+    patterns=_PATTERN_MESSAGES,
+)
+
+
 def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
     """One pydantic error as a located, plain-language `ConfigSchemaError`."""
     return located_schema_error(error, document, source, _describe)
@@ -397,28 +403,13 @@ def _describe(
     kind = error["type"]
     where = dotted(loc)
     field = next((part for part in reversed(loc) if isinstance(part, str)), "")
-    if kind in ("dict_type", "model_type") and not loc:
-        return (
-            f"a labels file must be a mapping of labels, version and items, not {kind_of(value)}",
-            None,
-        )
-    if kind == "extra_forbidden":
-        what, allowed = _KEYS.get(len(loc), ("here", []))
-        close = did_you_mean(str(loc[-1]), allowed)
-        return (
-            f"{where}: unknown key for {what}",
-            close or f"keys of {what} are: {', '.join(allowed)}",
-        )
     if kind == "too_short" and field == "items":
         return f"{where}: a labels file needs at least one item", None
     if kind == "too_short" and field == "criteria":
         return f"{where}: a rubric item needs at least one criterion", None
-    common = describe_common(error, loc, document.plain_texts.get(loc))
-    if common is not None:
-        return common
-    if kind == "string_pattern_mismatch":
-        pattern, hint = _PATTERN_MESSAGES.get(field, ("must not be blank", None))
-        return f"{where}: {pattern.format(value=value)}", hint
+    shared = describe_list_file(_WORDS, error, loc, value, document)
+    if shared is not None:
+        return shared
     if kind == "greater_than_equal":
         return f"{where}: must be a whole number of at least 1, got {value!r}", None
     return f"{where}: {error['msg']}", None  # pragma: no cover - every rule is described above
