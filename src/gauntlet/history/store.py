@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 import stat
 import statistics
@@ -159,33 +160,33 @@ def parse_labels(specs: Sequence[str]) -> dict[str, str]:
             a value with a line break or control character or over `MAX_LABEL_VALUE`
             characters, or a key given twice.
     """
-    import re
-
     labels: dict[str, str] = {}
     for spec in specs:
-        shown = printable(spec)
+        shown = printable(spec if len(spec) <= 80 else spec[:80] + "...")
         key, sep, value = spec.partition("=")
         if not sep:
             raise UsageError(f"--label '{shown}': expected key=value, e.g. commit=3f2a9c1")
-        if not re.fullmatch(LABEL_KEY, key):
-            raise UsageError(
-                f"--label '{shown}': the key must be a lowercase letter, then lowercase "
-                "letters, digits, '_', '.' or '-' (at most 64), e.g. branch or ci.job"
-            )
-        if printable(value) != value:
-            raise UsageError(
-                f"--label '{shown}': the value holds a line break or control character; a "
-                "label is one line of printable text"
-            )
-        if len(value) > MAX_LABEL_VALUE:
-            raise UsageError(
-                f"--label {key}=...: the value is {len(value)} characters, over the "
-                f"{MAX_LABEL_VALUE} a label may hold"
-            )
+        broken = _label_problem(key, value)
+        if broken is not None:
+            raise UsageError(f"--label '{shown}': {broken}")
         if key in labels:
             raise UsageError(f"--label {key}: given twice; a run has one value per label")
         labels[key] = value
     return labels
+
+
+def _label_problem(key: object, value: object) -> str | None:
+    """Why a label breaks the rules (`--label`'s, and a stored row's); None when it keeps them."""
+    if not isinstance(key, str) or not re.fullmatch(LABEL_KEY, key):
+        return (
+            "the key must be a lowercase letter, then lowercase letters, digits, '_', '.' or "
+            "'-' (at most 64), e.g. branch or ci.job"
+        )
+    if not isinstance(value, str) or printable(value) != value:
+        return "the value holds a line break or control character; a label is one line of text"
+    if len(value) > MAX_LABEL_VALUE:
+        return f"the value is {len(value)} characters, over the {MAX_LABEL_VALUE} a label may hold"
+    return None
 
 
 def timestamp(moment: datetime) -> str:
@@ -644,6 +645,10 @@ def _run_record(
         return "started_at or finished_at: not a time as gauntlet writes one (UTC, ...Z)"
     if verdict not in {member.value for member in Verdict}:
         return f"verdict: {printable(verdict)!r} is not one of {_VERDICTS}"
+    for label, value in labels.items():
+        broken = _label_problem(label, value)
+        if broken is not None:
+            return f"label {printable(str(label))!r}: {broken}"
     return RunRecord(
         key=key,
         number=number,

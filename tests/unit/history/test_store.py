@@ -442,6 +442,14 @@ def test_the_schema_refuses_a_row_that_breaks_a_rule(tmp_path: Path) -> None:
         ("UPDATE cases SET language = x'03' WHERE position = 0", "text belongs in each"),
         ("UPDATE suites SET version = 0", "SQLite's check: CHECK constraint failed in suites"),
         (
+            "INSERT INTO labels SELECT key, 'commit', 'a' || char(27) || '[31mb' FROM runs",
+            "table runs, run 1: label 'commit': the value holds a line break or control",
+        ),
+        (
+            "INSERT INTO labels SELECT key, 'Bad Key', 'v' FROM runs",
+            "table runs, run 1: label 'bad key': the key must be a lowercase letter",
+        ),
+        (
             "INSERT INTO labels VALUES ('sha256:' || hex(zeroblob(32)), 'k', 'v')",
             "table labels, row 1: refers to a missing row of runs",
         ),
