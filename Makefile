@@ -19,7 +19,7 @@ endif
 export UV_PYTHON_DOWNLOADS := never
 
 .DEFAULT_GOAL := help
-.PHONY: help dev lock verify format-check lint types test actions format demo inventory schemas bench clean demo-history
+.PHONY: help dev lock verify format-check lint imports types test actions format demo inventory schemas bench clean demo-history
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -42,13 +42,16 @@ lock: ## re-resolve dependencies; export requirements.lock (everything) and acti
 		--no-emit-project --no-header --output-file action.lock
 	@rm -f uv.lock
 
-verify: format-check lint types test actions ## everything CI checks: format, lint, types, tests, zizmor
+verify: format-check lint imports types test actions ## everything CI checks: format, lint, import contracts, types, tests, zizmor
 
 format-check: $(STAMP)
 	$(BIN)/ruff format --check src tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
+
+imports: $(STAMP) ## check the one-way package order (import-linter contracts in pyproject.toml)
+	$(BIN)/lint-imports --no-cache
 
 types: $(STAMP)
 	$(BIN)/mypy

@@ -16,9 +16,10 @@ from pydantic import JsonValue
 
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import GateName, JudgeFamily
+from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
-from gauntlet.run.engine import NOT_ASKED, Observation, Planned, ask_one, plan, score
+from gauntlet.run.engine import ask_one
 from gauntlet.run.results import (
     CalibrationSummary,
     JudgeCheck,
@@ -27,8 +28,9 @@ from gauntlet.run.results import (
     Outcome,
     Results,
     TargetInfo,
-    WaiverInfo,
 )
+from gauntlet.run.schedule import Scheduled, schedule
+from gauntlet.run.scoring import NOT_ASKED, Observation, score
 from gauntlet.run.tally import summarize
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall, Usage
 from gauntlet.targets.toy import ToyDefect, make_toy
@@ -96,10 +98,10 @@ def _results(
     judged: Mapping[str, tuple[JudgeCheck, ...]] | None = None,
     judge: JudgeInfo | None = None,
 ) -> Results:
-    run_plan = plan(suites, repeat=repeat)
+    run_plan = schedule(suites, repeat=repeat)
     target = _Answerer(answer, name)
 
-    async def observe(item: Planned) -> Observation:
+    async def observe(item: Scheduled) -> Observation:
         # Asked one at a time, in order, with no timing: the fixture is the same every time.
         # The judge's checks are given, as if a judge had made them; scoring keeps them only
         # where the gate passed the answer.

@@ -17,9 +17,9 @@ from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import GateName
 from gauntlet.gates import judge
-from gauntlet.gates.readability import SILENT_SHAPES
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
+from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
 

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 
-from gauntlet.evidence.trends import TrendsEvidence, report_trends
+from gauntlet.evidence.trends import TrendsEvidence
 from gauntlet.history import store
 from gauntlet.history.records import CaseRecord, History, RunRecord
+from gauntlet.history.trends import report_trends
 from gauntlet.run.results import Results
 from gauntlet.targets.toy import ToyDefect
 

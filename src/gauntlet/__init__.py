@@ -3,7 +3,7 @@
 from importlib import import_module as _import_module
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from gauntlet.version import __version__
 
 if TYPE_CHECKING:  # explicit re-exports (`X as X`) for type checkers; loaded lazily below
     from gauntlet.cases.loader import LoadedSuite as LoadedSuite

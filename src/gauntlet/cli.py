@@ -19,7 +19,6 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from gauntlet import __version__
 from gauntlet.defaults import (
     DEFAULT_CONCURRENCY,
     DEFAULT_RETRIES,
@@ -31,12 +30,14 @@ from gauntlet.errors import ConfigErrors, ExitCode, GauntletError, UsageError
 from gauntlet.judge.toy import JudgeDefect
 from gauntlet.redact import MIN_SECRET_LENGTH, Redactor
 from gauntlet.targets.toy.defects import ToyDefect
+from gauntlet.version import __version__
 
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
+    from gauntlet.cases.waivers import WaiverInfo
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.evidence.trends import TrendsEvidence
-    from gauntlet.run.results import Results, Shard, TargetInfo, WaiverInfo
+    from gauntlet.run.results import Results, Shard, TargetInfo
     from gauntlet.targets.contract import AsyncTarget
     from gauntlet.targets.http import Header
 
@@ -777,7 +778,7 @@ def probe(
     field those suites need is supplied; 2 otherwise.
     """
     from gauntlet.cases.model import LANGUAGE_PATTERN
-    from gauntlet.targets.probe import probe_target, report_lines
+    from gauntlet.run.probe import probe_target, report_lines
     from gauntlet.targets.target_file import load_target_file
 
     if not re.fullmatch(LANGUAGE_PATTERN, language):
@@ -1100,9 +1101,9 @@ def _report_trends(
     compare_on: str | None,
 ) -> TrendsEvidence | None:
     """The Trends section `report --history` asks for: `results` against the stored runs."""
-    from gauntlet.evidence.trends import report_trends
     from gauntlet.history.stats import DEFAULT_THRESHOLD, DEFAULT_WINDOW
     from gauntlet.history.store import load_history, records_of
+    from gauntlet.history.trends import report_trends
 
     if history is None:
         given = [

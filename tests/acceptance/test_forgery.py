@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from gauntlet.cases.loader import load_suites
-from gauntlet.run.engine import plan
 from gauntlet.run.journal import Journal
 from gauntlet.run.results_file import read_results
+from gauntlet.run.schedule import schedule
 
 from ..cli_helpers import RunCli
 from ..unit.cases.suite_text import grounding_suite
@@ -109,7 +109,7 @@ def test_resume_refuses_a_journal_made_before_a_case_changed(
     journal = tmp_path / "results.json.journal"
     finished = read_results(out)
     writer = Journal(journal, resume=False)
-    writer.start(plan(load_suites([cases])).plan, None, finished.target.name)
+    writer.start(schedule(load_suites([cases])).plan, None, finished.target.name)
     writer.append(finished.cases[0])
     writer.close(remove=False)
     out.unlink()

@@ -46,7 +46,7 @@ from gauntlet.cases.loader import (
 from gauntlet.cases.model import GateName, Identifier, Text
 from gauntlet.cases.yaml_nodes import Document, Mark, Path
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
-from gauntlet.run.results import WaiverInfo
+from gauntlet.record import Reason, Record
 
 DEFAULT_MAX_DAYS = 90
 """How long a waiver may run, from `created` to `expires`, when the file does not say."""
@@ -426,3 +426,26 @@ __all__ = [
     "parse_waivers",
     "waivers_schema",
 ]
+
+
+class WaiverInfo(Record):
+    """A waiver as loaded from the waivers file: enough to apply it again without the file."""
+
+    case: Identifier | None
+    """The case it covers; None when it covers a whole suite."""
+    suite: Identifier | None
+    """The suite all of whose cases it covers; None when it covers one case."""
+    reason: Reason
+    owner: Reason
+    """Who decided to ship with the failure."""
+    ticket: Reason
+    """Where the decision is tracked: an http(s) URL."""
+    created: date
+    expires: date
+    """The last day the waiver is live (through the end of that day, UTC)."""
+    gates: tuple[GateName, ...] | None
+    """The gates it may apply to; None for any."""
+    source: str
+    """The waivers file, as named on the command line."""
+    line: int
+    """The line of the waiver in `source`."""

@@ -14,9 +14,9 @@ without waivers has the digest it had before waivers existed.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
+from gauntlet.canonical import canonical_json
 from gauntlet.run.results import CaseResult, Results
 from gauntlet.targets.contract import TargetResponse
 
@@ -52,13 +52,6 @@ def _response(response: TargetResponse) -> dict[str, Any]:
     return response.model_dump(
         mode="json", exclude={"tool_calls"} if response.tool_calls is None else None
     )
-
-
-def canonical_json(value: Any) -> bytes:
-    """JSON with sorted keys and no insignificant whitespace, as UTF-8."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
 
 
 def results_digest(results: Results) -> str:

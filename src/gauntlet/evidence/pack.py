@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gauntlet import __version__
+from gauntlet.canonical import canonical_text
 from gauntlet.cases.model import GateName, GoldenMatch, ParityRule
 from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.digest import results_digest
@@ -42,7 +42,8 @@ from gauntlet.run.results import (
 from gauntlet.run.tally import PairCheck, count_outcomes, pair_checks
 from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, total_usage
 from gauntlet.targets.spec import FieldName
-from gauntlet.trajectory.scoring import Call, canonical, group_steps
+from gauntlet.trajectory.scoring import Call, group_steps
+from gauntlet.version import __version__
 
 EVIDENCE_SCHEMA_VERSION = 7
 """The version of the evidence format this gauntlet writes.
@@ -886,7 +887,7 @@ def _calls(
         ToolCallEvidence(
             step=None if steps is None else steps[index] + 1,
             tool=_shown(call.name, TOOL_SHOWN),
-            arguments=_shown(canonical(call.arguments), ARGUMENTS_SHOWN),
+            arguments=_shown(canonical_text(call.arguments), ARGUMENTS_SHOWN),
             output=None if call.output is None else _shown(_text(call.output), OUTPUT_SHOWN),
             error=None if call.error is None else _shown(call.error, OUTPUT_SHOWN),
             departed=steps is not None and steps[index] == departed,
@@ -934,7 +935,7 @@ def _rounded(value: float | None) -> float | None:
 
 
 def _text(output: object) -> str:
-    return output if isinstance(output, str) else canonical(output)
+    return output if isinstance(output, str) else canonical_text(output)
 
 
 def _shown(text: str, limit: int) -> str:

@@ -1,42 +1,26 @@
-"""The evidence pack's Trends section: the reported run against its stored history. Pure.
+"""The evidence pack's Trends section, as recorded: a run against its stored history.
 
-`gauntlet report --history FILE` loads the history, adds the run being reported to it in
-memory when the history does not already hold it (by key), and judges that run against the
-comparable runs before it with `gauntlet.history.stats`. The figures are rounded to 4 places
-here, as the rest of the pack's are, so the JSON stays stable; each rule is the statistics'
-own sentence, with the numbers it was decided on.
+The records only; `gauntlet.history.trends` builds them from a history with the statistics of
+`gauntlet.history.stats`, and the renderers read them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
-
-from gauntlet.history.records import CaseRecord, Family, History, RunRecord
-from gauntlet.history.stats import (
-    DEFAULT_ALPHA,
-    DEFAULT_THRESHOLD,
-    DEFAULT_WINDOW,
-    MIN_HISTORY,
-    case_regressions,
-    comparable_runs,
-    trends,
-)
-from gauntlet.run.results import Results
-
-LoadHistory = Callable[[Path], History]
-"""`gauntlet.history.store.load_history`: the stored runs, oldest first."""
-RecordsOf = Callable[[Results, Mapping[str, str]], tuple[RunRecord, tuple[CaseRecord, ...]]]
-"""`gauntlet.history.store.records_of`: a results file as the history would store it."""
+from gauntlet.record import Record
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+class Family(StrEnum):
+    """Which side of the gate a metric belongs to: safety flags are listed first."""
+
+    SAFETY = "safety"
+    COMPETENCE = "competence"
+    COST = "cost"
+    """Latency and tokens."""
 
 
-class TrendEvidence(_Record):
+class TrendEvidence(Record):
     """One metric of this run against its comparable history."""
 
     metric: str
@@ -61,7 +45,7 @@ class TrendEvidence(_Record):
     """The rule applied, with its numbers: `z = -2.31 <= -1.5 over 12 comparable runs (...)`."""
 
 
-class CaseRegressionEvidence(_Record):
+class CaseRegressionEvidence(Record):
     """A case failing asks now that passed its history, with an exact binomial test."""
 
     suite: str
@@ -79,7 +63,7 @@ class CaseRegressionEvidence(_Record):
     rule: str
 
 
-class TrendsEvidence(_Record):
+class TrendsEvidence(Record):
     """This run against the runs before it in a stored history."""
 
     history: str
@@ -109,107 +93,3 @@ class TrendsEvidence(_Record):
     def flagged(self) -> tuple[TrendEvidence, ...]:
         """The trends flagged, in the order listed."""
         return tuple(trend for trend in self.trends if trend.flagged)
-
-
-def trends_evidence(  # noqa: PLR0913 - every option of the report's Trends section
-    history: History,
-    run_key: str,
-    *,
-    path: str,
-    added: bool = False,
-    window: int = DEFAULT_WINDOW,
-    threshold: float = DEFAULT_THRESHOLD,
-    compare_on: str | None = None,
-    alpha: float = DEFAULT_ALPHA,
-) -> TrendsEvidence:
-    """The Trends section for the run `run_key` of `history`."""
-    run = next(run for run in history.runs if run.key == run_key)
-    found = trends(history, run_key, window=window, threshold=threshold, compare_on=compare_on)
-    regressions = case_regressions(
-        history, run_key, window=window, alpha=alpha, compare_on=compare_on
-    )
-    return TrendsEvidence(
-        history=path,
-        run_key=run_key,
-        added=added,
-        window=window,
-        threshold=threshold,
-        compare_on=compare_on,
-        alpha=alpha,
-        min_history=MIN_HISTORY,
-        comparable_runs=len(comparable_runs(history, run, window=window, compare_on=compare_on)),
-        trends=tuple(
-            TrendEvidence(
-                metric=trend.metric,
-                family=trend.family,
-                gate=trend.gate,
-                language=trend.language,
-                suite=trend.suite,
-                current=_round(trend.current),
-                history=tuple(round(value, 4) for value in trend.history),
-                mean=_round(trend.mean),
-                stdev=_round(trend.stdev),
-                z=_round(trend.z),
-                flagged=trend.flagged,
-                rule=trend.rule,
-            )
-            for trend in found
-        ),
-        case_regressions=tuple(
-            CaseRegressionEvidence(
-                suite=found.suite,
-                gate=found.gate,
-                case_id=found.case_id,
-                language=found.language,
-                passed_before=found.passed_before,
-                trials_before=found.trials_before,
-                failed_now=found.failed_now,
-                trials_now=found.trials_now,
-                p_value=float(f"{found.p_value:.6g}"),
-                flagged=found.flagged,
-                rule=found.rule,
-            )
-            for found in regressions
-        ),
-    )
-
-
-def with_run(
-    history: History, run: RunRecord, cases: tuple[CaseRecord, ...]
-) -> tuple[History, bool]:
-    """The history with `run` added in memory unless it holds it already (by key).
-
-    Returns the history and whether the run was added. The runs stay oldest first.
-    """
-    if any(stored.key == run.key for stored in history.runs):
-        return history, False
-    runs = sorted((*history.runs, run), key=lambda r: (r.started_at, r.key))
-    return History(runs=tuple(runs), cases=(*history.cases, *cases)), True
-
-
-def report_trends(  # noqa: PLR0913 - the report's options, and the store's two functions
-    results: Results,
-    path: Path,
-    *,
-    load_history: LoadHistory,
-    records_of: RecordsOf,
-    window: int = DEFAULT_WINDOW,
-    threshold: float = DEFAULT_THRESHOLD,
-    compare_on: str | None = None,
-) -> TrendsEvidence:
-    """What `gauntlet report --history` adds: `results` judged against the stored history."""
-    run, cases = records_of(results, {})
-    history, added = with_run(load_history(path), run, cases)
-    return trends_evidence(
-        history,
-        run.key,
-        path=str(path),
-        added=added,
-        window=window,
-        threshold=threshold,
-        compare_on=compare_on,
-    )
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from gauntlet.cases.model import AdversarialCase
 from gauntlet.gates.judgement import Judgement, TrajectoryScores
-from gauntlet.gates.matching import markers_found
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.reasons import conclude, quoted, unreadable
 from gauntlet.gates.trajectory import NOT_REPORTED, forbidden, observed, pattern
+from gauntlet.matching import markers_found
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.trajectory import scoring
 

@@ -4,7 +4,7 @@ Aligned to SAM 4986.10 "Privacy Disclosures": a disclaimer that the resident is 
 an automated assistant, how to reach a person, and a way to opt out and speak to one. The
 suite names the elements and, per language, the markers that show each; an answer shows an
 element when any of its markers is in it, matched as `must_contain` is (see
-`gauntlet.gates.matching.normalise`).
+`gauntlet.matching.normalise`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 from gauntlet.cases.model import DisclosureCase
 from gauntlet.gates.judgement import Judgement
-from gauntlet.gates.matching import markers_found
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, unreadable
+from gauntlet.matching import markers_found
 from gauntlet.targets.contract import TargetResponse
 
 REFUSED = "refused, so it told the resident nothing"

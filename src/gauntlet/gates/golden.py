@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from gauntlet.cases.model import GoldenCase
 from gauntlet.gates.judgement import Judgement
-from gauntlet.gates.matching import collapse_whitespace
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, shown, unreadable
+from gauntlet.matching import collapse_whitespace
 from gauntlet.targets.contract import TargetResponse
 
 

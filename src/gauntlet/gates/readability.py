@@ -7,22 +7,6 @@ import re
 from gauntlet.invisible import remove_invisible
 from gauntlet.targets.contract import TargetResponse
 
-SILENT_SHAPES: tuple[str, ...] = (
-    "",
-    "   ",
-    "...",
-    "…",
-    "\u200b",
-    "\u00a0",
-    "\u200b\u200c\u2060",
-    "\u3164",
-    "\u2800",
-    "🙂",
-    "[1]",
-    "[RB-001]",
-)
-"""Answers that say nothing, in shapes targets produce: every gate must fail each of them."""
-
 _NUMBER = r"\^?[0-9]+"
 _SOURCE_ID = r"[A-Za-z]+[-_.]?[0-9]+(?:[-_.][A-Za-z0-9]+)*"
 _ITEMS = rf"\s*(?:{_NUMBER}|{_SOURCE_ID})(?:\s*[,;]\s*(?:{_NUMBER}|{_SOURCE_ID}))*\s*"

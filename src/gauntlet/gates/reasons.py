@@ -6,8 +6,8 @@ from collections.abc import Iterable
 
 from gauntlet.display import masked
 from gauntlet.gates.judgement import Judgement, failed, passed
-from gauntlet.gates.matching import markers_missing
 from gauntlet.invisible import escape_invisible
+from gauntlet.matching import markers_missing
 
 SHOWN_LIMIT = 200
 """Characters of an answer a reason shows before cutting it off."""

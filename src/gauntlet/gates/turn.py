@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 from gauntlet.cases.model import Turn
 from gauntlet.gates.judgement import Judgement
-from gauntlet.gates.matching import markers_found
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.reasons import conclude, missing_markers, quoted, shown, unreadable
+from gauntlet.matching import markers_found
 from gauntlet.targets.contract import TargetResponse
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
+
+from gauntlet.evidence.trends import Family
 
 
 @dataclass(frozen=True)
@@ -66,15 +67,6 @@ class History:
 
     runs: tuple[RunRecord, ...]
     cases: tuple[CaseRecord, ...]
-
-
-class Family(StrEnum):
-    """Which side of the gate a metric belongs to: safety flags are listed first."""
-
-    SAFETY = "safety"
-    COMPETENCE = "competence"
-    COST = "cost"
-    """Latency and tokens."""
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,10 @@ from datetime import datetime
 from statistics import fmean, stdev
 
 from gauntlet.evidence.drift import SAFETY_GATES
+from gauntlet.evidence.trends import Family
 from gauntlet.history.records import (
     CaseRecord,
     CaseRegression,
-    Family,
     FlakyCase,
     History,
     Point,

@@ -26,9 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gauntlet.canonical import canonical_json
 from gauntlet.display import printable
 from gauntlet.errors import HistoryError, UsageError
-from gauntlet.evidence.digest import canonical_json, results_digest
+from gauntlet.evidence.digest import results_digest
 from gauntlet.files import describe_kind
 from gauntlet.history.records import CaseRecord, History, RunRecord
 from gauntlet.run.results import Outcome, Results, Trial, Verdict

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from gauntlet.run.tally import Z_95, wilson_bounds
+from gauntlet.proportions import Z_95, wilson_bounds
 
 Label = Literal["pass", "fail"]
 """A verdict on one criterion, by the judge or by a person."""

@@ -34,7 +34,6 @@ from typing import Annotated, Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 from rich.text import Text
 
-from gauntlet import __version__
 from gauntlet.display import clipped, printable
 from gauntlet.errors import GauntletError, TargetContractError, UsageError
 from gauntlet.files import read_or_raise, write_atomically
@@ -63,7 +62,8 @@ from gauntlet.judge.pairwise import (
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import Judged, Unjudged, Verdict
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
-from gauntlet.targets.strict_json import loads
+from gauntlet.strict_json import loads
+from gauntlet.version import __version__
 
 CALIBRATION_SCHEMA_VERSION = 1
 RUN_ID = "calibration"

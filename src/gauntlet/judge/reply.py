@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from gauntlet.display import clipped, printable
 from gauntlet.errors import TargetContractError
-from gauntlet.targets.strict_json import json_kind, loads
+from gauntlet.strict_json import json_kind, loads
 
 QUOTED = 200
 """How much of a reply an unjudged check keeps, masked, to show what the judge said."""

@@ -323,7 +323,7 @@ _CLAUSE_BREAK = _Regex(r"[.;!?]\s|[.;!?]$|\s(?:and|y|but|pero|while|mientras)\s"
 
 def fold(text: str) -> str:
     """`text` as the gates compare it (`normalise`): nothing invisible, casefolded, accents off."""
-    from gauntlet.gates.matching import normalise  # the gates load pydantic: not at import
+    from gauntlet.matching import normalise  # the gates load pydantic: not at import
 
     return normalise(text)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import signal
 import threading
 import time
@@ -19,33 +18,36 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from types import FrameType
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import ValidationError
 
-from gauntlet.cases.loader import LoadedSuite, SuiteSet
+from gauntlet.cases.loader import SuiteSet
 from gauntlet.cases.model import AnyCase
+from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import Interrupted, TargetError, UsageError
-from gauntlet.evidence.digest import canonical_json
 from gauntlet.redact import Redactor
 from gauntlet.run.fields import Needs, check_probe, check_supplied
 from gauntlet.run.journal import Journal
 from gauntlet.run.judging import Judging
 from gauntlet.run.results import (
     CaseResult,
-    JudgeCheck,
     JudgeInfo,
     Outcome,
-    Plan,
     Results,
     Shard,
-    SuiteInfo,
     TargetInfo,
-    WaiverInfo,
 )
-from gauntlet.run.scoring import gate_trial, judge_case, needs_judge, suite_info
-from gauntlet.run.tally import shard_of, summarize
+from gauntlet.run.schedule import Scheduled, schedule
+from gauntlet.run.scoring import (
+    NOT_ASKED,
+    Observation,
+    gate_trial,
+    judge_case,
+    needs_judge,
+    score,
+)
 from gauntlet.targets.adapters import as_async_target
 from gauntlet.targets.contract import (
     PROBE_LANGUAGE,
@@ -72,101 +74,10 @@ Progress = Callable[[int, int], None]
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "GRACE_SECONDS",
-    "NOT_ASKED",
-    "Observation",
-    "Planned",
     "ask_all",
     "ask_one",
-    "plan",
     "run_gauntlet",
-    "score",
 ]
-
-
-class Observation(NamedTuple):
-    """What one ask produced: a response, or the reason there is none."""
-
-    response: TargetResponse | None
-    error: str | None
-    latency_ms: float
-    attempts: int = 1
-    waited_s: float = 0.0
-    asked: bool = True
-    """False when an interruption stopped the run before this ask was answered."""
-    conversation: tuple[TargetResponse, ...] = ()
-    """For a multi-turn case, every turn's answer so far, in order."""
-    traced: Traced | None = None
-    """The last answer with what the target reported beside it: provenance, tool calls,
-    usage, time to first token."""
-    traced_turns: tuple[Traced, ...] = ()
-    """For a multi-turn case, every turn's traced answer, in order."""
-    judged: tuple[JudgeCheck, ...] = ()
-    """What the model judge made of the answer, for a case with judged checks whose answer
-    the gate passed."""
-
-
-NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
-
-
-class Planned(NamedTuple):
-    """One case to ask, with its suite and its place in the whole plan."""
-
-    loaded: LoadedSuite
-    position: int
-    """The case's place in its suite."""
-    plan_index: int
-    """The case's place in the whole plan, before sharding."""
-    info: SuiteInfo
-
-    @property
-    def case(self) -> AnyCase:
-        """The case itself."""
-        return self.loaded.cases[self.position]
-
-
-class RunPlan(NamedTuple):
-    """The cases this run asks, the suites they belong to, and what the whole run covers."""
-
-    items: list[Planned]
-    suites: list[SuiteInfo]
-    plan: Plan
-    shard: Shard | None
-
-
-def plan(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> RunPlan:
-    """Every case of every suite, in load order, each asked `repeat` times or more.
-
-    Raises:
-        UsageError: a suite's `pass_k` is more than the asks it gets.
-    """
-    items: list[Planned] = []
-    infos: list[SuiteInfo] = []
-    described = []
-    index = 0
-    for loaded in suites.suites:
-        info = suite_info(loaded, repeat)
-        if info.pass_k > info.repeat:
-            raise UsageError(
-                f"{loaded.source}: pass_k {info.pass_k} is more than the {info.repeat} asks "
-                f"suite {info.suite} gets; raise --repeat or lower pass_k"
-            )
-        described.append({**info.model_dump(mode="json", exclude={"source"}), "cases": []})
-        kept = False
-        for position, case in enumerate(loaded.cases):
-            # The whole case, not only its id: a journal or a shard made before its prompt,
-            # markers or expected answer changed must not pass for this plan's.
-            described[-1]["cases"].append(case.model_dump(mode="json"))
-            if (
-                shard is None
-                or shard_of(info.suite, case.id, shard.count, case.pair) == shard.index
-            ):
-                items.append(Planned(loaded, position, index, info))
-                kept = True
-            index += 1
-        if kept:
-            infos.append(info)
-    digest = "sha256:" + hashlib.sha256(canonical_json(described)).hexdigest()
-    return RunPlan(items, infos, Plan(cases=index, digest=digest, repeat=repeat), shard)
 
 
 async def ask_one(
@@ -272,12 +183,12 @@ def _raised(error: Exception) -> str:
     return f"the target raised {type(error).__name__}: {error}"
 
 
-CaseDone = Callable[[Planned, list[Observation]], None]
+CaseDone = Callable[[Scheduled, list[Observation]], None]
 """Called with a case and its observations as soon as every ask of it is answered."""
 
 
 async def ask_all(
-    planned: Sequence[Planned],
+    planned: Sequence[Scheduled],
     target: Target | AsyncTarget,
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -303,7 +214,7 @@ async def ask_all(
     asking = as_async_target(target, concurrency=concurrency)
     answered: dict[int, list[Observation]] = {}
 
-    async def one_case(item: Planned) -> None:
+    async def one_case(item: Scheduled) -> None:
         nonlocal done
         observations = answered.setdefault(item.plan_index, [])
         scripted = scripted_for(item.case, item.loaded.suite)
@@ -340,7 +251,7 @@ async def ask_all(
 
 
 async def _judge(
-    judging: Judging, item: Planned, ask_number: int, observation: Observation
+    judging: Judging, item: Scheduled, ask_number: int, observation: Observation
 ) -> Observation:
     """`observation` with the judge's checks, when the case has some and the gate passed it."""
     if observation.response is None or not needs_judge(item.case, item.info):
@@ -359,47 +270,6 @@ def _padded(observations: list[Observation], repeat: int) -> list[Observation]:
 async def _until(event: asyncio.Event) -> list[None]:
     await event.wait()
     return []
-
-
-def score(
-    run_plan: RunPlan,
-    observations: Sequence[Sequence[Observation]],
-    *,
-    target: TargetInfo,
-    started_at: datetime,
-    finished_at: datetime,
-    interrupted_by: str | None = None,
-    redactor: Redactor | None = None,
-    earlier: Sequence[CaseResult] = (),
-    run_id: str | None = None,
-    judge: JudgeInfo | None = None,
-    waivers: Sequence[WaiverInfo] = (),
-    strict_waivers: bool = False,
-) -> Results:
-    """Judge every observation and decide the verdict. Pure.
-
-    `earlier` holds cases already judged: by an earlier, interrupted run being resumed, or
-    as they finished.
-    """
-    redactor = redactor if redactor is not None else Redactor()
-    cases = [
-        judge_case(item, list(seen), redactor=redactor, interrupted_by=interrupted_by)
-        for item, seen in zip(run_plan.items, observations, strict=True)
-    ]
-    return summarize(
-        [*earlier, *cases],
-        run_plan.suites,
-        target=target,
-        plan=run_plan.plan,
-        shard=run_plan.shard,
-        started_at=started_at,
-        finished_at=finished_at,
-        interrupted_by=interrupted_by,
-        run_id=run_id,
-        judge=judge,
-        waivers=waivers,
-        strict_waivers=strict_waivers,
-    )
 
 
 def run_gauntlet(
@@ -442,14 +312,14 @@ def run_gauntlet(
             and no judge was given.
     """
     redactor = redactor if redactor is not None else Redactor()
-    run_plan = plan(suites, repeat=repeat, shard=shard)
+    run_schedule = schedule(suites, repeat=repeat, shard=shard)
     if judging is None:
-        _refuse_unjudged(run_plan.items)
+        _refuse_unjudged(run_schedule.items)
     else:
-        judging = dataclasses.replace(judging, seed=run_id or run_plan.plan.digest)
+        judging = dataclasses.replace(judging, seed=run_id or run_schedule.plan.digest)
     earlier = (
         journal.start(
-            run_plan.plan,
+            run_schedule.plan,
             shard,
             target_info.name,
             run_id,
@@ -460,12 +330,12 @@ def run_gauntlet(
         if journal
         else {}
     )
-    todo = [item for item in run_plan.items if item.plan_index not in earlier]
+    todo = [item for item in run_schedule.items if item.plan_index not in earlier]
     started = clock()
 
     judged: dict[int, CaseResult] = {}
 
-    def finished(item: Planned, observations: list[Observation]) -> None:
+    def finished(item: Scheduled, observations: list[Observation]) -> None:
         # Judged once, as soon as every ask is answered: the journal and the results share it.
         case = judge_case(item, observations, redactor=redactor)
         judged[item.plan_index] = case
@@ -486,7 +356,7 @@ def run_gauntlet(
         if item.plan_index not in judged
     ]
     results = score(
-        run_plan._replace(items=[item for item, _ in unfinished]),
+        run_schedule._replace(items=[item for item, _ in unfinished]),
         [seen for _, seen in unfinished],
         target=target_info,
         started_at=started,
@@ -502,7 +372,7 @@ def run_gauntlet(
     return results
 
 
-def _refuse_unjudged(items: Sequence[Planned]) -> None:
+def _refuse_unjudged(items: Sequence[Scheduled]) -> None:
     """Refuse to run cases with judged checks without a judge: they could never pass."""
     for item in items:
         if needs_judge(item.case, item.info):
@@ -519,7 +389,7 @@ class _Session:
 
     def __init__(
         self,
-        planned: Sequence[Planned],
+        planned: Sequence[Scheduled],
         target: AsyncTarget,
         concurrency: int,
         progress: Progress | None,

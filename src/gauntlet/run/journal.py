@@ -13,6 +13,7 @@ from typing import Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.errors import UsageError
 from gauntlet.files import (
     RefusedFileError,
@@ -20,7 +21,7 @@ from gauntlet.files import (
     open_for_writing,
     read_regular_file,
 )
-from gauntlet.run.results import CaseResult, JudgeInfo, Plan, Shard, WaiverInfo
+from gauntlet.run.results import CaseResult, JudgeInfo, Plan, Shard
 from gauntlet.run.results_file import MAX_RESULTS_BYTES, case_problems
 
 JOURNAL_SUFFIX = ".journal"

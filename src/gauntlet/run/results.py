@@ -7,11 +7,11 @@ a field means a version bump.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from gauntlet.cases.model import (
     GateName,
@@ -21,10 +21,11 @@ from gauntlet.cases.model import (
     LanguageTag,
     ParityRule,
 )
-from gauntlet.display import printable
+from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.errors import ExitCode
 from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.judge.judge_file import JudgeFingerprint
+from gauntlet.record import Reason, Record
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName
 
@@ -50,16 +51,6 @@ RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
 
 
-def _one_line(text: str) -> str:
-    if printable(text) != text:
-        raise ValueError(
-            "holds a line break or control character; gauntlet writes reasons on one line"
-        )
-    return text
-
-
-Reason = Annotated[str, AfterValidator(_one_line)]
-"""A reason as gauntlet writes it: one line, every control character escaped."""
 SignalName = Annotated[str, Field(pattern=r"^SIG[A-Z0-9]+$")]
 RunId = Annotated[str, Field(pattern=RUN_ID_PATTERN)]
 
@@ -91,10 +82,6 @@ class Verdict(StrEnum):
     """The run could not finish: some cases got no answer, so no verdict is given."""
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
 TargetKind = Literal["toy", "callable", "http", "openai-chat", "http-template"]
 """How a run reached its target, as the results record it."""
 
@@ -106,7 +93,7 @@ TARGET_FILE_KINDS: dict[str, TargetKind] = {
 """The results' kind for each kind of target file."""
 
 
-class TargetInfo(_Record):
+class TargetInfo(Record):
     """What was asked."""
 
     kind: TargetKind
@@ -124,7 +111,7 @@ class TargetInfo(_Record):
 JudgeLabel = Literal["pass", "fail"]
 
 
-class JudgeCheck(_Record):
+class JudgeCheck(Record):
     """One check a model judge made of one answer: a rubric, or a blind pairwise comparison."""
 
     kind: Literal["rubric", "pairwise"]
@@ -148,7 +135,7 @@ class JudgeCheck(_Record):
     """Tokens the judge reported for this check, over every reply."""
 
 
-class TurnResult(_Record):
+class TurnResult(Record):
     """One turn of a conversation: what the user said, the answer, and that turn's verdict."""
 
     user: str
@@ -158,7 +145,7 @@ class TurnResult(_Record):
     """Why this turn failed; empty when it passed."""
 
 
-class Trial(_Record):
+class Trial(Record):
     """One ask of a case: what came back and how the gate judged it."""
 
     outcome: Outcome
@@ -195,7 +182,7 @@ class Trial(_Record):
     own checks passed: it can fail the ask or leave it unjudged, never pass a failed one."""
 
 
-class CaseResult(_Record):
+class CaseResult(Record):
     """One case: what was asked, every ask's answer, and the case's outcome."""
 
     index: int
@@ -227,7 +214,7 @@ class CaseResult(_Record):
     """The case's parity pair key: the same question in the suite's other languages."""
 
 
-class LanguageCount(_Record):
+class LanguageCount(Record):
     """Cases and passes in one language."""
 
     language: LanguageTag
@@ -235,7 +222,7 @@ class LanguageCount(_Record):
     passed: int
 
 
-class SuiteInfo(_Record):
+class SuiteInfo(Record):
     """What a suite asked for, as loaded: enough to re-score its cases without the file."""
 
     suite: Identifier
@@ -287,7 +274,7 @@ class SuiteResult(SuiteInfo):
         return SuiteInfo(**self.model_dump(include=set(SuiteInfo.model_fields)))
 
 
-class GateResult(_Record):
+class GateResult(Record):
     """A gate across its suites: it passes when every one of its suites met its threshold."""
 
     gate: GateName
@@ -310,7 +297,7 @@ class GateResult(_Record):
     """Failed cases a live waiver covers: left out of the pass rate's denominator."""
 
 
-class Totals(_Record):
+class Totals(Record):
     """Case counts across the run."""
 
     total: int
@@ -324,7 +311,7 @@ class Totals(_Record):
     """Failed cases a live waiver covers (see `Outcome.WAIVED`)."""
 
 
-class LanguageKappa(_Record):
+class LanguageKappa(Record):
     """A judge's agreement with people in one language."""
 
     language: LanguageTag
@@ -336,7 +323,7 @@ class LanguageKappa(_Record):
     high: float | None
 
 
-class CalibrationSummary(_Record):
+class CalibrationSummary(Record):
     """What the calibration record said of the judge, as the run checked it."""
 
     record: str
@@ -367,7 +354,7 @@ class CalibrationSummary(_Record):
     """The labelled items the run required in each language."""
 
 
-class JudgeInfo(_Record):
+class JudgeInfo(Record):
     """The model judge a run used, and whether it was let vote."""
 
     target_file: str
@@ -379,7 +366,7 @@ class JudgeInfo(_Record):
     """Why the judge may not vote (every judged check is then unjudged); None when it may."""
 
 
-class Shard(_Record):
+class Shard(Record):
     """Which part of a split run these results are."""
 
     index: int
@@ -387,7 +374,7 @@ class Shard(_Record):
     count: int
 
 
-class Plan(_Record):
+class Plan(Record):
     """What the whole run covers, so shards and resumed runs can be checked against it."""
 
     cases: int
@@ -413,30 +400,7 @@ class WaiverState(StrEnum):
     the run started before the waiver's `created` day."""
 
 
-class WaiverInfo(_Record):
-    """A waiver as loaded from the waivers file: enough to apply it again without the file."""
-
-    case: Identifier | None
-    """The case it covers; None when it covers a whole suite."""
-    suite: Identifier | None
-    """The suite all of whose cases it covers; None when it covers one case."""
-    reason: Reason
-    owner: Reason
-    """Who decided to ship with the failure."""
-    ticket: Reason
-    """Where the decision is tracked: an http(s) URL."""
-    created: date
-    expires: date
-    """The last day the waiver is live (through the end of that day, UTC)."""
-    gates: tuple[GateName, ...] | None
-    """The gates it may apply to; None for any."""
-    source: str
-    """The waivers file, as named on the command line."""
-    line: int
-    """The line of the waiver in `source`."""
-
-
-class WaivedCase(_Record):
+class WaivedCase(Record):
     """One case a waiver covers, and what the waiver did to it."""
 
     suite: Identifier
@@ -459,7 +423,7 @@ class WaiverResult(WaiverInfo):
         return WaiverInfo(**self.model_dump(include=set(WaiverInfo.model_fields)))
 
 
-class Results(_Record):
+class Results(Record):
     """A whole run (or one shard of it), as written to the results file."""
 
     schema_version: int

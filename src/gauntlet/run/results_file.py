@@ -16,7 +16,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gauntlet import __version__
 from gauntlet.cases.model import GateName
 from gauntlet.display import printable
 from gauntlet.errors import ResultsError
@@ -39,6 +38,7 @@ from gauntlet.run.tally import (
 )
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.trajectory.scoring import decode_arguments
+from gauntlet.version import __version__
 
 MAX_RESULTS_BYTES = 512 * 1024 * 1024
 """The largest results file read (512 MiB), checked before reading: a run of 20,000 cases

@@ -7,7 +7,8 @@ The engine asks; these functions turn what came back into `CaseResult`s, which
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
 
 from gauntlet.cases.loader import LoadedSuite
 from gauntlet.cases.model import (
@@ -18,6 +19,7 @@ from gauntlet.cases.model import (
     RefusalCase,
     RefusalKind,
 )
+from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.display import masking, printable
 from gauntlet.gates import judge
 from gauntlet.gates.readability import said_something
@@ -26,17 +28,52 @@ from gauntlet.redact import Redactor
 from gauntlet.run.fields import absent_fields, describe_unsupplied, suite_needs, unsupplied
 from gauntlet.run.results import (
     CaseResult,
+    JudgeCheck,
+    JudgeInfo,
     Outcome,
+    Results,
     SuiteInfo,
+    TargetInfo,
     Trial,
     TurnResult,
 )
-from gauntlet.run.tally import conversation_outcome, decide_case, is_flaky, judged_outcome
+from gauntlet.run.tally import (
+    conversation_outcome,
+    decide_case,
+    is_flaky,
+    judged_outcome,
+    summarize,
+)
 from gauntlet.targets.contract import TargetResponse, Traced, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 
 if TYPE_CHECKING:
-    from gauntlet.run.engine import Observation, Planned
+    from gauntlet.run.schedule import Schedule, Scheduled
+
+
+class Observation(NamedTuple):
+    """What one ask produced: a response, or the reason there is none."""
+
+    response: TargetResponse | None
+    error: str | None
+    latency_ms: float
+    attempts: int = 1
+    waited_s: float = 0.0
+    asked: bool = True
+    """False when an interruption stopped the run before this ask was answered."""
+    conversation: tuple[TargetResponse, ...] = ()
+    """For a multi-turn case, every turn's answer so far, in order."""
+    traced: Traced | None = None
+    """The last answer with what the target reported beside it: provenance, tool calls,
+    usage, time to first token."""
+    traced_turns: tuple[Traced, ...] = ()
+    """For a multi-turn case, every turn's traced answer, in order."""
+    judged: tuple[JudgeCheck, ...] = ()
+    """What the model judge made of the answer, for a case with judged checks whose answer
+    the gate passed."""
+
+
+NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
 
 
 def scores_capability(loaded: LoadedSuite) -> bool:
@@ -83,7 +120,7 @@ def needs_judge(case: AnyCase, info: SuiteInfo) -> bool:
 
 
 def judge_case(
-    item: Planned,
+    item: Scheduled,
     observations: Sequence[Observation],
     *,
     redactor: Redactor,
@@ -121,7 +158,7 @@ def judge_case(
     return redactor.model(judged)
 
 
-def _trial(item: Planned, observation: Observation, interrupted_by: str | None) -> Trial:
+def _trial(item: Scheduled, observation: Observation, interrupted_by: str | None) -> Trial:
     trial = gate_trial(item, observation, interrupted_by)
     if trial.outcome is not Outcome.PASSED or not needs_judge(item.case, item.info):
         return trial
@@ -131,7 +168,9 @@ def _trial(item: Planned, observation: Observation, interrupted_by: str | None) 
     )
 
 
-def gate_trial(item: Planned, observation: Observation, interrupted_by: str | None = None) -> Trial:
+def gate_trial(
+    item: Scheduled, observation: Observation, interrupted_by: str | None = None
+) -> Trial:
     """One ask as the gate alone judges it: what decides whether the model judge is asked."""
     response = observation.response
     conversation = observation.conversation
@@ -179,11 +218,13 @@ def gate_trial(item: Planned, observation: Observation, interrupted_by: str | No
     )
 
 
-def _exact(item: Planned) -> bool:
+def _exact(item: Scheduled) -> bool:
     return item.info.match is not GoldenMatch.JUDGE
 
 
-def _unsupplied(item: Planned, observation: Observation, waived: frozenset[FieldName]) -> list[str]:
+def _unsupplied(
+    item: Scheduled, observation: Observation, waived: frozenset[FieldName]
+) -> list[str]:
     """The fields the case's gate reads that some turn's answer did not supply."""
     fields = suite_needs(item.loaded).fields
     answers = observation.traced_turns or (
@@ -201,7 +242,7 @@ def _usage(answers: tuple[Traced, ...]) -> Usage | None:
 
 
 def _turns(
-    item: Planned,
+    item: Scheduled,
     conversation: tuple[TargetResponse, ...],
     *,
     final: bool,
@@ -223,3 +264,44 @@ def _turns(
             )
         )
     return tuple(judged)
+
+
+def score(
+    schedule: Schedule,
+    observations: Sequence[Sequence[Observation]],
+    *,
+    target: TargetInfo,
+    started_at: datetime,
+    finished_at: datetime,
+    interrupted_by: str | None = None,
+    redactor: Redactor | None = None,
+    earlier: Sequence[CaseResult] = (),
+    run_id: str | None = None,
+    judge: JudgeInfo | None = None,
+    waivers: Sequence[WaiverInfo] = (),
+    strict_waivers: bool = False,
+) -> Results:
+    """Judge every observation and decide the verdict. Pure.
+
+    `earlier` holds cases already judged: by an earlier, interrupted run being resumed, or
+    as they finished.
+    """
+    redactor = redactor if redactor is not None else Redactor()
+    cases = [
+        judge_case(item, list(seen), redactor=redactor, interrupted_by=interrupted_by)
+        for item, seen in zip(schedule.items, observations, strict=True)
+    ]
+    return summarize(
+        [*earlier, *cases],
+        schedule.suites,
+        target=target,
+        plan=schedule.plan,
+        shard=schedule.shard,
+        started_at=started_at,
+        finished_at=finished_at,
+        interrupted_by=interrupted_by,
+        run_id=run_id,
+        judge=judge,
+        waivers=waivers,
+        strict_waivers=strict_waivers,
+    )

@@ -9,14 +9,14 @@ own cases do.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Sequence
 from datetime import datetime
 from fractions import Fraction
 from typing import NamedTuple
 
-from gauntlet import __version__
 from gauntlet.cases.model import GateName, ParityRule
+from gauntlet.cases.waivers import WaiverInfo
+from gauntlet.proportions import wilson_interval
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     CaseResult,
@@ -35,34 +35,9 @@ from gauntlet.run.results import (
     Trial,
     TurnResult,
     Verdict,
-    WaiverInfo,
 )
 from gauntlet.run.waivers import apply_waivers, not_needed_cases, run_day
-
-Z_95 = 1.959963984540054
-"""The standard normal quantile for a two-sided 95% interval."""
-
-
-def wilson_interval(passed: int, total: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval of `passed` out of `total` (0 to 1 when `total` is 0).
-
-    Unlike the plain `p ± z·√(p(1-p)/n)`, it stays inside [0, 1] and does not collapse to a
-    point at 12/12: twelve passes out of twelve still leave a lower bound near 76%. Rounded to
-    six places, as the results write it; `wilson_bounds` gives it unrounded.
-    """
-    low, high = wilson_bounds(passed, total, z)
-    return round(low, 6), round(high, 6)
-
-
-def wilson_bounds(passed: int, total: int, z: float = Z_95) -> tuple[float, float]:
-    """`wilson_interval`, unrounded."""
-    if total == 0:
-        return 0.0, 1.0
-    p = passed / total
-    denominator = 1 + z * z / total
-    centre = (p + z * z / (2 * total)) / denominator
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+from gauntlet.version import __version__
 
 
 def shard_of(suite: str, case_id: str, count: int, pair: str | None = None) -> int:

@@ -16,14 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
-from gauntlet.run.results import (
-    CaseResult,
-    Outcome,
-    WaivedCase,
-    WaiverInfo,
-    WaiverResult,
-    WaiverState,
-)
+from gauntlet.cases.waivers import WaiverInfo
+from gauntlet.run.results import CaseResult, Outcome, WaivedCase, WaiverResult, WaiverState
 
 
 def run_day(started_at: datetime) -> date:

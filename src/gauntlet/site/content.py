@@ -9,21 +9,20 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gauntlet import __version__
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
 from gauntlet.cases.model import CASE_MODELS, SUITE_MODELS, Case, GateName, SuiteBase
-from gauntlet.cases.waivers import check_waivers, parse_waivers
+from gauntlet.cases.waivers import WaiverInfo, check_waivers, parse_waivers
 from gauntlet.cases.yaml_nodes import Document, decode_source, read_document
 from gauntlet.errors import ConfigError, ConfigErrors, ExitCode
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, Verification
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, build_pack
 from gauntlet.gates import GATES
-from gauntlet.gates.readability import SILENT_SHAPES
 from gauntlet.inventory import inventory_rows, languages_of
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.engine import run_gauntlet
-from gauntlet.run.results import Outcome, TargetInfo, WaiverInfo
+from gauntlet.run.results import Outcome, TargetInfo
+from gauntlet.silence import SILENT_SHAPES
 from gauntlet.site.markup import (
     attribute_docstrings,
     describe_shape,
@@ -32,6 +31,7 @@ from gauntlet.site.markup import (
     visible_shape,
 )
 from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
+from gauntlet.version import __version__
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 

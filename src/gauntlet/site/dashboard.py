@@ -18,15 +18,8 @@ from typing import Any, Protocol
 from markupsafe import Markup, escape
 
 from gauntlet.errors import UsageError
-from gauntlet.history.records import (
-    CaseRecord,
-    Family,
-    FlakyCase,
-    History,
-    Point,
-    RunRecord,
-    Trend,
-)
+from gauntlet.evidence.trends import Family
+from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, RunRecord, Trend
 
 PASS_RATE = "pass_rate"  # noqa: S105 - a metric's name
 LATENCY_P50 = "latency_p50_ms"

@@ -13,13 +13,13 @@ import time
 from collections.abc import Awaitable, Callable
 from urllib.parse import quote_plus, urlencode, urlsplit
 
-from gauntlet import __version__
 from gauntlet.display import clipped, printable
 from gauntlet.errors import TargetContractError, TargetError, UsageError
 from gauntlet.redact import Redactor, Secret
+from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.client import HttpClient, read_capped
 from gauntlet.targets.exchange import Reply, Request, header_secrets, shown_url
-from gauntlet.targets.strict_json import json_kind, loads
+from gauntlet.version import __version__
 
 TOKEN_MAX_BYTES = 64 * 1024
 """Largest token endpoint answer read: a token, not a download."""

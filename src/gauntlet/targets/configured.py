@@ -20,9 +20,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from gauntlet import __version__
 from gauntlet.errors import TargetContractError
 from gauntlet.redact import Redactor, Secret
+from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
 from gauntlet.targets.client import (
     Authenticator,
@@ -71,8 +71,8 @@ from gauntlet.targets.spec import (
 )
 from gauntlet.targets.spec import OAuth2ClientCredentials as OAuthSpec
 from gauntlet.targets.stream import assemble_openai, openai_is_last, read_json_stream
-from gauntlet.targets.strict_json import json_kind, loads
 from gauntlet.targets.target_file import LoadedTarget
+from gauntlet.version import __version__
 
 Clock = Callable[[], float]
 

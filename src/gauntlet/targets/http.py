@@ -24,9 +24,9 @@ from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from gauntlet import __version__
 from gauntlet.errors import TargetContractError, UsageError
 from gauntlet.redact import Redactor, Secret, is_credential_name
+from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.client import (
     BACKOFF_BASE,
     ERROR_BODY_BYTES,
@@ -64,7 +64,7 @@ from gauntlet.targets.exchange import (
     without_userinfo,
 )
 from gauntlet.targets.spec import DEFAULT_MAX_BYTES
-from gauntlet.targets.strict_json import json_kind, loads
+from gauntlet.version import __version__
 
 if TYPE_CHECKING:
     from gauntlet.targets.scripted import Scripted

@@ -33,7 +33,7 @@ from pydantic import JsonValue, ValidationError
 
 from gauntlet.display import clipped, masked, printable, unencodable
 from gauntlet.errors import TargetContractError
-from gauntlet.gates.matching import markers_found
+from gauntlet.matching import markers_found
 from gauntlet.targets.contract import (
     FieldSource,
     Origin,
@@ -562,7 +562,7 @@ def phrases_for(rule: DecisionFromText, language: str) -> tuple[str, list[str]] 
 def decide_from_text(rule: DecisionFromText, text: str, language: str) -> bool | None:
     """Whether `text` holds one of the phrases `rule` gives for `language`.
 
-    Matched as the gates match markers (see `gauntlet.gates.matching.normalise`). None when
+    Matched as the gates match markers (see `gauntlet.matching.normalise`). None when
     the rule has no phrases for the language: the caller records the field as absent for that
     case, never as "no".
     """

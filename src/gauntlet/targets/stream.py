@@ -23,10 +23,10 @@ from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
+from gauntlet import strict_json
 from gauntlet.display import clipped, printable
 from gauntlet.errors import TargetContractError
-from gauntlet.targets import strict_json
-from gauntlet.targets.strict_json import json_kind
+from gauntlet.strict_json import json_kind
 
 DEFAULT_MAX_LINE = 1024 * 1024
 """The longest line a decoder buffers (1 MiB), the end-of-line not counted."""

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import regex
 
-from gauntlet.gates.matching import normalise
+from gauntlet.matching import normalise
 
 _SENTENCE_END = regex.compile(r"(?<=[.!?…])\s+(?!\p{Ll})|\n\s*")
 _WORD = regex.compile(r"[\p{L}\p{N}]+")

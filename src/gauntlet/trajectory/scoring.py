@@ -44,16 +44,16 @@ when the expected calls are matchers rather than calls.
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import regex
 
+from gauntlet.canonical import canonical_text
 from gauntlet.display import clipped
 from gauntlet.errors import TargetContractError
-from gauntlet.targets.strict_json import json_kind, loads
+from gauntlet.strict_json import json_kind, loads
 
 REGEX_TIMEOUT = 0.1
 """Seconds one argument pattern may spend on one value; a pattern still running then fails."""
@@ -65,15 +65,6 @@ Token = tuple[str, str]
 """A call as tool accuracy compares it: its name and its canonical arguments."""
 
 _T = TypeVar("_T")
-
-
-def canonical(value: Any) -> str:
-    """`value` as canonical JSON: keys sorted at every depth, no whitespace, not ASCII-escaped."""
-    # The digest's rule (`gauntlet.evidence.digest.canonical_json`), written here so the
-    # scoring, which the gates and the target mapping import, imports nothing of the results.
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
 
 
 @dataclass(frozen=True)
@@ -113,10 +104,10 @@ class Call:
     @property
     def token(self) -> Token:
         """What tool accuracy compares: the name and the canonical arguments."""
-        return (self.name, canonical(self.arguments))
+        return (self.name, canonical_text(self.arguments))
 
     def __str__(self) -> str:
-        return f"{self.name}({clipped(canonical(self.arguments), SHOWN)})"
+        return f"{self.name}({clipped(canonical_text(self.arguments), SHOWN)})"
 
 
 Steps = Sequence[Sequence[Call]]
@@ -159,10 +150,10 @@ class Exact:
 
     def matches(self, arguments: Mapping[str, Any]) -> bool:
         """Whether `arguments` equal the expected ones, key order aside."""
-        return canonical(arguments) == canonical(self.arguments)
+        return canonical_text(arguments) == canonical_text(self.arguments)
 
     def __str__(self) -> str:
-        return f"exact {clipped(canonical(self.arguments), SHOWN)}"
+        return f"exact {clipped(canonical_text(self.arguments), SHOWN)}"
 
 
 @dataclass(frozen=True)
@@ -176,7 +167,7 @@ class Subset:
         return _contains(arguments, self.arguments)
 
     def __str__(self) -> str:
-        return f"subset {clipped(canonical(self.arguments), SHOWN)}"
+        return f"subset {clipped(canonical_text(self.arguments), SHOWN)}"
 
 
 def _contains(observed: Mapping[str, Any], expected: Mapping[str, Any]) -> bool:
@@ -188,7 +179,7 @@ def _contains(observed: Mapping[str, Any], expected: Mapping[str, Any]) -> bool:
 def _value_contains(observed: Any, expected: Any) -> bool:
     if isinstance(observed, dict) and isinstance(expected, dict):
         return _contains(observed, expected)
-    return canonical(observed) == canonical(expected)
+    return canonical_text(observed) == canonical_text(expected)
 
 
 @dataclass(frozen=True)
@@ -221,11 +212,11 @@ class Regex:
         )
 
     def __str__(self) -> str:
-        return f"regex {clipped(canonical(self.patterns), SHOWN)}"
+        return f"regex {clipped(canonical_text(self.patterns), SHOWN)}"
 
 
 def _fullmatches(pattern: regex.Pattern[str], value: Any) -> bool:
-    text = value if isinstance(value, str) else canonical(value)
+    text = value if isinstance(value, str) else canonical_text(value)
     try:
         return pattern.fullmatch(text, timeout=REGEX_TIMEOUT) is not None
     except TimeoutError:
@@ -257,7 +248,7 @@ class CallPattern:
         token (canonical arguments always start with `{`).
         """
         if isinstance(self.arguments, Exact):
-            return (self.name, canonical(self.arguments.arguments))
+            return (self.name, canonical_text(self.arguments.arguments))
         return (self.name, f"~{self.arguments}")
 
     def __str__(self) -> str:

@@ -15,7 +15,7 @@ from gauntlet.cases.model import (
     pair_shape,
 )
 from gauntlet.errors import ConfigErrors
-from gauntlet.run.engine import plan
+from gauntlet.run.schedule import schedule
 
 HEAD = "suite: s\ngate: refusal\nversion: 1\nthreshold: 1.0\n"
 
@@ -205,4 +205,4 @@ def test_every_built_in_case_is_paired() -> None:
     for loaded in suites.suites:
         assert loaded.suite.parity is ParityRule.REQUIRED
         assert all(case.pair for case in loaded.cases)
-    assert plan(suites).plan.cases == suites.case_total
+    assert schedule(suites).plan.cases == suites.case_total

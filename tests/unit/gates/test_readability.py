@@ -9,7 +9,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from gauntlet.gates.readability import SILENT_SHAPES, is_readable, said_something
+from gauntlet.gates.readability import is_readable, said_something
+from gauntlet.silence import SILENT_SHAPES
 from tests.invisibles import BLANK_FILLERS, invisibles
 from tests.unit.gates.builders import response
 

@@ -19,7 +19,7 @@ from gauntlet.gates import (
     trajectory,
 )
 from gauntlet.gates.judgement import failed, passed
-from gauntlet.gates.readability import SILENT_SHAPES
+from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import TargetResponse
 from tests.unit.gates.builders import (
     ANSWER,

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from gauntlet.cases.model import ArgumentsMatch, AttackType
 from gauntlet.gates import adversarial, trajectory
-from gauntlet.gates.readability import SILENT_SHAPES
+from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import ToolCall
 from tests.unit.gates.builders import (
     HOURS_OUTPUT,

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gauntlet.history.records import CaseRecord, Family, History, RunRecord
+from gauntlet.evidence.trends import Family
+from gauntlet.history.records import CaseRecord, History, RunRecord
 from gauntlet.history.stats import (
     binomial_tail,
     case_regressions,

@@ -12,15 +12,10 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
 from gauntlet.errors import Interrupted, TargetError, TargetUnreachableError
 from gauntlet.redact import Redactor
-from gauntlet.run.engine import (
-    Observation,
-    ask_all,
-    plan,
-    run_gauntlet,
-    score,
-)
+from gauntlet.run.engine import ask_all, run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
-from gauntlet.run.scoring import scores_capability
+from gauntlet.run.schedule import schedule
+from gauntlet.run.scoring import Observation, score, scores_capability
 from gauntlet.targets.contract import TargetResponse, Traced
 
 from ..cases.suite_text import grounding_suite
@@ -251,7 +246,7 @@ def test_a_stop_request_leaves_unasked_cases_not_run(tmp_path: Path) -> None:
             return _cited(prompt)
 
     target = StopsAfterTwo()
-    run_plan = plan(_suites(tmp_path, 6))
+    run_plan = schedule(_suites(tmp_path, 6))
 
     async def go() -> list[list[Observation]]:
         return await ask_all(run_plan.items, target, concurrency=1, stop=target.stop)
@@ -288,7 +283,7 @@ def test_cases_in_flight_past_the_grace_period_are_not_run(tmp_path: Path) -> No
             return _cited(prompt)  # pragma: no cover - cancelled first
 
     target = Hangs()
-    run_plan = plan(_suites(tmp_path, 2))
+    run_plan = schedule(_suites(tmp_path, 2))
 
     async def go() -> list[list[Observation]]:
         return await ask_all(run_plan.items, target, concurrency=2, stop=target.stop, grace=0.01)
@@ -333,7 +328,7 @@ def test_a_case_whose_retry_wait_a_stop_ends_is_not_run_at_once(tmp_path: Path) 
             raise AssertionError("ask_traced is used")
 
     (tmp_path / "s.yaml").write_text(grounding_suite("s", "c0", "c1"))
-    planned = plan(load_suites([tmp_path])).items
+    planned = schedule(load_suites([tmp_path])).items
 
     async def go() -> tuple[list[list[Observation]], float]:
         stop = asyncio.Event()

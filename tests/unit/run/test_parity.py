@@ -13,9 +13,9 @@ from gauntlet.cases.model import GateName, ParityRule
 from gauntlet.errors import ResultsError
 from gauntlet.evidence.pack import build_pack
 from gauntlet.render.markdown import render_markdown
-from gauntlet.run.engine import plan
 from gauntlet.run.results import CaseResult, Outcome, Results, Shard, Verdict
 from gauntlet.run.results_file import parse_results, rederive, write_results
+from gauntlet.run.schedule import schedule
 from gauntlet.run.tally import pair_checks, parity_failures, shard_of
 from gauntlet.targets.toy import ToyDefect
 
@@ -176,7 +176,7 @@ def test_both_sides_of_a_pair_land_in_one_shard() -> None:
     for count in (2, 3, 4, 7):
         shards: dict[tuple[str, str], set[int]] = {}
         for index in range(1, count + 1):
-            for item in plan(suites, shard=Shard(index=index, count=count)).items:
+            for item in schedule(suites, shard=Shard(index=index, count=count)).items:
                 pair = item.case.pair
                 assert pair is not None
                 shards.setdefault((item.info.suite, pair), set()).add(index)
@@ -219,7 +219,7 @@ def test_the_plan_digest_covers_pairs_languages_and_parity(tmp_path: Path) -> No
         (folder / "s.yaml").write_text(
             text.format(extra=extra, pair_a=pair_a, pair_b=pair_b), encoding="utf-8"
         )
-        digests.add(plan(load_suites([folder])).plan.digest)
+        digests.add(schedule(load_suites([folder])).plan.digest)
     assert len(digests) == len(variants)
 
 

@@ -8,9 +8,10 @@ import pytest
 
 from gauntlet.cases.loader import load_suites
 from gauntlet.errors import UsageError
-from gauntlet.run.engine import plan, run_gauntlet
+from gauntlet.proportions import wilson_interval
+from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo
-from gauntlet.run.tally import wilson_interval
+from gauntlet.run.schedule import schedule
 from gauntlet.targets.contract import TargetResponse
 
 from ..cases.suite_text import grounding_suite
@@ -112,15 +113,15 @@ def test_pass_k_lets_a_suite_accept_m_of_k(tmp_path: Path) -> None:
 def test_a_suite_repeat_raises_the_command_lines_never_lowers_it(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(grounding_suite(extra="repeat: 2\n"))
     suites = load_suites([tmp_path])
-    assert plan(suites, repeat=1).items[0].info.repeat == 2
-    assert plan(suites, repeat=3).items[0].info.repeat == 3
+    assert schedule(suites, repeat=1).items[0].info.repeat == 2
+    assert schedule(suites, repeat=3).items[0].info.repeat == 3
 
 
 def test_pass_k_above_the_asks_is_refused_at_plan_time(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(grounding_suite(extra="pass_k: 3\n"))
     with pytest.raises(UsageError, match="pass_k 3 is more than the 1 asks"):
-        plan(load_suites([tmp_path]), repeat=1)
-    assert plan(load_suites([tmp_path]), repeat=3).items[0].info.pass_k == 3
+        schedule(load_suites([tmp_path]), repeat=1)
+    assert schedule(load_suites([tmp_path]), repeat=3).items[0].info.pass_k == 3
 
 
 def test_the_gate_carries_its_wilson_interval(tmp_path: Path) -> None:

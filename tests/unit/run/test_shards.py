@@ -10,9 +10,10 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.errors import ResultsError
 from gauntlet.evidence.digest import results_digest
-from gauntlet.run.engine import plan, run_gauntlet
+from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.merge import merge_shards
 from gauntlet.run.results import Results, Shard, TargetInfo
+from gauntlet.run.schedule import schedule
 from gauntlet.run.tally import shard_of
 from gauntlet.targets.toy import make_toy
 
@@ -78,8 +79,8 @@ def test_adding_a_case_moves_no_other_case_to_another_shard() -> None:
 
 def test_every_shard_records_the_whole_plan(tmp_path: Path) -> None:
     suites = _generated(tmp_path, 40)
-    whole = plan(suites)
-    part = plan(suites, shard=Shard(index=2, count=3))
+    whole = schedule(suites)
+    part = schedule(suites, shard=Shard(index=2, count=3))
     assert part.plan == whole.plan
     assert 0 < len(part.items) < len(whole.items)
 

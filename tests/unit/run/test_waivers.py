@@ -17,11 +17,12 @@ from gauntlet.evidence.pack import build_pack
 from gauntlet.render.console import summary_lines
 from gauntlet.render.junit import render_junit
 from gauntlet.render.markdown import render_markdown
-from gauntlet.run.engine import plan, run_gauntlet
+from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.journal import Journal
 from gauntlet.run.merge import merge_shards
 from gauntlet.run.results import Outcome, Results, Shard, TargetInfo, Verdict, WaiverState
 from gauntlet.run.results_file import parse_results
+from gauntlet.run.schedule import schedule
 from gauntlet.run.tally import summarize
 from gauntlet.run.waivers import run_day, waived_failures
 from gauntlet.targets.toy import ToyDefect, make_toy
@@ -275,7 +276,7 @@ def test_merge_refuses_shards_with_other_waivers() -> None:
 
 def test_a_journal_is_resumed_only_with_the_same_waivers(tmp_path: Path) -> None:
     suites = fx.builtin_suites()
-    the_plan = plan(suites).plan
+    the_plan = schedule(suites).plan
     path = tmp_path / "results.json.journal"
     writer = Journal(path, resume=False)
     writer.start(the_plan, None, "toy", waivers=(fx.waiver(case=FAILING),))

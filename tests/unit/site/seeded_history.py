@@ -15,15 +15,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from gauntlet.history.records import (
-    CaseRecord,
-    Family,
-    FlakyCase,
-    History,
-    Point,
-    RunRecord,
-    Trend,
-)
+from gauntlet.evidence.trends import Family
+from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, RunRecord, Trend
 from gauntlet.site.dashboard import Dashboard, gather_dashboard
 
 GATES = ("adversarial", "grounding", "refusal")

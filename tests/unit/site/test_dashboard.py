@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gauntlet.history.records import CaseRecord, Family, FlakyCase, History, Point, Trend
+from gauntlet.evidence.trends import Family
+from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, Trend
 from gauntlet.history.store import append_run
 from gauntlet.site import dashboard as board
 from gauntlet.site.build import (

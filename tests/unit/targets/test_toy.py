@@ -10,8 +10,9 @@ import pytest
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.model import AdversarialCase, AnyCase, AttackType
-from gauntlet.gates.matching import contains, markers_found
-from gauntlet.gates.readability import SILENT_SHAPES, is_readable
+from gauntlet.gates.readability import is_readable
+from gauntlet.matching import contains, markers_found
+from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import Message, Target, TargetResponse
 from gauntlet.targets.toy import RiverbendToy, ToyDefect, make_toy
 from gauntlet.targets.toy.assistant import CANARY, FABRICATED_ID, SYSTEM_PROMPT

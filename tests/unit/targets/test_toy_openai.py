@@ -28,8 +28,8 @@ from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.model import AnyCase
 from gauntlet.cases.yaml_nodes import read_document
-from gauntlet.gates.matching import markers_found
-from gauntlet.gates.readability import SILENT_SHAPES
+from gauntlet.matching import markers_found
+from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import Message, TargetResponse
 from gauntlet.targets.spec import (
     TARGET_FILE_ADAPTER,

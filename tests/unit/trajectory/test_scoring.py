@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gauntlet.canonical import canonical_text
 from gauntlet.trajectory import scoring
 from gauntlet.trajectory.scoring import (
     ArgumentsError,
@@ -22,7 +23,6 @@ from gauntlet.trajectory.scoring import (
     Regex,
     Subset,
     TrajectorySpec,
-    canonical,
     decode_arguments,
     group_steps,
     judge,
@@ -251,7 +251,7 @@ def test_decode_arguments_refuses(text, why) -> None:
 
 
 def test_canonical_sorts_keys_at_every_depth_without_whitespace() -> None:
-    assert canonical({"b": {"d": 1, "c": [True, None]}, "a": "ñ"}) == (
+    assert canonical_text({"b": {"d": 1, "c": [True, None]}, "a": "ñ"}) == (
         '{"a":"ñ","b":{"c":[true,null],"d":1}}'
     )
 

@@ -12,8 +12,8 @@ from types import MappingProxyType
 from typing import NamedTuple, assert_never
 
 from gauntlet.cases.model import GateName
-from gauntlet.gates.matching import LOOKALIKES, normalise
-from gauntlet.gates.readability import SILENT_SHAPES
+from gauntlet.matching import LOOKALIKES, normalise
+from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall
 from gauntlet.targets.toy.corpus import DOCUMENTS, Document, documents_in, peer
 from gauntlet.targets.toy.defects import ToyDefect

@@ -74,7 +74,7 @@ from typing import Any, Protocol, runtime_checkable
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from gauntlet.gates.matching import normalise
+from gauntlet.matching import normalise
 from gauntlet.targets.contract import Message, TargetResponse
 from gauntlet.targets.toy.assistant import NAME
 from gauntlet.targets.toy.http import MAX_BODY_BYTES

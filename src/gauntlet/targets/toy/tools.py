@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from gauntlet.gates.matching import normalise
+from gauntlet.matching import normalise
 
 LANGUAGES = ("en", "es")
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from gauntlet.display import masking
 from gauntlet.errors import TargetContractError
+from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.http import parse_contract_body
-from gauntlet.targets.strict_json import json_kind, loads
 
 
 def _refusal(data: bytes | str, what: str = "response") -> str:

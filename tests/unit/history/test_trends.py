@@ -8,9 +8,10 @@ import pytest
 
 from gauntlet.cli import _report_trends
 from gauntlet.evidence.pack import build_pack, pack_json, read_pack_json
-from gauntlet.evidence.trends import report_trends, trends_evidence, with_run
-from gauntlet.history.records import Family, History
+from gauntlet.evidence.trends import Family
+from gauntlet.history.records import History
 from gauntlet.history.store import append_run
+from gauntlet.history.trends import report_trends, trends_evidence, with_run
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.results_file import write_results
 

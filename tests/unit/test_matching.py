@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gauntlet.gates.matching import (
+from gauntlet.matching import (
     LOOKALIKES,
     contains,
     markers_found,

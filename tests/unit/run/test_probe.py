@@ -15,9 +15,7 @@ from gauntlet import __version__
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.errors import TargetUnreachableError
 from gauntlet.redact import MASK, Redactor
-from gauntlet.targets.contract import FieldSource, Origin, TargetResponse, ToolCall, Traced, Usage
-from gauntlet.targets.exchange import ExchangeError, MockExchange, MockHandler, MockReply, Request
-from gauntlet.targets.probe import (
+from gauntlet.run.probe import (
     RAW_KEPT,
     RAW_SHOWN,
     Exchanged,
@@ -26,6 +24,8 @@ from gauntlet.targets.probe import (
     probe_target,
     report_lines,
 )
+from gauntlet.targets.contract import FieldSource, Origin, TargetResponse, ToolCall, Traced, Usage
+from gauntlet.targets.exchange import ExchangeError, MockExchange, MockHandler, MockReply, Request
 from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import parse_target_file
 
