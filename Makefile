@@ -57,7 +57,7 @@ types: $(STAMP)
 	$(BIN)/mypy
 
 test: $(STAMP) ## the tests, with the branch-coverage floor
-	$(BIN)/pytest --cov --cov-report=term
+	$(BIN)/pytest -n auto --cov --cov-report=term
 
 actions: $(STAMP) ## audit action.yml, the workflows and dependabot.yml with zizmor (offline)
 	$(BIN)/zizmor --offline action.yml .github/workflows .github/dependabot.yml
