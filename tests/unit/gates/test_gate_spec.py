@@ -262,6 +262,8 @@ def test_a_registered_gate_is_scored_counted_and_listed() -> None:
         assert [key.name for key in doc.case_keys] == ["word"]
 
     assert ECHO not in GATE_SPECS and ECHO not in california_mapping().gates
+    # A mapping built while the gate was registered still lists its rows, after the others.
+    assert list(iter_rows(mapping))[-3].place == "echo"
     rows = inventory_rows(SuiteSet((_echo_suite(),)))
     assert [(row["gate"], row["languages"]) for row in rows] == [("echo", {"en": 1, "es": 1})]
 
