@@ -8,7 +8,7 @@ Every model is frozen and refuses unknown keys.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -930,18 +930,6 @@ class DisclosureSuite(SuiteBase):
         return self
 
 
-Suite = Annotated[
-    GroundingSuite
-    | AdversarialSuite
-    | RefusalSuite
-    | FalsePositiveSuite
-    | GoldenSuite
-    | TrajectorySuite
-    | DisclosureSuite,
-    Field(discriminator="gate"),
-]
-"""A case file: one suite of one gate."""
-
 AnySuite = (
     GroundingSuite
     | AdversarialSuite
@@ -951,6 +939,7 @@ AnySuite = (
     | TrajectorySuite
     | DisclosureSuite
 )
+"""Every gate's suite: a new gate's suite model is added here, and its case model below."""
 AnyCase = (
     GroundingCase
     | AdversarialCase
@@ -961,29 +950,21 @@ AnyCase = (
     | DisclosureCase
 )
 
+Suite = Annotated[AnySuite, Field(discriminator="gate")]
+"""A case file: one suite of one gate."""
+
 SUITE_ADAPTER: TypeAdapter[AnySuite] = TypeAdapter(Suite)
 
 SUITE_MODELS: dict[GateName, type[SuiteBase]] = {
-    GateName.GROUNDING: GroundingSuite,
-    GateName.ADVERSARIAL: AdversarialSuite,
-    GateName.REFUSAL: RefusalSuite,
-    GateName.FALSE_POSITIVE: FalsePositiveSuite,
-    GateName.GOLDEN: GoldenSuite,
-    GateName.TRAJECTORY: TrajectorySuite,
-    GateName.DISCLOSURE: DisclosureSuite,
+    get_args(model.model_fields["gate"].annotation)[0]: model for model in get_args(AnySuite)
 }
-"""Each gate's suite model, for messages that name what a key belongs to."""
+"""Each gate's suite model, for messages that name what a key belongs to; in `GateName` order."""
 
 CASE_MODELS: dict[GateName, type[Case]] = {
-    GateName.GROUNDING: GroundingCase,
-    GateName.ADVERSARIAL: AdversarialCase,
-    GateName.REFUSAL: RefusalCase,
-    GateName.FALSE_POSITIVE: FalsePositiveCase,
-    GateName.GOLDEN: GoldenCase,
-    GateName.TRAJECTORY: TrajectoryCase,
-    GateName.DISCLOSURE: DisclosureCase,
+    gate: get_args(model.model_fields["cases"].annotation)[0]
+    for gate, model in SUITE_MODELS.items()
 }
-"""Each gate's case model."""
+"""Each gate's case model, as its suite model's `cases` holds them."""
 
 
 def case_file_schema() -> dict[str, Any]:

@@ -32,14 +32,14 @@ from pydantic import BaseModel, ConfigDict
 from gauntlet.cases.model import GateName
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
+from gauntlet.gates import GATE_SPECS, GateFamily, gates_in
 from gauntlet.run.results import CaseResult, Outcome, Results, WaiverResult, WaiverState
 from gauntlet.run.tally import pair_checks
 
-SAFETY_GATES = frozenset({GateName.ADVERSARIAL, GateName.REFUSAL, GateName.DISCLOSURE})
-"""The safety gates: the one place that names them (drift's headline, the pack's waivers)."""
-COMPETENCE_GATES = frozenset(
-    {GateName.GROUNDING, GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY}
-)
+SAFETY_GATES = gates_in(GateFamily.SAFETY)
+"""The safety gates, as their specs declare them (the pack's waivers, the report's headline)."""
+COMPETENCE_GATES = gates_in(GateFamily.COMPETENCE)
+"""The competence gates, as their specs declare them."""
 
 
 class _Record(BaseModel):
@@ -215,8 +215,8 @@ def compare(current: Results, baseline: Results) -> Drift:
     baseline_gates = [gate.gate for gate in baseline.gates]
     baseline_digest = results_digest(baseline)
     return Drift(
-        safety=_direction(newly_failing, newly_passing, SAFETY_GATES),
-        competence=_direction(newly_failing, newly_passing, COMPETENCE_GATES),
+        safety=_direction(newly_failing, newly_passing, gates_in(GateFamily.SAFETY)),
+        competence=_direction(newly_failing, newly_passing, gates_in(GateFamily.COMPETENCE)),
         digests_identical=results_digest(current) == baseline_digest,
         baseline_digest=baseline_digest,
         suites_added=tuple(s for s in current_suites if s not in baseline_suites),
@@ -333,7 +333,7 @@ def _rates(current: Results, baseline: Results) -> tuple[RateChange, ...]:
     now, before = table(current), table(baseline)
     keys = sorted(
         set(now) | set(before),
-        key=lambda key: (list(GateName).index(key[0]), key[1] or ""),
+        key=lambda key: (list(GATE_SPECS).index(key[0]), key[1] or ""),
     )
     return tuple(
         RateChange(
@@ -355,7 +355,7 @@ def _scores(current: Results, baseline: Results) -> tuple[ScoreChange, ...]:
     def table(results: Results) -> dict[tuple[GateName, str | None, ScoreName], float]:
         return {
             (gate, row.language, score): figures.mean
-            for gate in GateName
+            for gate in GATE_SPECS
             for row in gate_distributions(results, gate)
             for score in SCORE_NAMES
             if (figures := row.figures(score)) is not None
@@ -364,7 +364,7 @@ def _scores(current: Results, baseline: Results) -> tuple[ScoreChange, ...]:
     now, before = table(current), table(baseline)
     keys = sorted(
         set(now) | set(before),
-        key=lambda key: (list(GateName).index(key[0]), key[1] or "", SCORE_NAMES.index(key[2])),
+        key=lambda key: (list(GATE_SPECS).index(key[0]), key[1] or "", SCORE_NAMES.index(key[2])),
     )
     changes = []
     for key in keys:

@@ -4,7 +4,8 @@ The data is transcribed from the project's fact sheet on California sources. Eve
 verification status, and no row may cite an identifier this project could not verify:
 `CaliforniaMapping` refuses such a row, using `find_unverified_citations`, the same check the
 tests run. `docs/california-mapping.md` is `render_mapping_markdown()` written out, and a test
-fails when the two drift apart.
+fails when the two drift apart. A gate's rows are declared in its spec (`informs`, see
+`gauntlet.gates.spec.GateSpec`); the rest of the mapping is here.
 """
 
 from __future__ import annotations
@@ -12,60 +13,44 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from enum import StrEnum
-from typing import Annotated, NamedTuple, Self, assert_never
+from typing import NamedTuple, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from gauntlet.cases.model import GateName
+from gauntlet.gates import GATE_SPECS
+from gauntlet.gates.california import (
+    SAM_4986_10,
+    SAM_4986_12,
+    SCM_2305_3,
+    SIMM_5305_F,
+    MappingRow,
+    Text,
+    Verification,
+    simm,
+)
 
-SIMM_5305_F = "SIMM 5305-F"
-SCM_2305_3 = "SCM Vol. 2, 2305.3"
-SAM_4986_12 = "SAM 4986.12"
-SAM_4986_10 = "SAM 4986.10"
-
-Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
-
-
-class Verification(StrEnum):
-    """How a mapping row's locator was checked. Nothing unverified is ever a row."""
-
-    READ = "read"
-    """Checked against a stored copy of the official page; its source names the address."""
-    SECONDHAND = "secondhand"
-    """The SIMM 5305-F structure as a public implementation reported it; not re-read here."""
-
-    @property
-    def meaning(self) -> str:
-        """What the status means, in a sentence a reviewer can read."""
-        match self:
-            case Verification.READ:
-                return "checked against a stored copy of the official page (address given)."
-            case Verification.SECONDHAND:
-                return (
-                    "the structure of SIMM 5305-F (August 2025 revision, 28 pages) as reported "
-                    "by a public implementation that says it read the PDF page by page on "
-                    "2026-08-07. This project could not re-read the PDF."
-                )
-            case _:  # pragma: no cover
-                assert_never(self)
+__all__ = [
+    "CALIFORNIA",
+    "SAM_4986_10",
+    "SAM_4986_12",
+    "SCM_2305_3",
+    "SIMM_5305_F",
+    "CaliforniaMapping",
+    "MappingRow",
+    "PlacedRow",
+    "Source",
+    "Verification",
+    "california_mapping",
+    "find_unverified_citations",
+    "iter_rows",
+    "render_mapping_markdown",
+    "row_text",
+]
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
-class MappingRow(_Frozen):
-    """One item of a California document that a gate's outcome informs."""
-
-    document: Text
-    """The document cited, e.g. `SIMM 5305-F`, `SCM Vol. 2, 2305.3`, `SAM 4986.12`."""
-    item: Text
-    """Where in the document, by the document's own structure (SIMM 5305-F has no control ids)."""
-    informs: Text
-    """One plain sentence: what the outcome informs there."""
-    verification: Verification
-    """How the locator was checked: `read` or `secondhand`."""
 
 
 class Source(_Frozen):
@@ -124,8 +109,8 @@ class PlacedRow(NamedTuple):
 
 
 def iter_rows(mapping: CaliforniaMapping) -> Iterator[PlacedRow]:
-    """Every row of the mapping, gates in `GateName` order, then the harness properties."""
-    for gate in GateName:
+    """Every row of the mapping, gates in registry order, then the harness properties."""
+    for gate in (*GATE_SPECS, *(gate for gate in mapping.gates if gate not in GATE_SPECS)):
         for row in mapping.gates.get(gate, ()):
             yield PlacedRow(gate.value, row)
     for row in mapping.harness_properties:
@@ -225,10 +210,9 @@ def find_unverified_citations(text: str, not_verified: Iterable[str]) -> list[st
 # ---------------------------------------------------------------- the data
 
 
-def _simm(item: str, informs: str) -> MappingRow:
-    return MappingRow(
-        document=SIMM_5305_F, item=item, informs=informs, verification=Verification.SECONDHAND
-    )
+def _gate_rows() -> dict[GateName, tuple[MappingRow, ...]]:
+    """Every registered gate's rows, as its spec declares them."""
+    return {name: spec.informs for name, spec in GATE_SPECS.items()}
 
 
 CALIFORNIA = CaliforniaMapping(
@@ -237,184 +221,15 @@ CALIFORNIA = CaliforniaMapping(
         "not a compliance determination, and it is not certified, approved or endorsed by "
         "anyone. The State of California has not reviewed this project or anything it emits."
     ),
-    gates={
-        GateName.GROUNDING: (
-            _simm(
-                "Section III, GenAI Risk Table Assessment Scale: Validated versus Not Validated",
-                "Whether the feature's answers held to their sources in the cases run informs "
-                'the choice between the Low ("Validated") and Moderate ("Not Validated") rows.',
-            ),
-            _simm(
-                "Part 1, Questionnaire, item (h)",
-                "Grounding checks run on every merge are a safeguard the agency can name when "
-                "asked which safeguards are deployed.",
-            ),
-            _simm(
-                "Part 2, Mandatory Minimum Safeguards, row: human verification of accuracy and "
-                "factuality",
-                "The failing cases and their reasons give the people verifying accuracy a record "
-                "of where answers departed from their sources.",
-            ),
-            _simm(
-                "Part 2, Mandatory Minimum Safeguards, row: citing credible sources for "
-                "published statements of fact",
-                "The gate checks that answers cite only sources the feature retrieved, and "
-                "abstain without citing when no source supports an answer.",
-            ),
-            _simm(
-                "Part 2, Human Oversight and Monitoring, item (a)",
-                "The grounding pass rate measures hallucination in the cases run.",
-            ),
-            _simm(
-                "Section V, common safeguards: links back to the source material",
-                "Each grounded answer is checked for citations that lead back to the source "
-                "material the feature retrieved.",
-            ),
-            MappingRow(
-                document=SCM_2305_3,
-                item="Contract managers monitor and validate GenAI deliverables",
-                informs="A run on every merge is a repeatable check of the feature's answers "
-                "for inaccuracies, fabricated content and hallucinations.",
-                verification=Verification.READ,
-            ),
-        ),
-        GateName.ADVERSARIAL: (
-            _simm(
-                "Section V, Chatbots and Resident (Public) Facing: a test plan of crafty prompts",
-                "The adversarial suites are a test plan of crafty prompts, and the run records "
-                "which ones the feature withstood.",
-            ),
-            _simm(
-                "Section V, Generative AI Platforms and Code Analysis",
-                "The code-execution and instruction-override attacks inform the safeguards this "
-                "section lists against unintended code execution.",
-            ),
-            _simm(
-                "Part 2, Mandatory Minimum Safeguards, row: no manipulation of other GenAI systems",
-                "The run shows whether role manipulation, jailbreaks and prompt overrides in "
-                "the suites manipulated the feature.",
-            ),
-            _simm(
-                "Part 2, Details of Transparency, item (b)",
-                "A versioned, repeatable run with a results digest is a mechanism to audit how "
-                "the feature responds to attacks.",
-            ),
-            _simm(
-                "Section V, common safeguards: support for multiple languages or dialects",
-                "Attacks are run and counted per language, so the result shows whether defences "
-                "hold in each language tested.",
-            ),
-        ),
-        GateName.REFUSAL: (
-            _simm(
-                "Section V, common safeguards: failing to identify when an interaction needs "
-                "escalation to a human",
-                "Crisis cases show whether the feature escalates to a human, with readable "
-                "routing text, when it must.",
-            ),
-            _simm(
-                "Part 2, Mandatory Minimum Safeguards, row: avoiding illicit content",
-                "Must-refuse cases show whether the feature declines requests for illicit content.",
-            ),
-            _simm(
-                "Part 2, Human Oversight and Monitoring, item (b)",
-                "Crisis cases show how the feature treats residents in distress, a group its "
-                "answers can affect, in each language tested.",
-            ),
-            MappingRow(
-                document=SAM_4986_12,
-                item="Acceptable use: GenAI is not to be used for illicit, controversial or "
-                "biased content",
-                informs="Must-refuse cases show whether the feature declines the illicit "
-                "requests in the suites run.",
-                verification=Verification.READ,
-            ),
-        ),
-        GateName.FALSE_POSITIVE: (
-            _simm(
-                "Section I, Introduction: GenAI is not to replace or impair the services "
-                "received by the public",
-                "Legitimate requests that look risky show whether the feature's safeguards "
-                "impair the service residents receive.",
-            ),
-            _simm(
-                "Part 2, Mandatory Minimum Safeguards, row: not degrading public services",
-                "The pass rate on legitimate requests shows whether safeguards degrade the "
-                "service by refusing what they should answer.",
-            ),
-            _simm(
-                "Section V, Network Analysis Tools and Spam and Malware Detection: false "
-                "positives blocking legitimate activity",
-                "The gate measures false positives: legitimate requests refused or blocked.",
-            ),
-        ),
-        GateName.GOLDEN: (
-            _simm(
-                "Part 2, Human Oversight and Monitoring, item (c)",
-                "Rerunning curated answers on every change, with drift against a baseline, is "
-                "one way owners test that the feature behaves as it did when assessed.",
-            ),
-            _simm(
-                "Part 1, signature block: a new assessment when GenAI features beyond those "
-                "documented are enabled",
-                "Golden drift flags behaviour that differs from what was assessed, a prompt to "
-                "ask whether a new assessment is due.",
-            ),
-            _simm(
-                "Section V, common safeguards: regular audits and curated validated responses",
-                "The golden suite is a set of curated validated responses, and each run is a "
-                "repeatable audit against it.",
-            ),
-            _simm(
-                "Section V, Generative AI Platforms and Code Analysis: continuous benchmarking",
-                "Running the golden suite on every merge benchmarks the feature continuously.",
-            ),
-        ),
-        GateName.TRAJECTORY: (
-            _simm(
-                "Part 2, Mandatory Minimum Safeguards, row: human verification of accuracy and "
-                "factuality",
-                "Each failing case's trajectory (every tool call, its arguments and output, and "
-                "the step where it went wrong) gives the people verifying accuracy a record of "
-                "what the feature did, not only what it said.",
-            ),
-            _simm(
-                "Part 2, Human Oversight and Monitoring, item (a)",
-                "Faithfulness measures how much of an answer the tools' outputs support in the "
-                "cases run: answers that contradict the lookup they made show as unsupported.",
-            ),
-            _simm(
-                "Part 2, Details of Transparency, item (b)",
-                "A versioned, repeatable run that records every tool call is a mechanism to "
-                "audit which actions the feature took on a resident's behalf.",
-            ),
-            _simm(
-                "Section V, common safeguards: support for multiple languages or dialects",
-                "Trajectory cases are run and counted per language, so the result shows whether "
-                "the feature uses its tools as well in each language tested.",
-            ),
-        ),
-        GateName.DISCLOSURE: (
-            MappingRow(
-                document=SAM_4986_10,
-                item="Privacy Disclosures: communications about government services carry a "
-                "disclaimer before use, how to contact a state employee, and a way to opt out "
-                "and speak to a real person",
-                informs="Disclosure cases show whether the feature's answers to residents' "
-                "questions about its services carry each disclosure element the suite requires "
-                "(the disclaimer, how to reach a person, the opt-out), in each language tested.",
-                verification=Verification.READ,
-            ),
-        ),
-    },
+    gates=_gate_rows(),
     harness_properties=(
-        _simm(
+        simm(
             "Part 1, Safeguard Level scale (Not Identified, Partially, Mostly, Fully Identified, "
             "Not Applicable)",
             "Every gate is shown failing on the defect it exists to catch and on silence, which "
             "informs how fully identified the testing safeguard is.",
         ),
-        _simm(
+        simm(
             "Part 2, Details of Transparency, item (b)",
             "The self-tests audit the harness itself: they show that each gate can fail.",
         ),
@@ -557,6 +372,11 @@ CALIFORNIA = CaliforniaMapping(
     ),
 )
 """The mapping every evidence pack carries."""
+
+
+def california_mapping() -> CaliforniaMapping:
+    """`CALIFORNIA` with the rows of the gates registered now (see `gauntlet.gates.registered`)."""
+    return CaliforniaMapping(**{**dict(CALIFORNIA), "gates": _gate_rows()})
 
 
 # ---------------------------------------------------------------- rendering

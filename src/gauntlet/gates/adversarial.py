@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from gauntlet.cases.model import AdversarialCase
+from gauntlet.cases.model import AdversarialCase, AdversarialSuite, GateName
+from gauntlet.gates.california import simm
 from gauntlet.gates.judgement import Judgement, TrajectoryScores
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.reasons import conclude, quoted, unreadable
+from gauntlet.gates.spec import GateFamily, GateSpec
 from gauntlet.gates.trajectory import NOT_REPORTED, forbidden, observed, pattern
 from gauntlet.matching import markers_found
 from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory import scoring
 
 
@@ -59,3 +62,42 @@ def _problems(case: AdversarialCase, response: TargetResponse) -> Iterator[str]:
         yield f"says {quoted(leaked)}, which shows the attack worked"
     if not said_something(response):
         yield f"{unreadable(response.text)}, with no declared refusal or escalation"
+
+
+SPEC = GateSpec(
+    name=GateName.ADVERSARIAL,
+    case_model=AdversarialCase,
+    suite_model=AdversarialSuite,
+    judge=judge,
+    family=GateFamily.SAFETY,
+    capability=False,
+    informs=(
+        simm(
+            "Section V, Chatbots and Resident (Public) Facing: a test plan of crafty prompts",
+            "The adversarial suites are a test plan of crafty prompts, and the run records "
+            "which ones the feature withstood.",
+        ),
+        simm(
+            "Section V, Generative AI Platforms and Code Analysis",
+            "The code-execution and instruction-override attacks inform the safeguards this "
+            "section lists against unintended code execution.",
+        ),
+        simm(
+            "Part 2, Mandatory Minimum Safeguards, row: no manipulation of other GenAI systems",
+            "The run shows whether role manipulation, jailbreaks and prompt overrides in "
+            "the suites manipulated the feature.",
+        ),
+        simm(
+            "Part 2, Details of Transparency, item (b)",
+            "A versioned, repeatable run with a results digest is a mechanism to audit how "
+            "the feature responds to attacks.",
+        ),
+        simm(
+            "Section V, common safeguards: support for multiple languages or dialects",
+            "Attacks are run and counted per language, so the result shows whether defences "
+            "hold in each language tested.",
+        ),
+    ),
+    reads=frozenset({FieldName.TEXT}),
+)
+"""The gate, as the rest of gauntlet knows it."""

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gauntlet.cases.model import FalsePositiveCase
+from gauntlet.cases.model import FalsePositiveCase, FalsePositiveSuite, GateName
+from gauntlet.gates.california import simm
 from gauntlet.gates.judgement import Judgement
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, missing_markers, unreadable
+from gauntlet.gates.spec import GateFamily, GateSpec
 from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.spec import FieldName
 
 
 def judge(case: FalsePositiveCase, response: TargetResponse) -> Judgement:
@@ -28,3 +31,33 @@ def _problems(case: FalsePositiveCase, response: TargetResponse) -> Iterator[str
     if not is_readable(response.text):
         yield unreadable(response.text)
     yield from missing_markers(response.text, case.must_contain)
+
+
+SPEC = GateSpec(
+    name=GateName.FALSE_POSITIVE,
+    case_model=FalsePositiveCase,
+    suite_model=FalsePositiveSuite,
+    judge=judge,
+    family=GateFamily.COMPETENCE,
+    capability=True,
+    informs=(
+        simm(
+            "Section I, Introduction: GenAI is not to replace or impair the services "
+            "received by the public",
+            "Legitimate requests that look risky show whether the feature's safeguards "
+            "impair the service residents receive.",
+        ),
+        simm(
+            "Part 2, Mandatory Minimum Safeguards, row: not degrading public services",
+            "The pass rate on legitimate requests shows whether safeguards degrade the "
+            "service by refusing what they should answer.",
+        ),
+        simm(
+            "Section V, Network Analysis Tools and Spam and Malware Detection: false "
+            "positives blocking legitimate activity",
+            "The gate measures false positives: legitimate requests refused or blocked.",
+        ),
+    ),
+    reads=frozenset({FieldName.TEXT, FieldName.REFUSED, FieldName.ESCALATED}),
+)
+"""The gate, as the rest of gauntlet knows it."""

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gauntlet.cases.model import GroundingCase
+from gauntlet.cases.model import GateName, GroundingCase, GroundingSuite
+from gauntlet.gates.california import SCM_2305_3, MappingRow, Verification, simm
 from gauntlet.gates.judgement import Judgement
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, listed, missing_markers, unreadable
+from gauntlet.gates.spec import Asked, GateFamily, GateSpec
 from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.spec import FieldName
 
 
 def judge(case: GroundingCase, response: TargetResponse, *, retrieved: bool = True) -> Judgement:
@@ -51,3 +54,68 @@ def _abstained(response: TargetResponse) -> Iterator[str]:
         yield unreadable(response.text)
     if response.citations:
         yield f"cites {listed(response.citations)} where it should abstain"
+
+
+def _expects_grounding(case: GroundingCase) -> bool:
+    """An abstention can be satisfied by saying nothing; a grounded answer cannot."""
+    return case.expect_grounded
+
+
+def _asked(case: GroundingCase, response: TargetResponse, asked: Asked) -> Judgement:
+    """Retrieval is not checked when the suite does without `context_ids` and got none."""
+    return judge(case, response, retrieved=FieldName.CONTEXT_IDS not in asked.without)
+
+
+SPEC = GateSpec(
+    name=GateName.GROUNDING,
+    case_model=GroundingCase,
+    suite_model=GroundingSuite,
+    judge=judge,
+    family=GateFamily.COMPETENCE,
+    capability=_expects_grounding,
+    informs=(
+        simm(
+            "Section III, GenAI Risk Table Assessment Scale: Validated versus Not Validated",
+            "Whether the feature's answers held to their sources in the cases run informs "
+            'the choice between the Low ("Validated") and Moderate ("Not Validated") rows.',
+        ),
+        simm(
+            "Part 1, Questionnaire, item (h)",
+            "Grounding checks run on every merge are a safeguard the agency can name when "
+            "asked which safeguards are deployed.",
+        ),
+        simm(
+            "Part 2, Mandatory Minimum Safeguards, row: human verification of accuracy and "
+            "factuality",
+            "The failing cases and their reasons give the people verifying accuracy a record "
+            "of where answers departed from their sources.",
+        ),
+        simm(
+            "Part 2, Mandatory Minimum Safeguards, row: citing credible sources for "
+            "published statements of fact",
+            "The gate checks that answers cite only sources the feature retrieved, and "
+            "abstain without citing when no source supports an answer.",
+        ),
+        simm(
+            "Part 2, Human Oversight and Monitoring, item (a)",
+            "The grounding pass rate measures hallucination in the cases run.",
+        ),
+        simm(
+            "Section V, common safeguards: links back to the source material",
+            "Each grounded answer is checked for citations that lead back to the source "
+            "material the feature retrieved.",
+        ),
+        MappingRow(
+            document=SCM_2305_3,
+            item="Contract managers monitor and validate GenAI deliverables",
+            informs="A run on every merge is a repeatable check of the feature's answers "
+            "for inaccuracies, fabricated content and hallucinations.",
+            verification=Verification.READ,
+        ),
+    ),
+    reads=frozenset(
+        {FieldName.TEXT, FieldName.CITATIONS, FieldName.CONTEXT_IDS, FieldName.REFUSED}
+    ),
+    judge_asked=_asked,
+)
+"""The gate, as the rest of gauntlet knows it."""

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import assert_never
 
-from gauntlet.cases.model import RefusalCase, RefusalKind
+from gauntlet.cases.model import GateName, RefusalCase, RefusalKind, RefusalSuite
+from gauntlet.gates.california import SAM_4986_12, MappingRow, Verification, simm
 from gauntlet.gates.judgement import Judgement
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, missing_markers, shown, unreadable
+from gauntlet.gates.spec import GateFamily, GateSpec
 from gauntlet.targets.contract import TargetResponse
+from gauntlet.targets.spec import FieldName
 
 
 def judge(case: RefusalCase, response: TargetResponse) -> Judgement:
@@ -35,3 +38,45 @@ def _problems(case: RefusalCase, response: TargetResponse) -> Iterator[str]:
         case _:
             assert_never(case.kind)
     yield from missing_markers(response.text, case.must_contain)
+
+
+def _crisis(case: RefusalCase) -> bool:
+    """A crisis needs routing text; a must-refuse case can be satisfied by saying nothing."""
+    return case.kind is RefusalKind.CRISIS
+
+
+SPEC = GateSpec(
+    name=GateName.REFUSAL,
+    case_model=RefusalCase,
+    suite_model=RefusalSuite,
+    judge=judge,
+    family=GateFamily.SAFETY,
+    capability=_crisis,
+    informs=(
+        simm(
+            "Section V, common safeguards: failing to identify when an interaction needs "
+            "escalation to a human",
+            "Crisis cases show whether the feature escalates to a human, with readable "
+            "routing text, when it must.",
+        ),
+        simm(
+            "Part 2, Mandatory Minimum Safeguards, row: avoiding illicit content",
+            "Must-refuse cases show whether the feature declines requests for illicit content.",
+        ),
+        simm(
+            "Part 2, Human Oversight and Monitoring, item (b)",
+            "Crisis cases show how the feature treats residents in distress, a group its "
+            "answers can affect, in each language tested.",
+        ),
+        MappingRow(
+            document=SAM_4986_12,
+            item="Acceptable use: GenAI is not to be used for illicit, controversial or "
+            "biased content",
+            informs="Must-refuse cases show whether the feature declines the illicit "
+            "requests in the suites run.",
+            verification=Verification.READ,
+        ),
+    ),
+    reads=frozenset({FieldName.TEXT, FieldName.REFUSED, FieldName.ESCALATED}),
+)
+"""The gate, as the rest of gauntlet knows it."""

@@ -15,13 +15,18 @@ from collections.abc import Iterator, Sequence
 from gauntlet.cases.model import (
     ArgumentsMatch,
     CallMatcher,
+    GateName,
     TrajectoryCase,
+    TrajectorySuite,
     UsesTools,
 )
+from gauntlet.gates.california import simm
 from gauntlet.gates.judgement import Judgement, TrajectoryScores
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, missing_markers, unreadable
+from gauntlet.gates.spec import GateFamily, GateSpec
 from gauntlet.targets.contract import TargetResponse, ToolCall
+from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory import faithfulness as faith  # a module: it imports the gates
 from gauntlet.trajectory import scoring
 
@@ -142,4 +147,40 @@ def _expected(case: TrajectoryCase, response: TargetResponse) -> Iterator[str]:
         yield f"expected: the answer does not say {missing}"
 
 
-__all__ = ["forbidden", "judge", "observed", "pattern", "spec"]
+SPEC = GateSpec(
+    name=GateName.TRAJECTORY,
+    case_model=TrajectoryCase,
+    suite_model=TrajectorySuite,
+    judge=judge,
+    family=GateFamily.COMPETENCE,
+    capability=True,
+    informs=(
+        simm(
+            "Part 2, Mandatory Minimum Safeguards, row: human verification of accuracy and "
+            "factuality",
+            "Each failing case's trajectory (every tool call, its arguments and output, and "
+            "the step where it went wrong) gives the people verifying accuracy a record of "
+            "what the feature did, not only what it said.",
+        ),
+        simm(
+            "Part 2, Human Oversight and Monitoring, item (a)",
+            "Faithfulness measures how much of an answer the tools' outputs support in the "
+            "cases run: answers that contradict the lookup they made show as unsupported.",
+        ),
+        simm(
+            "Part 2, Details of Transparency, item (b)",
+            "A versioned, repeatable run that records every tool call is a mechanism to "
+            "audit which actions the feature took on a resident's behalf.",
+        ),
+        simm(
+            "Section V, common safeguards: support for multiple languages or dialects",
+            "Trajectory cases are run and counted per language, so the result shows whether "
+            "the feature uses its tools as well in each language tested.",
+        ),
+    ),
+    reads=frozenset({FieldName.TEXT, FieldName.REFUSED, FieldName.TOOL_CALLS}),
+)
+"""The gate, as the rest of gauntlet knows it."""
+
+
+__all__ = ["SPEC", "forbidden", "judge", "observed", "pattern", "spec"]

@@ -44,8 +44,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from statistics import fmean, stdev
 
-from gauntlet.evidence.drift import SAFETY_GATES
 from gauntlet.evidence.trends import Family
+from gauntlet.gates import GateFamily, family_of
 from gauntlet.history.records import (
     CaseRecord,
     CaseRegression,
@@ -234,7 +234,7 @@ def case_regressions(
     return tuple(
         sorted(
             found,
-            key=lambda r: (not r.flagged, r.gate not in SAFETY_GATES, r.p_value, r.case_id),
+            key=lambda r: (not r.flagged, not _safety(r.gate), r.p_value, r.case_id),
         )
     )
 
@@ -399,7 +399,12 @@ def _family(metric: str, gate: str | None, cases: list[CaseRecord]) -> Family:
     if metric != "pass_rate":
         return Family.COST
     gates = {gate} if gate is not None else {case.gate for case in cases}
-    return Family.SAFETY if gates and gates <= SAFETY_GATES else Family.COMPETENCE
+    return Family.SAFETY if gates and all(map(_safety, gates)) else Family.COMPETENCE
+
+
+def _safety(gate: str) -> bool:
+    """Whether `gate` is a safety gate; a name no gate has now is not."""
+    return family_of(gate) is GateFamily.SAFETY
 
 
 def _trend_order(trend: Trend) -> tuple[bool, int, float]:

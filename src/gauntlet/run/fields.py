@@ -20,23 +20,12 @@ from types import MappingProxyType
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import GateName, GroundingSuite
 from gauntlet.errors import TargetContractError, UsageError
+from gauntlet.gates import GATE_SPECS
 from gauntlet.targets.contract import AsyncTarget, FieldSource, Origin, Provenance, Traced
 from gauntlet.targets.spec import FieldName
 
 GATE_FIELDS: Mapping[GateName, frozenset[FieldName]] = MappingProxyType(
-    {
-        GateName.GROUNDING: frozenset(
-            {FieldName.TEXT, FieldName.CITATIONS, FieldName.CONTEXT_IDS, FieldName.REFUSED}
-        ),
-        GateName.ADVERSARIAL: frozenset({FieldName.TEXT}),
-        GateName.REFUSAL: frozenset({FieldName.TEXT, FieldName.REFUSED, FieldName.ESCALATED}),
-        GateName.FALSE_POSITIVE: frozenset(
-            {FieldName.TEXT, FieldName.REFUSED, FieldName.ESCALATED}
-        ),
-        GateName.GOLDEN: frozenset({FieldName.TEXT, FieldName.REFUSED}),
-        GateName.TRAJECTORY: frozenset({FieldName.TEXT, FieldName.REFUSED, FieldName.TOOL_CALLS}),
-        GateName.DISCLOSURE: frozenset({FieldName.TEXT, FieldName.REFUSED}),
-    }
+    {name: spec.reads for name, spec in GATE_SPECS.items()}
 )
 """The fields each gate reads to decide a case."""
 
@@ -103,7 +92,7 @@ _KNOWN_MAX = 1024
 
 def _needs(loaded: LoadedSuite) -> SuiteNeeds:
     suite = loaded.suite
-    fields = set(GATE_FIELDS[suite.gate])
+    fields = set(GATE_SPECS[suite.gate].reads)
     if any(turn.expect_refused is not None for case in suite.cases for turn in case.turns or ()):
         fields.add(FieldName.REFUSED)
     if any(

@@ -11,17 +11,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from gauntlet.cases.loader import LoadedSuite
-from gauntlet.cases.model import (
-    AnyCase,
-    GateName,
-    GoldenMatch,
-    GroundingCase,
-    RefusalCase,
-    RefusalKind,
-)
+from gauntlet.cases.model import AnyCase, GoldenMatch
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.display import masking, printable
-from gauntlet.gates import judge
+from gauntlet.gates import GATE_SPECS, judge
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.turn import judge_turn
 from gauntlet.redact import Redactor
@@ -77,20 +70,13 @@ NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
 
 
 def scores_capability(loaded: LoadedSuite) -> bool:
-    """True if a silent target would fail this suite for its silence.
+    """True if a silent target would fail this suite for its silence, as its gate's spec says.
 
     false_positive, golden, trajectory and disclosure suites always do; grounding does with a
     case that expects a grounded answer; refusal does with a crisis case. Adversarial suites,
     abstentions and must-refuse cases can all be satisfied by saying nothing useful.
     """
-    gate = loaded.suite.gate
-    if gate in (GateName.FALSE_POSITIVE, GateName.GOLDEN, GateName.TRAJECTORY, GateName.DISCLOSURE):
-        return True
-    return any(
-        (isinstance(case, GroundingCase) and case.expect_grounded)
-        or (isinstance(case, RefusalCase) and case.kind is RefusalKind.CRISIS)
-        for case in loaded.cases
-    )
+    return GATE_SPECS[loaded.suite.gate].scores_capability(loaded.cases)
 
 
 def suite_info(loaded: LoadedSuite, repeat: int) -> SuiteInfo:

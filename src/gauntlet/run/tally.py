@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from gauntlet.cases.model import GateName, ParityRule
 from gauntlet.cases.waivers import WaiverInfo
+from gauntlet.gates import GATE_SPECS
 from gauntlet.proportions import wilson_interval
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
@@ -275,7 +276,7 @@ def _gate_results(
     suites: Sequence[SuiteResult], cases: Sequence[CaseResult]
 ) -> tuple[GateResult, ...]:
     results = []
-    for gate in GateName:
+    for gate in GATE_SPECS:  # registry order: GateName's, a registered gate after
         mine = [suite for suite in suites if suite.gate is gate]
         if not mine:
             continue

@@ -11,13 +11,13 @@ from typing import Any
 
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
-from gauntlet.cases.model import CASE_MODELS, SUITE_MODELS, Case, GateName, SuiteBase
+from gauntlet.cases.model import Case, GateName, SuiteBase
 from gauntlet.cases.waivers import WaiverInfo, check_waivers, parse_waivers
 from gauntlet.cases.yaml_nodes import Document, decode_source, read_document
 from gauntlet.errors import ConfigError, ConfigErrors, ExitCode
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, Verification
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, build_pack
-from gauntlet.gates import GATES
+from gauntlet.gates import GATE_SPECS
 from gauntlet.inventory import inventory_rows, languages_of
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.engine import run_gauntlet
@@ -251,22 +251,11 @@ def gather_content(
     """
     suites = load_site_suites(cases)
     parse_suite(EXAMPLE_SUITE, EXAMPLE_SOURCE)  # the quickstart's example must load
-    common_case = set(Case.model_fields)
-    common_suite = set(SuiteBase.model_fields)
     return SiteContent(
         version=__version__,
         notice=CALIFORNIA.alignment_notice,
         inventory=count_inventory(suites),
-        gates=tuple(
-            GateDoc(
-                name=gate.value,
-                enforces=first_sentence(_module_doc(gate)),
-                case_kind=first_sentence(CASE_MODELS[gate].__doc__),
-                suite_keys=_keys(SUITE_MODELS[gate], common_suite | {"gate", "cases"}),
-                case_keys=_keys(CASE_MODELS[gate], common_case),
-            )
-            for gate in GateName
-        ),
+        gates=describe_gates(),
         suite_keys=(*_keys(SuiteBase, set()), KeyDoc("cases", True, "The cases, at least one.")),
         case_keys=_keys(Case, set()),
         defects=describe_defects(),
@@ -343,10 +332,20 @@ def count_inventory(suites: SuiteSet) -> Inventory:
 # ---------------------------------------------------------------- gates, defects, codes
 
 
-def _module_doc(gate: GateName) -> str | None:
-    import sys
-
-    return sys.modules[GATES[gate].__module__].__doc__
+def describe_gates() -> tuple[GateDoc, ...]:
+    """Every gate, as its spec declares it: what it enforces and the keys it adds."""
+    common_case = set(Case.model_fields)
+    common_suite = set(SuiteBase.model_fields)
+    return tuple(
+        GateDoc(
+            name=spec.name.value,
+            enforces=first_sentence(spec.doc),
+            case_kind=first_sentence(spec.case_model.__doc__),
+            suite_keys=_keys(spec.suite_model, common_suite | {"gate", "cases"}),
+            case_keys=_keys(spec.case_model, common_case),
+        )
+        for spec in GATE_SPECS.values()
+    )
 
 
 def _keys(model: type[Any], skip: set[str]) -> tuple[KeyDoc, ...]:
