@@ -45,10 +45,10 @@ lock: ## re-resolve dependencies; export requirements.lock (everything) and acti
 verify: format-check lint types test actions ## everything CI checks: format, lint, types, tests, zizmor
 
 format-check: $(STAMP)
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff format --check src tests benchmarks
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests benchmarks
 
 types: $(STAMP)
 	$(BIN)/mypy
@@ -60,8 +60,8 @@ actions: $(STAMP) ## audit action.yml, the workflows and dependabot.yml with ziz
 	$(BIN)/zizmor --offline action.yml .github/workflows .github/dependabot.yml
 
 format: $(STAMP) ## rewrite files in the house format
-	$(BIN)/ruff format src tests
-	$(BIN)/ruff check --fix src tests
+	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff check --fix src tests benchmarks
 
 schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema cases > schemas/cases.schema.json
