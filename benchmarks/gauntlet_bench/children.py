@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,13 @@ grandchild it spawns reports its own peak.
 """
 
 
-def run_child(argv: Sequence[str], *, timeout: float = RUN_TIMEOUT) -> ChildRun:
-    """Run `argv` through the launcher; its time, CPU and peak RSS are the command's alone."""
+def run_child(
+    argv: Sequence[str], *, timeout: float = RUN_TIMEOUT, env: Mapping[str, str] | None = None
+) -> ChildRun:
+    """Run `argv` through the launcher; its time, CPU and peak RSS are the command's alone.
+
+    `env` is the command's environment (None: this process's).
+    """
     with tempfile.TemporaryDirectory(prefix="gauntlet-bench-run-") as temp:
         report = Path(temp) / "report.json"
         log = Path(temp) / "output.txt"
@@ -63,6 +68,7 @@ def run_child(argv: Sequence[str], *, timeout: float = RUN_TIMEOUT) -> ChildRun:
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # so a timeout can stop the command too
+                env=None if env is None else dict(env),
             )
             try:
                 process.wait(timeout=timeout)
@@ -89,11 +95,20 @@ def gauntlet_command() -> list[str]:
 
 
 def run_cli(
-    stub: Stub, cases: Path, concurrency: int, out: Path, *extra: str
+    stub: Stub,
+    cases: Path,
+    concurrency: int,
+    out: Path,
+    *extra: str,
+    command: Sequence[str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> tuple[ChildRun, float, dict[str, Any]]:
-    """`gauntlet run --quiet [extra]` as a subprocess; the child, the stub's CPU, results.json."""
+    """`gauntlet run --quiet [extra]` as a subprocess; the child, the stub's CPU, results.json.
+
+    `command` starts the CLI (None: the installed `gauntlet`), in the environment `env`.
+    """
     argv = [
-        *gauntlet_command(),
+        *(gauntlet_command() if command is None else command),
         "run",
         "--http-url",
         stub.url,
@@ -107,7 +122,7 @@ def run_cli(
         *extra,
     ]
     server = stub.cpu_seconds()
-    child = run_child(argv)
+    child = run_child(argv, env=env)
     server_cpu = stub.cpu_seconds() - server
     if child.status != 0:
         raise RuntimeError(f"gauntlet run exited {child.status}:\n{child.output[-2000:]}")

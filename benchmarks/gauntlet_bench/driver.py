@@ -18,8 +18,9 @@ from gauntlet_bench import streaming
 from gauntlet_bench.cases import prompts_of, write_case_files
 from gauntlet_bench.children import gauntlet_command, measure_cli
 from gauntlet_bench.config import ONE_RUN_ABOVE
+from gauntlet_bench.goals import GOALS_HEADING, Goals, goals_markdown, run_goals
 from gauntlet_bench.loadgen import load_generator
-from gauntlet_bench.markdown import splice_section
+from gauntlet_bench.markdown import read_section, splice_section
 from gauntlet_bench.measure import (
     CLI,
     ENGINE,
@@ -66,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan = parse_plan(argv)
     if plan.scale_only:
         return main_scale_only(plan)
+    if plan.goals_only:
+        return main_goals_only(plan)
     started_at = datetime.now(UTC)
     began = time.perf_counter()
     load_before = os.getloadavg()[0]
@@ -74,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     memory: Row | None = None
     stream: streaming.Streaming | None = None
     scale: Scale | None = None
+    goals: Goals | None = None
     with tempfile.TemporaryDirectory(prefix="gauntlet-bench-") as temp, no_proxies():
         work = Path(temp)
         cases_dir = write_case_files(work / "cases", plan.cases)
@@ -100,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         startups = run_startups(plan)
         if plan.scale_cases or plan.scale_memory_cases:
             scale = run_scale(plan, work)
+        if plan.baseline_src is not None:
+            goals = measure_goals(plan, work)
     elapsed = time.perf_counter() - began
     loads = (load_before, os.getloadavg()[0])
     verdicts = judge_targets(rows, memory, stream)
@@ -110,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("  " + line)
     print(f"\nbenchmarks took {elapsed:.0f} s")
     if plan.results is not None:
+        kept = read_section(plan.results, GOALS_HEADING)
         write_markdown(
             plan,
             started_at,
@@ -123,7 +130,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             scale,
             stream,
         )
+        # A run without a baseline keeps the last pipeline-cost section (it has its own date).
+        section = goals_markdown(goals) if goals is not None else kept
+        if section:
+            splice_section(plan.results, GOALS_HEADING, section)
         print(f"wrote {plan.results}")
+    return 0
+
+
+def measure_goals(plan: Plan, work: Path) -> Goals:
+    """The pipeline-cost section: this working tree against `plan.baseline_src`."""
+    assert plan.baseline_src is not None  # noqa: S101 - the caller checked
+    return run_goals(
+        plan.baseline_src,
+        work,
+        cases=plan.goals_cases,
+        repeats=plan.goals_repeats,
+        startup_runs=plan.goals_startup_runs,
+        load_runs=plan.goals_load_runs,
+    )
+
+
+def main_goals_only(plan: Plan) -> int:
+    """`--goals-only`: the pipeline-cost section alone, spliced into RESULTS.md."""
+    print(f"gauntlet benchmarks, the pipeline's cost only: {os.cpu_count()} CPUs")
+    with tempfile.TemporaryDirectory(prefix="gauntlet-bench-") as temp, no_proxies():
+        goals = measure_goals(plan, Path(temp))
+    if plan.results is not None:
+        splice_section(plan.results, GOALS_HEADING, goals_markdown(goals))
+        print(f"wrote the pipeline-cost section of {plan.results}")
     return 0
 
 

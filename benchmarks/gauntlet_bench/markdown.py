@@ -76,6 +76,21 @@ def command_line() -> str:
     return command
 
 
+def read_section(path: Path, heading: str) -> list[str]:
+    """The lines of the `heading` section of `path` (none when it or the file is absent)."""
+    if not path.exists():
+        return []
+    lines = path.read_text().splitlines()
+    if heading not in lines:
+        return []
+    start = lines.index(heading)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    section = lines[start:end]
+    while section and not section[-1].strip():
+        section.pop()
+    return section
+
+
 def splice_section(path: Path, heading: str, section: Sequence[str]) -> None:
     """Replace the `heading` section of `path` with `section` (append it if absent)."""
     if path.exists():

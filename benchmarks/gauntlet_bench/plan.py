@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gauntlet_bench.config import BENCHMARKS, ONE_RUN_ABOVE
+from gauntlet_bench.goals import entry_point
 
 
 @dataclass
@@ -30,6 +31,13 @@ class Plan:
     scale_shards: int
     scale_memory_cases: tuple[int, ...]
     scale_concurrency: int
+    baseline_src: Path | None = None
+    """A baseline checkout's src/ directory: the pipeline-cost section runs against it."""
+    goals_only: bool = False
+    goals_cases: int = 5_000
+    goals_repeats: int = 5
+    goals_startup_runs: int = 21
+    goals_load_runs: int = 5
 
 
 def parse_plan(argv: Sequence[str] | None) -> Plan:
@@ -95,6 +103,39 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
     )
     parser.add_argument("--scale-concurrency", type=int, default=32, help="(32)")
     parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a baseline gauntlet checkout's src/ directory: also measure the pipeline's cost "
+        "(issue 19) for it and for this working tree, in this run",
+    )
+    parser.add_argument(
+        "--goals-only",
+        action="store_true",
+        help="run only the pipeline-cost section (needs --baseline-src) and replace that "
+        "section of RESULTS.md, keeping the others",
+    )
+    parser.add_argument("--goals-cases", type=int, default=5_000, help="(5000)")
+    parser.add_argument(
+        "--goals-repeats",
+        type=int,
+        default=None,
+        help="`gauntlet run` runs per tree, taking turns with raw aiohttp (5; 1 with --quick)",
+    )
+    parser.add_argument(
+        "--goals-startup-runs",
+        type=int,
+        default=None,
+        help="runs of each start-up command (21; 3 with --quick)",
+    )
+    parser.add_argument(
+        "--goals-load-runs",
+        type=int,
+        default=None,
+        help="fresh processes loading the cases, per tree (5; 1 with --quick)",
+    )
+    parser.add_argument(
         "--results",
         type=Path,
         default=None,
@@ -124,6 +165,17 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         parser.error("--scale-repeat and --scale-concurrency at least 1, --scale-shards 2")
     if options.scale_only and not (options.scale_cases or scale_memory):
         parser.error("--scale-only with nothing to measure")
+    if options.goals_only and (options.profile or options.scale_only):
+        parser.error("--goals-only goes with neither --profile nor --scale-only")
+    if options.goals_only and options.baseline_src is None:
+        parser.error("--goals-only needs --baseline-src DIR, a baseline checkout's src/")
+    if options.baseline_src is not None:
+        problem = baseline_problem(options.baseline_src)
+        if problem:
+            parser.error(f"--baseline-src {options.baseline_src}: {problem}")
+    goal_runs = (options.goals_repeats, options.goals_startup_runs, options.goals_load_runs)
+    if options.goals_cases < 1 or any(runs is not None and runs < 1 for runs in goal_runs):
+        parser.error("--goals-cases and the --goals-*-runs must be positive")
     return Plan(
         cases=options.cases,
         concurrencies=tuple(int(c) for c in concurrencies),
@@ -141,4 +193,21 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         scale_shards=options.scale_shards,
         scale_memory_cases=() if quick else scale_memory,
         scale_concurrency=options.scale_concurrency,
+        baseline_src=options.baseline_src,
+        goals_only=options.goals_only,
+        goals_cases=options.goals_cases,
+        goals_repeats=options.goals_repeats or (1 if quick else 5),
+        goals_startup_runs=options.goals_startup_runs or (3 if quick else 21),
+        goals_load_runs=options.goals_load_runs or (1 if quick else 5),
     )
+
+
+def baseline_problem(src: Path) -> str | None:
+    """Why `src` is not a gauntlet checkout's src/ directory, or None when it is one."""
+    if not (src / "gauntlet" / "__init__.py").is_file():
+        return "no gauntlet/__init__.py in it; give a checkout's src/ directory"
+    try:
+        entry_point(src.resolve().parent / "pyproject.toml")
+    except ValueError as error:
+        return str(error)
+    return None
