@@ -9,6 +9,7 @@
 - `startup`: CLI start-up;
 - `streaming`: the openai-chat target streamed and not;
 - `scale`: performance at scale;
+- `goals`: the pipeline's own cost against a baseline source tree (issue 19);
 - `markdown`, `report`: the console and RESULTS.md;
 - `plan`: the command line; `profiling`: `--profile`; `driver`: every section in turn.
 """
