@@ -45,10 +45,10 @@ lock: ## re-resolve dependencies; export requirements.lock (everything) and acti
 verify: format-check lint imports types test actions ## everything CI checks: format, lint, import contracts, types, tests, zizmor
 
 format-check: $(STAMP)
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff format --check src tests benchmarks
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests benchmarks
 
 imports: $(STAMP) ## check the one-way package order (import-linter contracts in pyproject.toml)
 	$(BIN)/lint-imports --no-cache
@@ -63,8 +63,8 @@ actions: $(STAMP) ## audit action.yml, the workflows and dependabot.yml with ziz
 	$(BIN)/zizmor --offline action.yml .github/workflows .github/dependabot.yml
 
 format: $(STAMP) ## rewrite files in the house format
-	$(BIN)/ruff format src tests
-	$(BIN)/ruff check --fix src tests
+	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff check --fix src tests benchmarks
 
 schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema cases > schemas/cases.schema.json
@@ -87,8 +87,30 @@ demo-history: $(STAMP) ## build build/history/history.sqlite from 13 runs of the
 inventory: $(STAMP) ## rewrite the README's gate inventory from the loaded suites
 	$(BIN)/gauntlet inventory --update README.md
 
-bench: $(STAMP) ## benchmark the HTTP engine on a loopback stub; writes benchmarks/RESULTS.md
-	$(BIN)/python benchmarks/bench.py
+# BASELINE=<git rev>: the pipeline's cost (issue 19) is measured for this tree and for that
+# rev, checked out as a git worktree in build/bench-baseline (made once, moved to the rev after).
+BASELINE ?=
+BENCH_BASELINE := build/bench-baseline
+BENCH_BASELINE_ARGS = $(if $(BASELINE),--baseline-src $(BENCH_BASELINE)/src)
+.PHONY: bench-goals bench-baseline
+
+bench: $(STAMP) $(if $(BASELINE),bench-baseline) ## benchmark the HTTP engine on a loopback stub; writes benchmarks/RESULTS.md (with BASELINE=<git rev>, the pipeline's cost against it too)
+	$(BIN)/python benchmarks/bench.py $(BENCH_BASELINE_ARGS)
+
+bench-goals: $(STAMP) bench-baseline ## only the pipeline's cost against BASELINE=<git rev>, a few minutes; replaces its section of benchmarks/RESULTS.md
+	$(BIN)/python benchmarks/bench.py --goals-only $(BENCH_BASELINE_ARGS)
+
+bench-baseline:
+	@test -n "$(BASELINE)" || { echo "give the baseline as BASELINE=<git rev>, e.g. make bench-goals BASELINE=main"; exit 2; }
+	@rev=$$(git rev-parse --verify --quiet "$(BASELINE)^{commit}") \
+		|| { echo "BASELINE=$(BASELINE) is not a commit of this repository"; exit 2; }; \
+	git worktree prune; \
+	if [ -e $(BENCH_BASELINE)/.git ]; then \
+		git -C $(BENCH_BASELINE) checkout --quiet --detach $$rev; \
+	else \
+		git worktree add --quiet --detach $(BENCH_BASELINE) $$rev; \
+	fi; \
+	echo "baseline: $(BENCH_BASELINE) at $$(git -C $(BENCH_BASELINE) rev-parse --short HEAD) ($(BASELINE))"
 
 # Not part of `make verify` (it builds llama.cpp: minutes, and a 93 MB download). Set-up goes
 # into .venv-real-llm and is done once; see scripts/real_llm.py.

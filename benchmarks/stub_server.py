@@ -10,7 +10,7 @@ answers ``POST /`` with one fixed, valid contract answer after ``--latency-ms`` 
 (default: the ``STUB_LATENCY_MS`` environment variable, else 0), and runs until SIGTERM or
 SIGINT. It runs on aiohttp's low-level ``web.Server`` (no router, no middleware) and the
 answer is encoded once at start-up, so a request costs the server little beyond aiohttp's own
-parsing: the load generator in ``bench.py`` measures how little.
+parsing: the load generator (``gauntlet_bench/loadgen.py``) measures how little.
 
 It is also an OpenAI-compatible server, for the streaming benchmark: ``POST
 /v1/chat/completions`` answers the same text as a ``chat.completion``, or, when the request

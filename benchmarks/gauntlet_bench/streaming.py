@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 import aiohttp
-from stub_server import MARKER, STREAM_CHUNKS  # the sibling module: benchmarks/ is on sys.path
 
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import TargetInfo, Verdict
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.target_file import load_target_file
+from stub_server import MARKER, STREAM_CHUNKS  # the sibling module: benchmarks/ is on sys.path
 
 LATENCY_MS = 50.0
 """The stub's latency for this benchmark."""

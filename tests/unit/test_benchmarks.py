@@ -1,0 +1,192 @@
+"""The benchmarks' pure helpers: entry points, environments, the goals' verdicts, RESULTS.md."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from gauntlet_bench import goals  # noqa: E402 - found through the line above
+from gauntlet_bench.markdown import read_section, splice_section  # noqa: E402
+from gauntlet_bench.plan import baseline_problem, parse_plan  # noqa: E402
+
+FIGURES = {
+    "run_ratio": {goals.BASELINE: 0.70, goals.WORKING: 0.90},
+    "version_ratio": {goals.BASELINE: 9.0, goals.WORKING: 2.5},
+    "validate_ratio": {goals.BASELINE: 20.0, goals.WORKING: 2.9},
+    "load_seconds": {goals.BASELINE: 0.8, goals.WORKING: 0.25},
+    "mb_per_thousand": {goals.BASELINE: 21.0, goals.WORKING: 21.0},
+}
+
+
+def _judge(figures: dict[str, dict[str, float]], mb_spread: float = 0.05) -> list[goals.Goal]:
+    return goals.judge(
+        run_ratio=figures["run_ratio"],
+        version_ratio=figures["version_ratio"],
+        validate_ratio=figures["validate_ratio"],
+        load_seconds=figures["load_seconds"],
+        mb_per_thousand=figures["mb_per_thousand"],
+        mb_spread=mb_spread,
+    )
+
+
+def _pyproject(tmp_path: Path, scripts: str) -> Path:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(f'[project]\nname = "gauntlet"\n{scripts}', encoding="utf-8")
+    return path
+
+
+def test_the_entry_point_is_read_from_the_trees_own_pyproject(tmp_path: Path) -> None:
+    # The trap: assuming gauntlet.cli:main while another tree has moved its entry point.
+    path = _pyproject(tmp_path, '[project.scripts]\ngauntlet = "gauntlet.entry:main"\n')
+    assert goals.entry_point(path) == "gauntlet.entry:main"
+    assert goals.entry_point(ROOT / "pyproject.toml").endswith(":main")
+
+
+@pytest.mark.parametrize(
+    "scripts",
+    [
+        "",
+        '[project.scripts]\nother = "gauntlet.cli:main"\n',
+        '[project.scripts]\ngauntlet = "gauntlet.cli"\n',
+        '[project.scripts]\ngauntlet = "gauntlet.cli:main; rm -rf /"\n',
+        "[project.scripts]\ngauntlet = 3\n",
+        "[project.scripts\n",
+    ],
+)
+def test_a_missing_or_malformed_entry_point_is_refused(tmp_path: Path, scripts: str) -> None:
+    with pytest.raises(ValueError, match="pyproject.toml"):
+        goals.entry_point(_pyproject(tmp_path, scripts))
+
+
+def test_the_console_script_runs_the_entry_point_and_exits_with_its_value(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "entry.py").write_text(
+        "import sys\nclass App:\n    @staticmethod\n    def run():\n"
+        "        print(sys.argv[1:])\n        return 3\n"
+    )
+    script = tmp_path / "gauntlet"
+    script.write_text(goals.console_script("pkg.entry:App.run"))
+    completed = subprocess.run(  # noqa: S603 - our interpreter, a script written above
+        [sys.executable, str(script), "--version"],
+        env=goals.tree_env({}, tmp_path),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (completed.returncode, completed.stdout) == (3, "['--version']\n")
+    with pytest.raises(ValueError, match="module:attr"):
+        goals.console_script("pkg.entry")
+
+
+def test_the_tree_comes_first_on_pythonpath() -> None:
+    tree = Path("/trees/base/src")
+    assert goals.tree_env({}, tree)["PYTHONPATH"] == str(tree)
+    env = goals.tree_env({"PYTHONPATH": "/elsewhere", "HOME": "/h"}, tree)
+    assert env == {"PYTHONPATH": f"{tree}{os.pathsep}/elsewhere", "HOME": "/h"}
+
+
+def test_under_tells_a_path_inside_a_tree_from_one_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "src" / "gauntlet").mkdir(parents=True)
+    (tmp_path / "src-other").mkdir()
+    assert goals.under(tmp_path / "src" / "gauntlet" / "__init__.py", tmp_path / "src")
+    assert not goals.under(tmp_path / "src-other" / "gauntlet.py", tmp_path / "src")
+
+
+def test_every_goal_met_when_the_working_trees_figures_meet_them() -> None:
+    verdicts = _judge(FIGURES)
+    assert [goal.met for goal in verdicts] == [True] * 5
+    assert [goal.cells()[1:] for goal in verdicts] == [
+        ["0.700×", "0.900×", "1.29×", "met"],
+        ["9.00×", "2.50×", "0.28×", "met"],
+        ["20.00×", "2.90×", "0.14×", "met"],
+        ["0.800 s", "0.250 s", "0.31×", "met"],
+        ["21.00 MB", "21.00 MB", "1.00×", "met"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("figure", "value", "failed"),
+    [
+        ("run_ratio", 0.849, 0),
+        ("version_ratio", 3.01, 1),
+        ("validate_ratio", 3.01, 2),
+        ("load_seconds", 0.3, 3),
+        ("mb_per_thousand", 21.051, 4),
+    ],
+)
+def test_a_goal_the_working_tree_misses_says_not_met(
+    figure: str, value: float, failed: int
+) -> None:
+    # Only the working tree's figure decides: the baseline misses most goals today.
+    verdicts = _judge({**FIGURES, figure: {**FIGURES[figure], goals.WORKING: value}})
+    assert [goal.met for goal in verdicts] == [index != failed for index in range(5)]
+    assert verdicts[failed].cells()[-1] == "**NOT MET**"
+    assert verdicts[failed].verdict == "NOT MET"
+
+
+def test_memory_within_the_baselines_own_spread_is_met_and_beyond_it_is_not() -> None:
+    # The trap: two identical trees differ by a few KB of ru_maxrss; strictly compared, one
+    # of them is "higher" half of the time.
+    same = {goals.BASELINE: 22.76, goals.WORKING: 22.77}
+    within = _judge({**FIGURES, "mb_per_thousand": same}, mb_spread=0.02)[4]
+    assert within.met
+    assert "(0.02 MB)" in within.title
+    strict = _judge({**FIGURES, "mb_per_thousand": same}, mb_spread=0.0)[4]
+    assert not strict.met
+
+
+def test_a_section_is_read_and_spliced_in_place_keeping_the_others(tmp_path: Path) -> None:
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# R\n\n## A\n\na1\n\n## B\n\nb1\n\n\n## C\n\nc1\n")
+    assert read_section(path, "## B") == ["## B", "", "b1"]
+    assert read_section(path, "## D") == []
+    assert read_section(tmp_path / "absent.md", "## B") == []
+    splice_section(path, "## B", ["## B", "", "b2"])
+    assert path.read_text() == "# R\n\n## A\n\na1\n\n## C\n\nc1\n\n## B\n\nb2\n"
+    splice_section(path, "## C", ["## C", "", "c2"])
+    assert read_section(path, "## C") == ["## C", "", "c2"]
+    assert read_section(path, "## A") == ["## A", "", "a1"]
+
+
+def test_a_baseline_must_be_a_checkouts_src_directory(tmp_path: Path) -> None:
+    assert baseline_problem(ROOT / "src") is None
+    assert "gauntlet/__init__.py" in (baseline_problem(tmp_path) or "")
+    (tmp_path / "src" / "gauntlet").mkdir(parents=True)
+    (tmp_path / "src" / "gauntlet" / "__init__.py").write_text("")
+    assert "pyproject.toml" in (baseline_problem(tmp_path / "src") or "")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--goals-only"], "--goals-only needs --baseline-src"),
+        (["--goals-only", "--scale-only", "--baseline-src", "src"], "neither --profile"),
+        (["--baseline-src", "nowhere"], "--baseline-src nowhere: no gauntlet/__init__.py"),
+        (["--baseline-src", "src", "--goals-repeats", "0"], "must be positive"),
+    ],
+)
+def test_the_goals_options_are_checked(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    places = {"src": str(ROOT / "src"), "nowhere": str(tmp_path / "nowhere")}
+    with pytest.raises(SystemExit) as raised:
+        parse_plan([places.get(part, part) for part in argv])
+    assert raised.value.code == 2
+    assert message.replace("nowhere", places["nowhere"]) in capsys.readouterr().err
+
+
+def test_the_goals_plan_defaults_and_quick() -> None:
+    plan = parse_plan(["--goals-only", "--baseline-src", str(ROOT / "src")])
+    assert (plan.goals_only, plan.baseline_src, plan.goals_cases) == (True, ROOT / "src", 5000)
+    assert (plan.goals_repeats, plan.goals_startup_runs, plan.goals_load_runs) == (5, 21, 5)
+    quick = parse_plan(["--quick", "--baseline-src", str(ROOT / "src")])
+    assert (quick.goals_repeats, quick.goals_startup_runs, quick.goals_load_runs) == (1, 3, 1)
+    assert parse_plan([]).baseline_src is None
