@@ -15,9 +15,10 @@ from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from typing import Annotated, NamedTuple, Self, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from gauntlet.cases.model import GateName
+from gauntlet.record import Record
 
 SIMM_5305_F = "SIMM 5305-F"
 SCM_2305_3 = "SCM Vol. 2, 2305.3"
@@ -51,11 +52,7 @@ class Verification(StrEnum):
                 assert_never(self)
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
-class MappingRow(_Frozen):
+class MappingRow(Record):
     """One item of a California document that a gate's outcome informs."""
 
     document: Text
@@ -68,7 +65,7 @@ class MappingRow(_Frozen):
     """How the locator was checked: `read` or `secondhand`."""
 
 
-class Source(_Frozen):
+class Source(Record):
     """A document the mapping rests on, and how far this project verified it."""
 
     identifier: Text
@@ -81,7 +78,7 @@ class Source(_Frozen):
     """Where it was read: the official page's name, or who reported it."""
 
 
-class CaliforniaMapping(_Frozen):
+class CaliforniaMapping(Record):
     """The cross-reference from gate outcomes to California's GenAI risk framework."""
 
     alignment_notice: Text
