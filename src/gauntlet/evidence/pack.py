@@ -38,7 +38,7 @@ from gauntlet.run.results import (
     WaiverResult,
     exit_code_for,
 )
-from gauntlet.run.tally import PairCheck, count_outcomes, pair_checks
+from gauntlet.run.tally import PairCheck, pair_checks
 from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
@@ -525,7 +525,8 @@ def build_pack(
         judge=_judge(results),
         totals=results.totals,
         languages=tuple(
-            LanguageCounts(language=language, **_count(results, language)) for language in languages
+            LanguageCounts(language=language, **totals.model_dump())
+            for language, totals in Totals.per_language(results.cases).items()
         ),
         untested_languages_note=(
             f"Tested languages: {', '.join(languages) or 'none'}. Any other language was not "
@@ -541,7 +542,9 @@ def build_pack(
                     SuiteEvidence(
                         **suite.model_dump(include=_SUITE_COPIED),
                         pass_rate=round(suite.pass_rate, 4),
-                        languages=_suite_languages(results, suite.suite),
+                        languages=LanguageCount.each(
+                            case for case in results.cases if case.suite == suite.suite
+                        ),
                     )
                     for suite in results.suites
                     if suite.gate is gate.gate
@@ -939,26 +942,6 @@ def _shown(text: str, limit: int) -> str:
     Masked first, so a secret is never cut in half where a mask could no longer find it.
     """
     return clipped(printable(masked(text)), limit)
-
-
-def _count(results: Results, language: str) -> dict[str, Any]:
-    return count_outcomes(
-        [case for case in results.cases if case.language == language]
-    ).model_dump()
-
-
-def _suite_languages(results: Results, suite: str) -> tuple[LanguageCount, ...]:
-    mine = [case for case in results.cases if case.suite == suite]
-    return tuple(
-        LanguageCount(
-            language=language,
-            total=sum(1 for case in mine if case.language == language),
-            passed=sum(
-                1 for case in mine if case.language == language and case.outcome is Outcome.PASSED
-            ),
-        )
-        for language in sorted({case.language for case in mine})
-    )
 
 
 def _baseline(

@@ -14,6 +14,7 @@ from gauntlet.errors import UsageError
 from gauntlet.history.records import CaseRecord, History, RunRecord, Trend
 from gauntlet.history.stats import series
 from gauntlet.history.store import timestamp
+from gauntlet.run.results import Totals
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,13 @@ class Counts:
 def counts(cases: Iterable[CaseRecord]) -> Counts:
     """Tally `cases`. Pure."""
     chosen = list(cases)
+    totals = Totals.of(case.outcome for case in chosen)
     return Counts(
-        cases=len(chosen),
-        passed=sum(case.outcome == "passed" for case in chosen),
-        failed=sum(case.outcome == "failed" for case in chosen),
-        errored=sum(case.outcome == "errored" for case in chosen),
-        waived=sum(case.outcome == "waived" for case in chosen),
+        cases=totals.total,
+        passed=totals.passed,
+        failed=totals.failed,
+        errored=totals.errored,
+        waived=totals.waived,
         asks=sum(case.repeats for case in chosen),
         asks_passed=sum(case.passes for case in chosen),
     )

@@ -7,9 +7,11 @@ a field means a version bump.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol, TypeVar
 
 from pydantic import Field
 
@@ -214,12 +216,40 @@ class CaseResult(Record):
     """The case's parity pair key: the same question in the suite's other languages."""
 
 
+class Counted(Protocol):
+    """What `Totals` counts: a case with its outcome and language, as run or as stored.
+
+    An outcome may be an `Outcome` or its value (the history stores the text): they compare
+    and hash alike, so both are counted alike.
+    """
+
+    @property
+    def outcome(self) -> str:
+        """The case's outcome, an `Outcome` value."""
+
+    @property
+    def language(self) -> str:
+        """The case's language tag."""
+
+
+_Case = TypeVar("_Case", bound=Counted)
+_Key = TypeVar("_Key", str, tuple[str, str])
+
+
 class LanguageCount(Record):
     """Cases and passes in one language."""
 
     language: LanguageTag
     total: int
     passed: int
+
+    @classmethod
+    def each(cls, cases: Iterable[Counted]) -> tuple[LanguageCount, ...]:
+        """Cases and passes in each language of `cases`, by tag (see `Totals.per_language`)."""
+        return tuple(
+            cls(language=language, total=totals.total, passed=totals.passed)
+            for language, totals in Totals.per_language(cases).items()
+        )
 
 
 class SuiteInfo(Record):
@@ -309,6 +339,42 @@ class Totals(Record):
     """Cases whose answers the judge could not (or may not) judge."""
     waived: int = 0
     """Failed cases a live waiver covers (see `Outcome.WAIVED`)."""
+
+    @classmethod
+    def of(cls, outcomes: Iterable[str]) -> Totals:
+        """How many of `outcomes` there are, and how many of each.
+
+        The one count of outcomes: the run's totals, each suite's and gate's, the evidence
+        pack's per language, JUnit's and the history's all come from here, so a results file
+        that re-derives them (`gauntlet.run.results_file`) counts as the run did.
+        """
+        counted = Counter(outcomes)
+        return cls(
+            total=counted.total(),
+            passed=counted[Outcome.PASSED],
+            failed=counted[Outcome.FAILED],
+            errored=counted[Outcome.ERRORED],
+            not_run=counted[Outcome.NOT_RUN],
+            unjudged=counted[Outcome.UNJUDGED],
+            waived=counted[Outcome.WAIVED],
+        )
+
+    @classmethod
+    def by(cls, cases: Iterable[_Case], key: Callable[[_Case], _Key]) -> dict[_Key, Totals]:
+        """The totals of each group of `cases` sharing a `key`, in sorted order of the keys."""
+        groups: dict[_Key, list[str]] = {}
+        for case in cases:
+            groups.setdefault(key(case), []).append(case.outcome)
+        return {found: cls.of(groups[found]) for found in sorted(groups)}
+
+    @classmethod
+    def per_language(cls, cases: Iterable[Counted]) -> dict[str, Totals]:
+        """The totals of `cases` in each language they are in, by tag in sorted order."""
+        return cls.by(cases, _language)
+
+
+def _language(case: Counted) -> str:
+    return case.language
 
 
 class LanguageKappa(Record):

@@ -135,7 +135,7 @@ def summarize(
     )
     suite_results = tuple(_suite_result(info, ordered) for info in suites)
     gates = _gate_results(suite_results, ordered)
-    totals = count_outcomes(ordered)
+    totals = Totals.of(case.outcome for case in ordered)
     unreadable = sum(
         1
         for case in ordered
@@ -234,23 +234,9 @@ def decide_verdict(
     return Verdict.PASS, "every gate met its threshold"
 
 
-def count_outcomes(cases: Sequence[CaseResult]) -> Totals:
-    """How many of `cases` passed, failed, errored, were not run, were unjudged and waived."""
-    outcomes = [case.outcome for case in cases]
-    return Totals(
-        total=len(outcomes),
-        passed=outcomes.count(Outcome.PASSED),
-        failed=outcomes.count(Outcome.FAILED),
-        errored=outcomes.count(Outcome.ERRORED),
-        not_run=outcomes.count(Outcome.NOT_RUN),
-        unjudged=outcomes.count(Outcome.UNJUDGED),
-        waived=outcomes.count(Outcome.WAIVED),
-    )
-
-
 def _suite_result(info: SuiteInfo, cases: Sequence[CaseResult]) -> SuiteResult:
     own = [case for case in cases if case.suite == info.suite]
-    mine = count_outcomes(own)
+    mine = Totals.of(case.outcome for case in own)
     # A waived failure leaves the denominator; a suite whose every case is waived is met.
     counted = mine.total - mine.waived
     total = max(counted, 1)
@@ -280,10 +266,9 @@ def _gate_results(
         if not mine:
             continue
         gate_cases = [case for case in cases if case.gate is gate]
-        counts = count_outcomes(gate_cases)
+        counts = Totals.of(case.outcome for case in gate_cases)
         counted = counts.total - counts.waived  # a waived failure is not counted either way
         low, high = wilson_interval(counts.passed, counted)
-        languages = sorted({case.language for case in gate_cases})
         results.append(
             GateResult(
                 gate=gate,
@@ -292,7 +277,7 @@ def _gate_results(
                 pass_rate=round(counts.passed / max(counted, 1), 6),
                 wilson_low=low,
                 wilson_high=high,
-                languages=tuple(_language(gate_cases, language) for language in languages),
+                languages=LanguageCount.each(gate_cases),
                 met=all(suite.met for suite in mine),
             )
         )
@@ -381,9 +366,3 @@ def parity_failures(results: Results) -> list[PairCheck]:
     return [
         check for check in pair_checks(results.cases) if check.fails and check.suite in required
     ]
-
-
-def _language(cases: Sequence[CaseResult], language: str) -> LanguageCount:
-    mine = [case for case in cases if case.language == language]
-    passed = sum(1 for case in mine if case.outcome is Outcome.PASSED)
-    return LanguageCount(language=language, total=len(mine), passed=passed)
