@@ -18,6 +18,7 @@ from typing import Annotated, NamedTuple, Self, assert_never
 from pydantic import Field, model_validator
 
 from gauntlet.cases.model import GateName
+from gauntlet.markdown_table import table
 from gauntlet.record import Record
 
 SIMM_5305_F = "SIMM 5305-F"
@@ -561,18 +562,8 @@ CALIFORNIA = CaliforniaMapping(
 GENERATED_FROM = "src/gauntlet/evidence/mapping.py"
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", r"\|")
-
-
-def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines.extend("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
-    return lines
-
-
 def _row_table(rows: Iterable[MappingRow]) -> list[str]:
-    return _table(
+    return table(
         ("Document", "Item", "Informs", "Verification"),
         ((row.document, row.item, row.informs, row.verification.value) for row in rows),
     )
@@ -619,7 +610,7 @@ def render_mapping_markdown(mapping: CaliforniaMapping = CALIFORNIA) -> str:
         "",
         "## Sources",
         "",
-        *_table(
+        *table(
             ("Identifier", "What it is", "Verification", "Where"),
             ((s.identifier, s.what, s.verification, s.where) for s in mapping.sources),
         ),
