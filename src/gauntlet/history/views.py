@@ -15,6 +15,7 @@ from gauntlet.history.records import CaseRecord, History, RunRecord, Trend
 from gauntlet.history.stats import series
 from gauntlet.history.store import timestamp
 from gauntlet.run.results import Totals
+from gauntlet.words import plural
 
 
 @dataclass(frozen=True)
@@ -214,11 +215,11 @@ def trend_lines(
         )
     left_out = len(history.runs) - len(comparable)
     head = (
-        f"pass rate of {printable(slice_name)} over {len(comparable)} comparable "
-        f"{'run' if len(comparable) == 1 else 'runs'} (plan {newest.plan_digest[:19]}...)"
+        f"pass rate of {printable(slice_name)} over {plural(len(comparable), 'comparable run')} "
+        f"(plan {newest.plan_digest[:19]}...)"
     )
     if left_out:
-        head += f"; {left_out} {'run' if left_out == 1 else 'runs'} of other plans left out"
+        head += f"; {plural(left_out, 'run')} of other plans left out"
     judged = {
         point.run.key: point.trend
         for point in series(history, metric="pass_rate", gate=gate, language=language, suite=suite)

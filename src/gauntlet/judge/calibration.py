@@ -64,6 +64,7 @@ from gauntlet.judge.reply import Judged, Unjudged, Verdict
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.strict_json import loads
 from gauntlet.version import __version__
+from gauntlet.words import plural
 
 CALIBRATION_SCHEMA_VERSION = 1
 RUN_ID = "calibration"
@@ -689,8 +690,8 @@ def check_calibration(
         language = figures.language
         if figures.items < min_items:
             return (
-                f"{language} has {figures.items} labelled "
-                f"{'item' if figures.items == 1 else 'items'}, fewer than the {min_items} "
+                f"{language} has {plural(figures.items, 'labelled item')}, fewer than the "
+                f"{min_items} "
                 "needed per language"
             )
         if figures.kappa is None:
@@ -708,8 +709,7 @@ def check_calibration(
         events = pairwise.position_bias_events
         return (
             f"position consistency {pairwise.position_consistency:.2f} is below "
-            f"{min_position_consistency:g} ({events} position-bias "
-            f"{'event' if events == 1 else 'events'})"
+            f"{min_position_consistency:g} ({plural(events, 'position-bias event')})"
         )
     return None
 
@@ -809,8 +809,8 @@ def summary_lines(record: CalibrationRecord, reason: str | None) -> list[Text]:
         events = pairwise.position_bias_events
         consistency = (
             f"{pairwise.position_consistency:.2f} over {pairwise.both_orders} of "
-            f"{pairwise.items} pairwise items judged in both orders; {events} position-bias "
-            f"{'event' if events == 1 else 'events'}"
+            f"{pairwise.items} pairwise items judged in both orders; "
+            f"{plural(events, 'position-bias event')}"
         )
     talks = record.talks_to_judge
     talking = (

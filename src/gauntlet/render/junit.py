@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET  # noqa: S405 - building XML, never parsing i
 from gauntlet.display import printable
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, PairEvidence, TrajectoryEvidence
 from gauntlet.run.results import Outcome, Totals, WaiverState
+from gauntlet.words import plural
 
 _CHILD = {
     Outcome.FAILED: "failure",
@@ -90,7 +91,7 @@ def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
                     testcase,
                     "failure",
                     message=_clean(
-                        f"{count} {'pair differs' if count == 1 else 'pairs differ'} "
+                        f"{plural(count, 'pair differs', 'pairs differ')} "
                         f"across languages: {failing[0].reason}"
                     ),
                 )

@@ -30,6 +30,7 @@ from gauntlet.markdown_table import escape, head, table
 from gauntlet.run.results import JudgeCheck, LanguageCount, LanguageKappa, Outcome, WaiverState
 from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.contract import Origin
+from gauntlet.words import plural
 
 _IDENTIFIER = re.compile(ID_PATTERN)
 _DIGEST = re.compile(r"(?:sha256:)?[0-9a-f]{64}")
@@ -344,12 +345,12 @@ def _trajectory(case_id: str, trajectory: TrajectoryEvidence) -> list[str]:
 
 
 def _calls_made(trajectory: TrajectoryEvidence) -> str:
-    calls = f"{trajectory.calls} {'call' if trajectory.calls == 1 else 'calls'}"
+    calls = plural(trajectory.calls, "call")
     if trajectory.steps is None:
         return f"{calls}, which cannot be read as steps"
     if trajectory.steps == trajectory.calls:
         return calls
-    return f"{calls} in {trajectory.steps} {'step' if trajectory.steps == 1 else 'steps'}"
+    return f"{calls} in {plural(trajectory.steps, 'step')}"
 
 
 def _departure(trajectory: TrajectoryEvidence) -> str:
@@ -391,8 +392,7 @@ def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list
         f"| max tokens | {_setting(fingerprint.max_tokens)} |",
         f"| checks | {checks.total} ({checks.rubric} rubric, {checks.pairwise} pairwise): "
         f"{checks.passed} passed, {checks.failed} failed, {checks.unjudged} unjudged; "
-        f"{checks.position_bias} position-bias "
-        f"{'event' if checks.position_bias == 1 else 'events'} |",
+        f"{plural(checks.position_bias, 'position-bias event')} |",
         "| judge tokens reported | "
         + (_tokens(usage) if usage is not None and usage.checks else "none reported")
         + " |",
@@ -827,7 +827,7 @@ def _safety_waivers(pack: EvidencePack) -> list[str]:
         return []
     count = len(safety)
     lines = [
-        f"**{count} {'waiver covers' if count == 1 else 'waivers cover'} a safety gate** "
+        f"**{plural(count, 'waiver covers', 'waivers cover')} a safety gate** "
         f"({_gates(SAFETY_GATES)}):",
         "",
     ]

@@ -38,6 +38,7 @@ from gauntlet.run.results import (
 )
 from gauntlet.run.waivers import apply_waivers, not_needed_cases, run_day
 from gauntlet.version import __version__
+from gauntlet.words import noun, plural
 
 
 def shard_of(suite: str, case_id: str, count: int, pair: str | None = None) -> int:
@@ -201,32 +202,30 @@ def decide_verdict(
     """
     if not_run or interrupted_by:
         by = f" by {interrupted_by}" if interrupted_by else ""
-        cases = "case was" if not_run == 1 else "cases were"
-        return Verdict.WITHHELD, f"the run was interrupted{by}: {not_run} {cases} not asked"
+        cases = plural(not_run, "case was", "cases were")
+        return Verdict.WITHHELD, f"the run was interrupted{by}: {cases} not asked"
     if errored:
-        return Verdict.WITHHELD, (
-            f"{errored} {'case' if errored == 1 else 'cases'} got no answer, so no verdict"
-        )
+        return Verdict.WITHHELD, (f"{plural(errored, 'case')} got no answer, so no verdict")
     if unjudged:
         return Verdict.WITHHELD, (
-            f"{unjudged} {'case' if unjudged == 1 else 'cases'} could not be judged, so no "
+            f"{plural(unjudged, 'case')} could not be judged, so no "
             f"verdict; the first: {unjudged_reason}"
         )
     if unreadable and not capability_scored:
         return Verdict.UNSCOREABLE, (
-            f"{unreadable} {'answer' if unreadable == 1 else 'answers'} said nothing readable "
+            f"{plural(unreadable, 'answer')} said nothing readable "
             "and no loaded suite scores capability, so silence could pass unnoticed"
         )
     reasons = []
     if failed_gates:
         names = ", ".join(gate.value for gate in failed_gates)
         count = len(failed_gates)
-        reasons.append(f"{count} {'gate' if count == 1 else 'gates'} failed: {names}")
+        reasons.append(f"{plural(count, 'gate')} failed: {names}")
     if not_needed:
         count = len(not_needed)
         reasons.append(
-            f"--strict-waivers: {count} waived {'case' if count == 1 else 'cases'} passed, "
-            f"so {'its waiver is' if count == 1 else 'their waivers are'} no longer needed: "
+            f"--strict-waivers: {plural(count, 'waived case')} passed, "
+            f"so {noun(count, 'its waiver is', 'their waivers are')} no longer needed: "
             + ", ".join(not_needed)
         )
     if reasons:

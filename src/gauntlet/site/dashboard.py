@@ -20,6 +20,7 @@ from gauntlet.errors import UsageError
 from gauntlet.evidence.trends import Family
 from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, RunRecord, Trend
 from gauntlet.run.results import Totals
+from gauntlet.words import noun
 
 PASS_RATE = "pass_rate"  # noqa: S105 - a metric's name
 LATENCY_P50 = "latency_p50_ms"
@@ -417,7 +418,7 @@ def flag_note(lines: Sequence[Line]) -> str:
             continue
         named = ", ".join(flagged[:MAX_NAMED])
         more = f" and {len(flagged) - MAX_NAMED} more" if len(flagged) > MAX_NAMED else ""
-        parts.append(f"{line.name} in run{'s' if len(flagged) > 1 else ''} {named}{more}")
+        parts.append(f"{line.name} in {noun(len(flagged), 'run')} {named}{more}")
     return "flagged: " + "; ".join(parts) if parts else "no run flagged"
 
 
