@@ -24,6 +24,7 @@ from gauntlet.judge.labels import primary_language
 from gauntlet.record import Record
 from gauntlet.run.fields import GATE_FIELDS
 from gauntlet.run.results import (
+    VERDICT_STATUS,
     CalibrationSummary,
     CaseResult,
     JudgeCheck,
@@ -611,17 +612,12 @@ def read_pack_json(text: str) -> EvidencePack:
 
 
 def _verdict(results: Results) -> VerdictEvidence:
+    status = VerdictStatus(VERDICT_STATUS[results.verdict])
     because: WithheldBecause | None = None
-    status = VerdictStatus.WITHHELD
-    match results.verdict:
-        case Verdict.PASS:
-            status = VerdictStatus.PASS
-        case Verdict.FAIL:
-            status = VerdictStatus.FAIL
-        case Verdict.UNSCOREABLE:
-            because = WithheldBecause.UNSCOREABLE
-        case Verdict.WITHHELD:
-            because = _withheld_because(results)
+    if results.verdict is Verdict.UNSCOREABLE:
+        because = WithheldBecause.UNSCOREABLE
+    elif results.verdict is Verdict.WITHHELD:
+        because = _withheld_because(results)
     if not results.gates:
         status, because = VerdictStatus.WITHHELD, WithheldBecause.NO_GATES
     return VerdictEvidence(

@@ -60,7 +60,7 @@ from gauntlet.judge.pairwise import (
     read_pairwise_reply,
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
-from gauntlet.judge.reply import Judged, Unjudged, Verdict
+from gauntlet.judge.reply import CriterionVerdict, Judged, Unjudged
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.strict_json import loads
 from gauntlet.version import __version__
@@ -365,7 +365,10 @@ def _why(text: str) -> str:
     return printable(clipped(text, MAX_WHY))
 
 
-_RUBRIC_LABELS: dict[Verdict, JudgeLabel] = {Verdict.PASS: "pass", Verdict.FAIL: "fail"}
+_RUBRIC_LABELS: dict[CriterionVerdict, JudgeLabel] = {
+    CriterionVerdict.PASS: "pass",
+    CriterionVerdict.FAIL: "fail",
+}
 _ORDER_VERDICTS: dict[Preference, OrderVerdict] = {
     Preference.A: "A",
     Preference.B: "B",
