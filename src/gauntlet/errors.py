@@ -33,6 +33,8 @@ from collections.abc import Iterable
 from enum import IntEnum
 from pathlib import Path
 
+from gauntlet.words import plural
+
 
 class ExitCode(IntEnum):
     """The process exit codes, the contract with CI (see `docs/exit-codes.md`)."""
@@ -109,10 +111,7 @@ class ConfigErrors(GauntletError):
         if not self.errors:
             raise ValueError("ConfigErrors needs at least one error")
         files = len({error.path for error in self.errors})
-        super().__init__(
-            f"{len(self.errors)} {'problem' if len(self.errors) == 1 else 'problems'} "
-            f"in {files} {'file' if files == 1 else 'files'}"
-        )
+        super().__init__(f"{plural(len(self.errors), 'problem')} in {plural(files, 'file')}")
 
 
 class UsageError(GauntletError):

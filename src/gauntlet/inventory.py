@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gauntlet import markdown_table
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.errors import UsageError
 from gauntlet.files import (
@@ -67,7 +68,7 @@ def render_inventory_markdown(suites: SuiteSet) -> str:
     rows = inventory_rows(suites)
     languages = languages_of(suites)
     header = ["Gate", "Suite", "Threshold", *languages, "Total"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = markdown_table.head(*header)
     for row in rows:
         cells = [
             row["gate"],
@@ -76,7 +77,7 @@ def render_inventory_markdown(suites: SuiteSet) -> str:
             *(str(row["languages"].get(lang, 0)) for lang in languages),
             str(row["total"]),
         ]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(markdown_table.row(*cells))
     totals = [
         "**all**",
         "",
@@ -84,7 +85,7 @@ def render_inventory_markdown(suites: SuiteSet) -> str:
         *(str(sum(r["languages"].get(lang, 0) for r in rows)) for lang in languages),
         str(sum(r["total"] for r in rows)),
     ]
-    lines.append("| " + " | ".join(totals) + " |")
+    lines.append(markdown_table.row(*totals))
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,8 @@
 """The base of gauntlet's records, and the one-line text they hold.
 
 A record is a frozen pydantic model that refuses unknown keys and keeps each field's
-docstring as its schema description. A leaf: every layer's records derive from it.
+docstring as its schema description; a strict record also refuses to convert a value to the
+type a field wants. A leaf: every layer's records derive from one of the two.
 """
 
 from __future__ import annotations
@@ -17,6 +18,16 @@ class Record(BaseModel):
     """A frozen record that refuses unknown keys."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class StrictRecord(Record):
+    """A record that also refuses to convert: `"1"` is no int here, nor `1` a string.
+
+    For what people write by hand (case files, waivers, labels), where a converted value
+    would hide a typo; records gauntlet writes and reads back derive from `Record`.
+    """
+
+    model_config = ConfigDict(strict=True)
 
 
 def _one_line(text: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from gauntlet.display import printable
+from gauntlet.words import plural
 
 MAX_SHOWN = 20
 """Problems listed in one error; the rest are counted."""
@@ -94,7 +95,7 @@ def differences(
 def shown(value: object) -> str:
     """A stored or derived value as a problem shows it: short, and printable."""
     if isinstance(value, tuple):
-        return f"{len(value)} {'entry' if len(value) == 1 else 'entries'}"
+        return plural(len(value), "entry", "entries")
     if isinstance(value, BaseModel):
         return type(value).__name__
     text = repr(value.value if hasattr(value, "value") else value)

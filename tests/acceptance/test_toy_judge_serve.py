@@ -31,7 +31,7 @@ from gauntlet.judge.pairwise import (
     read_pairwise_reply,
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
-from gauntlet.judge.reply import Judged, Unjudged, Verdict, read_rubric_reply
+from gauntlet.judge.reply import CriterionVerdict, Judged, Unjudged, read_rubric_reply
 from gauntlet.judge.toy import MODEL, JudgeDefect, ToyJudge, toy_judge_reply
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.target_file import load_target_file
@@ -88,8 +88,8 @@ def test_a_judge_target_file_gets_the_toy_judges_verdict_over_http() -> None:
     check, tally = _judged_over_http()
     assert isinstance(check.result, Judged), check.result
     assert dict(check.result.verdicts) == {
-        "library-hours": Verdict.FAIL,
-        "answers-in-asker-language": Verdict.PASS,
+        "library-hours": CriterionVerdict.FAIL,
+        "answers-in-asker-language": CriterionVerdict.PASS,
     }
     assert check.replies == (toy_judge_reply(_rubric_prompt()),)  # the same reply as in process
     assert tally.replies == 1 and tally.total is not None

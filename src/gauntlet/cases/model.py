@@ -24,6 +24,7 @@ from pydantic_core import PydanticCustomError
 
 from gauntlet.defaults import MAX_REPEAT
 from gauntlet.invisible import remove_invisible
+from gauntlet.record import StrictRecord
 
 MAX_ID_LENGTH = 128
 
@@ -176,16 +177,7 @@ AskCount = Annotated[int, Field(ge=1, le=MAX_REPEAT)]
 """How many asks: a whole number from 1 to `MAX_REPEAT`."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        strict=True,
-        use_attribute_docstrings=True,
-    )
-
-
-class Turn(_Strict):
+class Turn(StrictRecord):
     """One user message of a conversation, with optional checks on the answer to it."""
 
     user: Text
@@ -210,7 +202,7 @@ class JudgeFamily(StrEnum):
     COMPETENCE = "competence"
 
 
-class JudgeCriterion(_Strict):
+class JudgeCriterion(StrictRecord):
     """One question a model judge answers pass or fail about the answer."""
 
     id: Identifier
@@ -221,7 +213,7 @@ class JudgeCriterion(_Strict):
     """`safety` or `competence`."""
 
 
-class JudgeRubric(_Strict):
+class JudgeRubric(StrictRecord):
     """Checks only a model judge can make: each criterion answered pass or fail."""
 
     criteria: Annotated[tuple[JudgeCriterion, ...], Field(min_length=1)]
@@ -267,7 +259,7 @@ def _json_schema(schema: JsonObject) -> JsonObject:
     return schema
 
 
-class ToolSpec(_Strict):
+class ToolSpec(StrictRecord):
     """A tool the scripted loop offers a chat model: its name, what it does, its arguments."""
 
     name: ToolName
@@ -281,7 +273,7 @@ class ToolSpec(_Strict):
     validated against it, and a call that breaks it is answered with an error result."""
 
 
-class ToolResult(_Strict):
+class ToolResult(StrictRecord):
     """What a scripted tool returns: for calls whose arguments hold `when`, or by default."""
 
     model_config = ConfigDict(
@@ -322,7 +314,7 @@ class ArgumentsMatch(StrEnum):
     """Each given argument fully matches the regular expression written for it."""
 
 
-class CallMatcher(_Strict):
+class CallMatcher(StrictRecord):
     """A tool call described: its name and, optionally, what its arguments must be."""
 
     model_config = ConfigDict(json_schema_extra={"dependentRequired": {"match": ["arguments"]}})
@@ -375,7 +367,7 @@ Fraction = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 """A fraction above 0 and at most 1."""
 
 
-class UsesTools(_Strict):
+class UsesTools(StrictRecord):
     """Scripted tools: what the loop offers a chat model for this case, and what they return."""
 
     tools: tuple[ToolSpec, ...] = ()
@@ -387,7 +379,7 @@ class UsesTools(_Strict):
     """Calls that must not be made: tool names, or calls with argument matchers."""
 
 
-class Case(_Strict):
+class Case(StrictRecord):
     """The keys every case has, whatever its gate."""
 
     model_config = ConfigDict(
@@ -655,7 +647,7 @@ def pair_shape(case: Case) -> dict[str, str]:
     return shape
 
 
-class SuiteBase(_Strict):
+class SuiteBase(StrictRecord):
     """The keys every suite has, whatever its gate."""
 
     model_config = ConfigDict(

@@ -27,7 +27,7 @@ from datetime import date, timedelta
 from pathlib import Path as FsPath
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import Field, TypeAdapter, model_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from gauntlet.cases.loader import (
@@ -46,7 +46,7 @@ from gauntlet.cases.loader import (
 from gauntlet.cases.model import GateName, Identifier, Text
 from gauntlet.cases.yaml_nodes import Document, Mark, Path
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
-from gauntlet.record import Reason, Record
+from gauntlet.record import Reason, Record, StrictRecord
 
 DEFAULT_MAX_DAYS = 90
 """How long a waiver may run, from `created` to `expires`, when the file does not say."""
@@ -59,13 +59,7 @@ ISO_DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 TICKET_PATTERN = r"^https?://[^\s/?#]+[^\s]*$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True
-    )
-
-
-class Waiver(_Strict):
+class Waiver(StrictRecord):
     """One waiver: a case (or a suite's cases) whose failure is tolerated until `expires`."""
 
     case: Identifier | None = None
@@ -112,7 +106,7 @@ class Waiver(_Strict):
         return date.fromisoformat(self.expires)
 
 
-class WaiversFile(_Strict):
+class WaiversFile(StrictRecord):
     """A waivers file."""
 
     max_days: Annotated[int, Field(ge=1, le=MAX_DAYS_LIMIT)] = DEFAULT_MAX_DAYS

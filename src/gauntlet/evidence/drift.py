@@ -27,12 +27,11 @@ from __future__ import annotations
 from datetime import date
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
-
 from gauntlet.cases.model import GateName
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
 from gauntlet.gates import GATE_SPECS, GateFamily, gates_in
+from gauntlet.record import Record
 from gauntlet.run.results import CaseResult, Outcome, Results, WaiverResult, WaiverState
 from gauntlet.run.tally import pair_checks
 
@@ -40,10 +39,6 @@ SAFETY_GATES = gates_in(GateFamily.SAFETY)
 """The safety gates, as their specs declare them (the pack's waivers, the report's headline)."""
 COMPETENCE_GATES = gates_in(GateFamily.COMPETENCE)
 """The competence gates, as their specs declare them."""
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class Direction(StrEnum):
@@ -57,7 +52,7 @@ class Direction(StrEnum):
     UNCHANGED = "unchanged"
 
 
-class RateChange(_Record):
+class RateChange(Record):
     """A pass rate in the baseline and now (`None` where the gate or language was absent)."""
 
     gate: GateName
@@ -68,7 +63,7 @@ class RateChange(_Record):
     delta: float | None
 
 
-class ScoreChange(_Record):
+class ScoreChange(Record):
     """A gate's mean tool accuracy or faithfulness over its asks, in the baseline and now."""
 
     gate: GateName
@@ -86,7 +81,7 @@ class ScoreChange(_Record):
     """The mean is lower than the baseline's (at the 4 places both are rounded to)."""
 
 
-class CaseChange(_Record):
+class CaseChange(Record):
     """One case whose outcome or answer changed, or which was added or removed."""
 
     gate: GateName
@@ -103,7 +98,7 @@ class CaseChange(_Record):
     """Now answered inconsistently: some asks passed, some failed."""
 
 
-class SuiteChange(_Record):
+class SuiteChange(Record):
     """A suite whose threshold, version or answer-key version changed."""
 
     suite: str
@@ -112,7 +107,7 @@ class SuiteChange(_Record):
     current: float | int | None
 
 
-class WaiverChange(_Record):
+class WaiverChange(Record):
     """A waiver added, removed or newly expired since the baseline."""
 
     case: str | None
@@ -126,7 +121,7 @@ class WaiverChange(_Record):
     """Its state now; None when this run has no such waiver."""
 
 
-class ParityChange(_Record):
+class ParityChange(Record):
     """A parity pair whose sides agreed in the baseline and differ now, or the other way."""
 
     gate: GateName
@@ -134,7 +129,7 @@ class ParityChange(_Record):
     pair: str
 
 
-class Drift(_Record):
+class Drift(Record):
     """Everything that changed since the baseline."""
 
     safety: Direction

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple, Self
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import model_validator
 
 from gauntlet.cases.model import GateName
 from gauntlet.gates import GATE_SPECS
@@ -29,6 +29,8 @@ from gauntlet.gates.california import (
     Verification,
     simm,
 )
+from gauntlet.markdown_table import table
+from gauntlet.record import Record
 
 __all__ = [
     "CALIFORNIA",
@@ -49,11 +51,7 @@ __all__ = [
 ]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
-class Source(_Frozen):
+class Source(Record):
     """A document the mapping rests on, and how far this project verified it."""
 
     identifier: Text
@@ -66,7 +64,7 @@ class Source(_Frozen):
     """Where it was read: the official page's name, or who reported it."""
 
 
-class CaliforniaMapping(_Frozen):
+class CaliforniaMapping(Record):
     """The cross-reference from gate outcomes to California's GenAI risk framework."""
 
     alignment_notice: Text
@@ -384,18 +382,8 @@ def california_mapping() -> CaliforniaMapping:
 GENERATED_FROM = "src/gauntlet/evidence/mapping.py"
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", r"\|")
-
-
-def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines.extend("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
-    return lines
-
-
 def _row_table(rows: Iterable[MappingRow]) -> list[str]:
-    return _table(
+    return table(
         ("Document", "Item", "Informs", "Verification"),
         ((row.document, row.item, row.informs, row.verification.value) for row in rows),
     )
@@ -442,7 +430,7 @@ def render_mapping_markdown(mapping: CaliforniaMapping = CALIFORNIA) -> str:
         "",
         "## Sources",
         "",
-        *_table(
+        *table(
             ("Identifier", "What it is", "Verification", "Where"),
             ((s.identifier, s.what, s.verification, s.where) for s in mapping.sources),
         ),

@@ -11,8 +11,6 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from gauntlet.canonical import canonical_text
 from gauntlet.cases.model import GateName, GoldenMatch, ParityRule
 from gauntlet.display import clipped, json_escaped, masked, printable
@@ -23,8 +21,10 @@ from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
 from gauntlet.evidence.trends import TrendsEvidence
 from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.judge.labels import primary_language
+from gauntlet.record import Record
 from gauntlet.run.fields import GATE_FIELDS
 from gauntlet.run.results import (
+    VERDICT_STATUS,
     CalibrationSummary,
     CaseResult,
     JudgeCheck,
@@ -39,7 +39,7 @@ from gauntlet.run.results import (
     WaiverResult,
     exit_code_for,
 )
-from gauntlet.run.tally import PairCheck, count_outcomes, pair_checks
+from gauntlet.run.tally import PairCheck, pair_checks
 from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
@@ -72,10 +72,6 @@ run's latency and tokens with their z rule, and the case regressions with their 
 p-values (see `gauntlet.history.stats`)."""
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
 class VerdictStatus(StrEnum):
     """Whether a verdict was reached, and which."""
 
@@ -97,7 +93,7 @@ class WithheldBecause(StrEnum):
     NO_GATES = "no_gates"
 
 
-class VerdictEvidence(_Record):
+class VerdictEvidence(Record):
     """The verdict and why."""
 
     status: VerdictStatus
@@ -109,7 +105,7 @@ class VerdictEvidence(_Record):
     """Failures a live waiver covered, left out of the thresholds: said with the verdict."""
 
 
-class UsageTotals(_Record):
+class UsageTotals(Record):
     """Tokens reported across the run; a count no answer reported is null."""
 
     answers: int
@@ -119,7 +115,7 @@ class UsageTotals(_Record):
     total_tokens: int | None
 
 
-class JudgeUsageTotals(_Record):
+class JudgeUsageTotals(Record):
     """Tokens the model judge reported across the run; a count no check reported is null."""
 
     checks: int
@@ -129,7 +125,7 @@ class JudgeUsageTotals(_Record):
     total_tokens: int | None
 
 
-class RunFacts(_Record):
+class RunFacts(Record):
     """What was run, when, and by which gauntlet."""
 
     target: TargetInfo
@@ -150,7 +146,7 @@ class RunFacts(_Record):
     without a judge."""
 
 
-class LanguageCounts(_Record):
+class LanguageCounts(Record):
     """Cases by outcome in one language."""
 
     language: str
@@ -165,7 +161,7 @@ class LanguageCounts(_Record):
     """Failures a live waiver covered."""
 
 
-class SuiteEvidence(_Record):
+class SuiteEvidence(Record):
     """One suite against its threshold."""
 
     suite: str
@@ -191,7 +187,7 @@ class SuiteEvidence(_Record):
     """Failures a live waiver covered: left out of the pass rate's denominator."""
 
 
-class FieldEvidence(_Record):
+class FieldEvidence(Record):
     """How one field a gate reads was obtained, over that gate's answers."""
 
     field: FieldName
@@ -203,7 +199,7 @@ class FieldEvidence(_Record):
     """How many of the gate's answers got the field this way."""
 
 
-class GateEvidence(_Record):
+class GateEvidence(Record):
     """One gate: its suites, its counts per language, and what its outcome informs."""
 
     gate: GateName
@@ -239,7 +235,7 @@ class GateEvidence(_Record):
     """The gate's parity pairs compared across languages; None when it has no pairs."""
 
 
-class ParitySuiteRule(_Record):
+class ParitySuiteRule(Record):
     """How one suite treats its parity pairs."""
 
     suite: str
@@ -252,7 +248,7 @@ class ParitySuiteRule(_Record):
     pairs_differing: int
 
 
-class ParitySide(_Record):
+class ParitySide(Record):
     """One language's case of a parity pair, as it came out."""
 
     language: str
@@ -262,7 +258,7 @@ class ParitySide(_Record):
     """Why it failed; empty when it passed."""
 
 
-class PairEvidence(_Record):
+class PairEvidence(Record):
     """A parity pair whose sides' outcomes differ."""
 
     suite: str
@@ -281,7 +277,7 @@ class PairEvidence(_Record):
         return self.required and not self.waived
 
 
-class ParityEvidence(_Record):
+class ParityEvidence(Record):
     """One gate's parity pairs: the same question in each language, compared."""
 
     rules: tuple[ParitySuiteRule, ...]
@@ -294,7 +290,7 @@ class ParityEvidence(_Record):
     then), or with one side only: not compared."""
 
 
-class ExchangeEvidence(_Record):
+class ExchangeEvidence(Record):
     """One turn of a conversation as the reviewer reads it."""
 
     user: str
@@ -315,7 +311,7 @@ CALLS_SHOWN = 40
 """The most calls a trajectory shows: past that, a window around the step that went wrong."""
 
 
-class ToolCallEvidence(_Record):
+class ToolCallEvidence(Record):
     """One tool call of a failing ask, as a row of its trajectory.
 
     Every text is the target's and may hold anything: it is masked (see
@@ -340,7 +336,7 @@ class ToolCallEvidence(_Record):
     """The trajectory first went wrong at this call's step."""
 
 
-class TrajectoryEvidence(_Record):
+class TrajectoryEvidence(Record):
     """The tool calls of the ask that decided a failing case, with where they went wrong."""
 
     ask: int
@@ -375,7 +371,7 @@ class TrajectoryEvidence(_Record):
         return tuple(f"{name} {value:.3f}" for name, value in scores if value is not None)
 
 
-class CaseEvidence(_Record):
+class CaseEvidence(Record):
     """One case's outcome, with where it is written."""
 
     gate: GateName
@@ -410,7 +406,7 @@ class CaseEvidence(_Record):
     """The case's parity pair key, when it has one."""
 
 
-class JudgeCheckCounts(_Record):
+class JudgeCheckCounts(Record):
     """The model judge's checks over every ask of the run."""
 
     total: int
@@ -423,7 +419,7 @@ class JudgeCheckCounts(_Record):
     """Pairwise checks whose two orders disagreed: the judge preferred a place, not a text."""
 
 
-class JudgeEvidence(_Record):
+class JudgeEvidence(Record):
     """The model judge a run used: what it is, how it agreed with people, whether it voted."""
 
     target_file: str
@@ -452,7 +448,7 @@ class BaselineStatus(StrEnum):
     COMPARED = "compared"
 
 
-class BaselineEvidence(_Record):
+class BaselineEvidence(Record):
     """The baseline this run was compared with, if any."""
 
     status: BaselineStatus
@@ -469,7 +465,7 @@ class WaiverEvidence(WaiverResult):
     """It covers (or may cover) a safety gate: the pack shows it with the verdict."""
 
 
-class EvidencePack(_Record):
+class EvidencePack(Record):
     """Everything a reviewer needs about one run, built only from its results."""
 
     schema_version: int
@@ -530,7 +526,8 @@ def build_pack(
         judge=_judge(results),
         totals=results.totals,
         languages=tuple(
-            LanguageCounts(language=language, **_count(results, language)) for language in languages
+            LanguageCounts(language=language, **totals.model_dump())
+            for language, totals in Totals.per_language(results.cases).items()
         ),
         untested_languages_note=(
             f"Tested languages: {', '.join(languages) or 'none'}. Any other language was not "
@@ -546,7 +543,9 @@ def build_pack(
                     SuiteEvidence(
                         **suite.model_dump(include=_SUITE_COPIED),
                         pass_rate=round(suite.pass_rate, 4),
-                        languages=_suite_languages(results, suite.suite),
+                        languages=LanguageCount.each(
+                            case for case in results.cases if case.suite == suite.suite
+                        ),
                     )
                     for suite in results.suites
                     if suite.gate is gate.gate
@@ -613,17 +612,12 @@ def read_pack_json(text: str) -> EvidencePack:
 
 
 def _verdict(results: Results) -> VerdictEvidence:
+    status = VerdictStatus(VERDICT_STATUS[results.verdict])
     because: WithheldBecause | None = None
-    status = VerdictStatus.WITHHELD
-    match results.verdict:
-        case Verdict.PASS:
-            status = VerdictStatus.PASS
-        case Verdict.FAIL:
-            status = VerdictStatus.FAIL
-        case Verdict.UNSCOREABLE:
-            because = WithheldBecause.UNSCOREABLE
-        case Verdict.WITHHELD:
-            because = _withheld_because(results)
+    if results.verdict is Verdict.UNSCOREABLE:
+        because = WithheldBecause.UNSCOREABLE
+    elif results.verdict is Verdict.WITHHELD:
+        because = _withheld_because(results)
     if not results.gates:
         status, because = VerdictStatus.WITHHELD, WithheldBecause.NO_GATES
     return VerdictEvidence(
@@ -944,26 +938,6 @@ def _shown(text: str, limit: int) -> str:
     Masked first, so a secret is never cut in half where a mask could no longer find it.
     """
     return clipped(printable(masked(text)), limit)
-
-
-def _count(results: Results, language: str) -> dict[str, Any]:
-    return count_outcomes(
-        [case for case in results.cases if case.language == language]
-    ).model_dump()
-
-
-def _suite_languages(results: Results, suite: str) -> tuple[LanguageCount, ...]:
-    mine = [case for case in results.cases if case.suite == suite]
-    return tuple(
-        LanguageCount(
-            language=language,
-            total=sum(1 for case in mine if case.language == language),
-            passed=sum(
-                1 for case in mine if case.language == language and case.outcome is Outcome.PASSED
-            ),
-        )
-        for language in sorted({case.language for case in mine})
-    )
 
 
 def _baseline(

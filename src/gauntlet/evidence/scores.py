@@ -31,9 +31,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from gauntlet.cases.model import GateName
+from gauntlet.record import Record
 from gauntlet.run.results import CaseResult, Results
 
 ScoreName = Literal["tool_accuracy", "faithfulness"]
@@ -42,11 +41,7 @@ ScoreName = Literal["tool_accuracy", "faithfulness"]
 SCORE_NAMES: tuple[ScoreName, ...] = ("tool_accuracy", "faithfulness")
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
-class Distribution(_Record):
+class Distribution(Record):
     """One score over the asks that have it (see the module's docstring for why these)."""
 
     measured: int
@@ -61,7 +56,7 @@ class Distribution(_Record):
     """The share of asks at exactly 1.0."""
 
 
-class ScoreDistributions(_Record):
+class ScoreDistributions(Record):
     """A gate's scores over its asks, in one language or in all."""
 
     language: str | None

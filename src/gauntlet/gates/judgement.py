@@ -5,17 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from gauntlet.record import Record
 from gauntlet.targets.contract import TargetResponse
 
 Score = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 
 
-class TrajectoryScores(BaseModel):
+class TrajectoryScores(Record):
     """What a gate that reads the trajectory measured of one answer, for the evidence pack."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     tool_accuracy: Score | None = None
     """1 - edit distance / longer length over the expected and made calls; None when the

@@ -55,6 +55,7 @@ from gauntlet.history.records import (
     RunRecord,
     Trend,
 )
+from gauntlet.words import plural
 
 METRICS = ("pass_rate", "latency_p50_ms", "latency_p95_ms", "tokens_per_case")
 """The metrics a trend can follow."""
@@ -351,8 +352,7 @@ def _judge(
     if current is None:
         rule = "no value in this run: no case counted for it"
     elif n < MIN_HISTORY or mean is None or sd is None:
-        runs = "run" if n == 1 else "runs"
-        rule = f"not enough history: {n} comparable {runs}, {MIN_HISTORY} needed"
+        rule = f"not enough history: {plural(n, 'comparable run')}, {MIN_HISTORY} needed"
     elif sd < FLAT:
         word = "above" if rise else "below"
         flagged = current > mean + FLAT if rise else current < mean - FLAT

@@ -14,6 +14,8 @@ from gauntlet.errors import UsageError
 from gauntlet.history.records import CaseRecord, History, RunRecord, Trend
 from gauntlet.history.stats import series
 from gauntlet.history.store import timestamp
+from gauntlet.run.results import Totals
+from gauntlet.words import plural
 
 
 @dataclass(frozen=True)
@@ -43,12 +45,13 @@ class Counts:
 def counts(cases: Iterable[CaseRecord]) -> Counts:
     """Tally `cases`. Pure."""
     chosen = list(cases)
+    totals = Totals.of(case.outcome for case in chosen)
     return Counts(
-        cases=len(chosen),
-        passed=sum(case.outcome == "passed" for case in chosen),
-        failed=sum(case.outcome == "failed" for case in chosen),
-        errored=sum(case.outcome == "errored" for case in chosen),
-        waived=sum(case.outcome == "waived" for case in chosen),
+        cases=totals.total,
+        passed=totals.passed,
+        failed=totals.failed,
+        errored=totals.errored,
+        waived=totals.waived,
         asks=sum(case.repeats for case in chosen),
         asks_passed=sum(case.passes for case in chosen),
     )
@@ -212,11 +215,11 @@ def trend_lines(
         )
     left_out = len(history.runs) - len(comparable)
     head = (
-        f"pass rate of {printable(slice_name)} over {len(comparable)} comparable "
-        f"{'run' if len(comparable) == 1 else 'runs'} (plan {newest.plan_digest[:19]}...)"
+        f"pass rate of {printable(slice_name)} over {plural(len(comparable), 'comparable run')} "
+        f"(plan {newest.plan_digest[:19]}...)"
     )
     if left_out:
-        head += f"; {left_out} {'run' if left_out == 1 else 'runs'} of other plans left out"
+        head += f"; {plural(left_out, 'run')} of other plans left out"
     judged = {
         point.run.key: point.trend
         for point in series(history, metric="pass_rate", gate=gate, language=language, suite=suite)

@@ -60,10 +60,11 @@ from gauntlet.judge.pairwise import (
     read_pairwise_reply,
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
-from gauntlet.judge.reply import Judged, Unjudged, Verdict
+from gauntlet.judge.reply import CriterionVerdict, Judged, Unjudged
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.strict_json import loads
 from gauntlet.version import __version__
+from gauntlet.words import plural
 
 CALIBRATION_SCHEMA_VERSION = 1
 RUN_ID = "calibration"
@@ -364,7 +365,10 @@ def _why(text: str) -> str:
     return printable(clipped(text, MAX_WHY))
 
 
-_RUBRIC_LABELS: dict[Verdict, JudgeLabel] = {Verdict.PASS: "pass", Verdict.FAIL: "fail"}
+_RUBRIC_LABELS: dict[CriterionVerdict, JudgeLabel] = {
+    CriterionVerdict.PASS: "pass",
+    CriterionVerdict.FAIL: "fail",
+}
 _ORDER_VERDICTS: dict[Preference, OrderVerdict] = {
     Preference.A: "A",
     Preference.B: "B",
@@ -689,8 +693,8 @@ def check_calibration(
         language = figures.language
         if figures.items < min_items:
             return (
-                f"{language} has {figures.items} labelled "
-                f"{'item' if figures.items == 1 else 'items'}, fewer than the {min_items} "
+                f"{language} has {plural(figures.items, 'labelled item')}, fewer than the "
+                f"{min_items} "
                 "needed per language"
             )
         if figures.kappa is None:
@@ -708,8 +712,7 @@ def check_calibration(
         events = pairwise.position_bias_events
         return (
             f"position consistency {pairwise.position_consistency:.2f} is below "
-            f"{min_position_consistency:g} ({events} position-bias "
-            f"{'event' if events == 1 else 'events'})"
+            f"{min_position_consistency:g} ({plural(events, 'position-bias event')})"
         )
     return None
 
@@ -809,8 +812,8 @@ def summary_lines(record: CalibrationRecord, reason: str | None) -> list[Text]:
         events = pairwise.position_bias_events
         consistency = (
             f"{pairwise.position_consistency:.2f} over {pairwise.both_orders} of "
-            f"{pairwise.items} pairwise items judged in both orders; {events} position-bias "
-            f"{'event' if events == 1 else 'events'}"
+            f"{pairwise.items} pairwise items judged in both orders; "
+            f"{plural(events, 'position-bias event')}"
         )
     talks = record.talks_to_judge
     talking = (

@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict
-
 from gauntlet.judge.check import AGAIN, Ask
 from gauntlet.judge.pairwise import pairwise_prompt
 from gauntlet.judge.prompt import Block, Criterion, rubric_prompt
+from gauntlet.record import Record
 from gauntlet.targets.contract import AsyncTarget, Conversation, Usage, total_usage
 from gauntlet.targets.spec import GauntletSpec, OpenAIChatSpec
 from gauntlet.targets.target_file import LoadedTarget
@@ -41,10 +40,8 @@ JUDGE_PROMPT_SHA256 = _prompt_sha256()
 """The fingerprint of the prompts this gauntlet sends a judge."""
 
 
-class JudgeFingerprint(BaseModel):
+class JudgeFingerprint(Record):
     """What a judge is: what a calibration record holds for."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     kind: Literal["gauntlet", "openai-chat", "http"]
     """The judge's target-file kind."""

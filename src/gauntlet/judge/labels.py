@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import Field, TypeAdapter, model_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from gauntlet.cases.loader import (
@@ -47,6 +47,7 @@ from gauntlet.cases.model import Identifier, LanguageTag, Text
 from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Document, Mark, Path
 from gauntlet.display import unencodable
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
+from gauntlet.record import StrictRecord
 
 _PACKAGE = FsPath(__file__).resolve().parent.parent
 
@@ -56,13 +57,7 @@ Preferred = Literal["answer", "reference", "same"]
 """Which text a person found better for a pairwise item, or neither."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True
-    )
-
-
-class LabelledCriterion(_Strict):
+class LabelledCriterion(StrictRecord):
     """One rubric question and the label a person gave the item's answer for it."""
 
     id: Identifier
@@ -73,7 +68,7 @@ class LabelledCriterion(_Strict):
     """What a person said."""
 
 
-class LabelItem(_Strict):
+class LabelItem(StrictRecord):
     """One labelled item: a rubric item (`criteria`) or a pairwise item (`preferred`)."""
 
     id: Identifier
@@ -168,7 +163,7 @@ class LabelItem(_Strict):
         return self.preferred is not None
 
 
-class LabelsFile(_Strict):
+class LabelsFile(StrictRecord):
     """One labels file."""
 
     labels: Identifier

@@ -32,7 +32,7 @@ _CLOSING = re.compile(r"[ \t]*```[ \t]*\r?")
 """The lines that open and close a fenced block, bare or marked `json`."""
 
 
-class Verdict(StrEnum):
+class CriterionVerdict(StrEnum):
     """A judge's verdict on one criterion."""
 
     PASS = "pass"  # noqa: S105 - a verdict, not a password
@@ -50,13 +50,15 @@ class _RubricReply(BaseModel):
 class Judged:
     """A valid reply: a verdict for every criterion asked, and the judge's reasons."""
 
-    verdicts: Mapping[str, Verdict]
+    verdicts: Mapping[str, CriterionVerdict]
     rationale: str
 
     @property
     def failed(self) -> tuple[str, ...]:
         """The criteria the judge failed, in the order it gave them."""
-        return tuple(name for name, verdict in self.verdicts.items() if verdict is Verdict.FAIL)
+        return tuple(
+            name for name, verdict in self.verdicts.items() if verdict is CriterionVerdict.FAIL
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,7 @@ def read_rubric_reply(reply: str, asked: Collection[str]) -> Judged | Unjudged:
         return Unjudged(f"the reply does not judge {_listed(missing)}", quoted)
     if extra:
         return Unjudged(f"the reply judges {_listed(extra)}, which nobody asked", quoted)
-    verdicts = {name: Verdict(verdict) for name, verdict in parsed.criteria.items()}
+    verdicts = {name: CriterionVerdict(verdict) for name, verdict in parsed.criteria.items()}
     return Judged(verdicts, parsed.rationale)
 
 
@@ -160,4 +162,12 @@ def _said(error: ValidationError) -> str:
     return f"`{printable(clipped(where, 60))}`: {first['msg']}"
 
 
-__all__ = ["QUOTED", "Judged", "Unjudged", "Verdict", "read_rubric_reply", "reply_object", "said"]
+__all__ = [
+    "QUOTED",
+    "Judged",
+    "Unjudged",
+    "CriterionVerdict",
+    "read_rubric_reply",
+    "reply_object",
+    "said",
+]

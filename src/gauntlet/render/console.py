@@ -25,6 +25,7 @@ from gauntlet.evidence.scores import gate_distributions
 from gauntlet.run.results import JudgeInfo, Outcome, Results, Verdict, WaiverState
 from gauntlet.run.tally import pair_checks, parity_failures
 from gauntlet.run.waivers import waived_failures
+from gauntlet.words import plural
 
 _VERDICT_STYLE = {
     Verdict.PASS: "bold green",
@@ -40,8 +41,8 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
     suites = len(results.suites)
     lines.append(
         Text(
-            f"{printable(results.target.name)}: {results.totals.total} cases in {suites} "
-            f"{'suite' if suites == 1 else 'suites'}"
+            f"{printable(results.target.name)}: {results.totals.total} cases in "
+            f"{plural(suites, 'suite')}"
         )
     )
     shard = results.shard

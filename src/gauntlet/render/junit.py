@@ -17,7 +17,8 @@ import xml.etree.ElementTree as ET  # noqa: S405 - building XML, never parsing i
 
 from gauntlet.display import printable
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, PairEvidence, TrajectoryEvidence
-from gauntlet.run.results import Outcome, WaiverState
+from gauntlet.run.results import Outcome, Totals, WaiverState
+from gauntlet.words import plural
 
 _CHILD = {
     Outcome.FAILED: "failure",
@@ -90,7 +91,7 @@ def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
                     testcase,
                     "failure",
                     message=_clean(
-                        f"{count} {'pair differs' if count == 1 else 'pairs differ'} "
+                        f"{plural(count, 'pair differs', 'pairs differ')} "
                         f"across languages: {failing[0].reason}"
                     ),
                 )
@@ -102,11 +103,11 @@ def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
 
 
 def _count(element: ET.Element, cases: list[CaseEvidence]) -> None:
-    outcomes = [case.outcome for case in cases]
-    element.set("tests", str(len(outcomes)))
-    element.set("failures", str(outcomes.count(Outcome.FAILED)))
-    element.set("errors", str(outcomes.count(Outcome.ERRORED) + outcomes.count(Outcome.UNJUDGED)))
-    element.set("skipped", str(outcomes.count(Outcome.NOT_RUN) + outcomes.count(Outcome.WAIVED)))
+    totals = Totals.of(case.outcome for case in cases)
+    element.set("tests", str(totals.total))
+    element.set("failures", str(totals.failed))
+    element.set("errors", str(totals.errored + totals.unjudged))
+    element.set("skipped", str(totals.not_run + totals.waived))
 
 
 def _details(case: CaseEvidence) -> list[str]:

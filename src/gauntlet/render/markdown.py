@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from gauntlet.cases.model import ID_PATTERN, GateName
-from gauntlet.display import printable
 from gauntlet.evidence.drift import COMPETENCE_GATES, SAFETY_GATES, CaseChange, Drift, ScoreChange
 from gauntlet.evidence.mapping import MappingRow
 from gauntlet.evidence.pack import (
@@ -27,27 +26,14 @@ from gauntlet.evidence.pack import (
 )
 from gauntlet.evidence.scores import Distribution
 from gauntlet.evidence.trends import TrendEvidence, TrendsEvidence
+from gauntlet.markdown_table import escape, head, table
 from gauntlet.run.results import JudgeCheck, LanguageCount, LanguageKappa, Outcome, WaiverState
 from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.contract import Origin
+from gauntlet.words import plural
 
-_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
-"""Markdown's inline markup: emphasis, code, links and images, tables, strikethrough."""
 _IDENTIFIER = re.compile(ID_PATTERN)
 _DIGEST = re.compile(r"(?:sha256:)?[0-9a-f]{64}")
-
-
-def escape(text: str) -> str:
-    """Make `text` inert in Markdown and HTML: one line, no markup, no mentions.
-
-    Whitespace runs (line breaks included) become one space; anything else that would act on
-    a reader rather than be read (a terminal escape, DEL, a bidi control) is shown as an
-    escape, as `printable` writes it, and its backslash is then escaped too.
-    """
-    text = printable(" ".join(text.split()))
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _SPECIAL.sub(r"\\\1", text)
-    return text.replace("@", "&#64;")
 
 
 def code(identifier: str) -> str:
@@ -80,7 +66,7 @@ def render_markdown(pack: EvidencePack) -> str:
         out += _judge_section(pack.judge, pack.run.judge_usage)
 
     run = pack.run
-    out += ["## Run", "", "| fact | value |", "|---|---|"]
+    out += ["## Run", "", *head("fact", "value")]
     out += [
         f"| target | {escape(run.target.name)} ({run.target.kind}) |",
         f"| run id | {escape(run.run_id or 'none given')} |",
@@ -106,8 +92,7 @@ def render_markdown(pack: EvidencePack) -> str:
     out += [
         "## Totals",
         "",
-        "| language | total | passed | failed | errored | not run | unjudged |",
-        "|---|---|---|---|---|---|---|",
+        *head("language", "total", "passed", "failed", "errored", "not run", "unjudged"),
     ]
     for row in pack.languages:
         out.append(
@@ -130,11 +115,17 @@ def render_markdown(pack: EvidencePack) -> str:
         ]
 
     out += ["## Gates", ""]
-    out += [
-        "| gate | result | passed | pass rate | 95% interval | per language | errored | not run "
-        "| unjudged |"
-    ]
-    out += ["|---|---|---|---|---|---|---|---|---|"]
+    out += head(
+        "gate",
+        "result",
+        "passed",
+        "pass rate",
+        "95% interval",
+        "per language",
+        "errored",
+        "not run",
+        "unjudged",
+    )
     for gate in pack.gates:
         out.append(
             f"| {gate.gate.value} | {'PASS' if gate.met else 'FAIL'} | {gate.passed}/{gate.total} "
@@ -150,11 +141,17 @@ def render_markdown(pack: EvidencePack) -> str:
     out += _judged_gates(pack)
     out += _scores_section(pack)
     out += ["", "## Suites", ""]
-    out += [
-        "| suite | gate | version | threshold | asks per case | passed | pass rate "
-        "| per language | met |"
-    ]
-    out += ["|---|---|---|---|---|---|---|---|---|"]
+    out += head(
+        "suite",
+        "gate",
+        "version",
+        "threshold",
+        "asks per case",
+        "passed",
+        "pass rate",
+        "per language",
+        "met",
+    )
     for gate in pack.gates:
         for suite in gate.suites:
             version = f"{suite.version}" + (
@@ -220,8 +217,7 @@ def _fields_section(pack: EvidencePack) -> list[str]:
         "report; a derived one is gauntlet's reading of the answer by a rule in the target "
         "file; an absent one was supplied by nobody, and no gate passed on it.",
         "",
-        "| gate | field | source | answers |",
-        "|---|---|---|---|",
+        *head("gate", "field", "source", "answers"),
     ]
     for gate in pack.gates:
         waived = {field for suite in gate.suites for field in suite.accepts_absent}
@@ -261,8 +257,7 @@ def _case_section(
         return [*lines, "None.", ""]
     if preface:
         lines += [preface, ""]
-    lines += ["| gate | case | language | asks passed | reason | where |"]
-    lines += ["|---|---|---|---|---|---|"]
+    lines += head("gate", "case", "language", "asks passed", "reason", "where")
     lines += [
         f"| {case.gate.value} | {code(case.case_id)} | {escape(case.language)} "
         f"| {case.passes}/{case.repeats} | {escape(case.reason)} "
@@ -294,8 +289,7 @@ def _scores_section(pack: EvidencePack) -> list[str]:
         "typical one, *mean* what drift compares, and *at 1.0* the share of asks that did the "
         "task exactly; *measured* says how many asks the figures rest on.",
         "",
-        "| gate | language | score | measured | min | median | mean | at 1.0 |",
-        "|---|---|---|---|---|---|---|---|",
+        *head("gate", "language", "score", "measured", "min", "median", "mean", "at 1.0"),
     ]
     for gate in gates:
         for row in gate.trajectory_scores:
@@ -321,17 +315,17 @@ def _figures(figures: Distribution | None, asks: int) -> str:
 
 def _trajectory(case_id: str, trajectory: TrajectoryEvidence) -> list[str]:
     """The calls of a failing ask as a table, the step where they went wrong marked."""
-    head = f"Tool calls of {code(case_id)} (ask {trajectory.ask})"
+    title = f"Tool calls of {code(case_id)} (ask {trajectory.ask})"
     if not trajectory.reported:
-        return [f"{head}: the target did not report its tool calls.", ""]
+        return [f"{title}: the target did not report its tool calls.", ""]
     facts = [_calls_made(trajectory)]
     facts += trajectory.figures
     if trajectory.steps is not None:
         facts.append(_departure(trajectory))
-    lines = [f"{head}: {'; '.join(facts)}.", ""]
+    lines = [f"{title}: {'; '.join(facts)}.", ""]
     if not trajectory.rows:
         return lines
-    lines += ["| step | tool | arguments | output | error |", "|---|---|---|---|---|"]
+    lines += head("step", "tool", "arguments", "output", "error")
     if trajectory.omitted_before:
         lines.append(f"| … | {trajectory.omitted_before} earlier calls not shown | | | |")
     for row in trajectory.rows:
@@ -351,12 +345,12 @@ def _trajectory(case_id: str, trajectory: TrajectoryEvidence) -> list[str]:
 
 
 def _calls_made(trajectory: TrajectoryEvidence) -> str:
-    calls = f"{trajectory.calls} {'call' if trajectory.calls == 1 else 'calls'}"
+    calls = plural(trajectory.calls, "call")
     if trajectory.steps is None:
         return f"{calls}, which cannot be read as steps"
     if trajectory.steps == trajectory.calls:
         return calls
-    return f"{calls} in {trajectory.steps} {'step' if trajectory.steps == 1 else 'steps'}"
+    return f"{calls} in {plural(trajectory.steps, 'step')}"
 
 
 def _departure(trajectory: TrajectoryEvidence) -> str:
@@ -387,7 +381,7 @@ def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list
         ]
     fingerprint = judge.fingerprint
     checks = judge.checks
-    lines += ["| fact | value |", "|---|---|"]
+    lines += head("fact", "value")
     lines += [
         f"| judge file | {escape(judge.target_file)} |",
         f"| kind | {fingerprint.kind} |",
@@ -398,8 +392,7 @@ def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list
         f"| max tokens | {_setting(fingerprint.max_tokens)} |",
         f"| checks | {checks.total} ({checks.rubric} rubric, {checks.pairwise} pairwise): "
         f"{checks.passed} passed, {checks.failed} failed, {checks.unjudged} unjudged; "
-        f"{checks.position_bias} position-bias "
-        f"{'event' if checks.position_bias == 1 else 'events'} |",
+        f"{plural(checks.position_bias, 'position-bias event')} |",
         "| judge tokens reported | "
         + (_tokens(usage) if usage is not None and usage.checks else "none reported")
         + " |",
@@ -423,8 +416,7 @@ def _calibration_section(judge: JudgeEvidence) -> list[str]:
         f"{calibration.min_kappa:g}, overall and in each language, with at least "
         f"{calibration.min_items} labelled items in each.",
         "",
-        "| language | items | kappa | 95% interval |",
-        "|---|---|---|---|",
+        *head("language", "items", "kappa", "95% interval"),
     ]
     lines += [
         f"| {escape(row.language)} | {row.items} | {_kappa(row.kappa)} "
@@ -567,8 +559,7 @@ def _flaky_section(pack: EvidencePack) -> list[str]:
         "Asked more than once, these cases passed some times and failed others: the target "
         "answers them inconsistently, whether or not they met their pass_k.",
         "",
-        "| gate | case | language | asks passed | needed | outcome |",
-        "|---|---|---|---|---|---|",
+        *head("gate", "case", "language", "asks passed", "needed", "outcome"),
     ]
     lines += [
         f"| {case.gate.value} | {code(case.case_id)} | {escape(case.language)} "
@@ -608,7 +599,7 @@ def _drift_section(pack: EvidencePack) -> list[str]:
         "regression in the other.",
         "",
     ]
-    lines += ["| gate | language | baseline | current | change |", "|---|---|---|---|---|"]
+    lines += head("gate", "language", "baseline", "current", "change")
     for rate in drift.rates:
         lines.append(
             f"| {rate.gate.value} | {escape(rate.language or 'all')} | {_rate(rate.baseline)} "
@@ -641,8 +632,7 @@ def _parity_section(pack: EvidencePack) -> list[str]:
     ]
     for gate, parity in gates:
         lines += [f"### Parity: {gate.value}", ""]
-        lines += ["| suite | rule | languages | pairs decided | differing |"]
-        lines += ["|---|---|---|---|---|"]
+        lines += head("suite", "rule", "languages", "pairs decided", "differing")
         lines += [
             f"| {escape(rule.suite)} | {rule.rule.value} "
             f"| {escape(', '.join(rule.languages) or 'not declared')} | {rule.pairs} "
@@ -652,7 +642,7 @@ def _parity_section(pack: EvidencePack) -> list[str]:
         lines.append("")
         decided = parity.agreeing + len(parity.differing)
         if parity.differing:
-            lines += ["| suite | pair | sides | fails the suite |", "|---|---|---|---|"]
+            lines += head("suite", "pair", "sides", "fails the suite")
             lines += [
                 f"| {escape(pair.suite)} | {code(pair.pair)} | "
                 + "; ".join(
@@ -731,8 +721,7 @@ def _score_changes(changes: tuple[ScoreChange, ...]) -> list[str]:
             "from what was expected, even where they still met the thresholds.",
             "",
         ]
-    lines += ["| gate | language | score | baseline | current | change |"]
-    lines += ["|---|---|---|---|---|---|"]
+    lines += head("gate", "language", "score", "baseline", "current", "change")
     for change in changes:
         baseline = (
             "not measured in the baseline" if change.baseline is None else f"{change.baseline:.3f}"
@@ -838,7 +827,7 @@ def _safety_waivers(pack: EvidencePack) -> list[str]:
         return []
     count = len(safety)
     lines = [
-        f"**{count} {'waiver covers' if count == 1 else 'waivers cover'} a safety gate** "
+        f"**{plural(count, 'waiver covers', 'waivers cover')} a safety gate** "
         f"({_gates(SAFETY_GATES)}):",
         "",
     ]
@@ -866,8 +855,9 @@ def _waivers_section(pack: EvidencePack) -> list[str]:
         "waived and left out of its suite's threshold; a waiver past its expiry does not apply, "
         "and a waiver whose cases passed is no longer needed.",
         "",
-        "| waiver | gate | state | owner | ticket | created | expires | reason | cases |",
-        "|---|---|---|---|---|---|---|---|---|",
+        *head(
+            "waiver", "gate", "state", "owner", "ticket", "created", "expires", "reason", "cases"
+        ),
     ]
     for waiver in pack.waivers:
         cases = ", ".join(
@@ -899,13 +889,11 @@ def _california_section(pack: EvidencePack) -> list[str]:
     lines += _rows(mapping.harness_properties)
     lines += ["## Disclosure basis", ""]
     lines += [f"- {escape(item)}" for item in mapping.disclosure_basis] + [""]
-    lines += ["## Sources read", "", "| identifier | what | verification | where |"]
-    lines += ["|---|---|---|---|"]
-    lines += [
-        f"| {escape(s.identifier)} | {escape(s.what)} | {escape(s.verification)} "
-        f"| {escape(s.where)} |"
-        for s in mapping.sources
-    ]
+    lines += ["## Sources read", ""]
+    lines += table(
+        ("identifier", "what", "verification", "where"),
+        ((s.identifier, s.what, s.verification, s.where) for s in mapping.sources),
+    )
     lines += ["", "## Identifiers not verified (omitted from every mapping row)", ""]
     lines += [f"- {escape(item)}" for item in mapping.not_verified] + [""]
     lines += ["## What this run does not establish", ""]
@@ -914,12 +902,10 @@ def _california_section(pack: EvidencePack) -> list[str]:
 
 
 def _rows(rows: tuple[MappingRow, ...]) -> list[str]:
-    lines = ["| document | item | informs | verification |", "|---|---|---|---|"]
-    lines += [
-        f"| {escape(r.document)} | {escape(r.item)} | {escape(r.informs)} "
-        f"| {r.verification.value} |"
-        for r in rows
-    ]
+    lines = table(
+        ("document", "item", "informs", "verification"),
+        ((r.document, r.item, r.informs, r.verification.value) for r in rows),
+    )
     return [*lines, ""]
 
 
@@ -960,8 +946,7 @@ def _trends_section(trends: TrendsEvidence) -> list[str]:
             "Binomial(asks now, q), q = (failed asks before + 0.5) / (asks before + 1); flagged "
             f"when p < {trends.alpha:g}.",
             "",
-            "| case | gate | language | failed now | passed before | p-value | flagged |",
-            "|---|---|---|---|---|---|---|",
+            *head("case", "gate", "language", "failed now", "passed before", "p-value", "flagged"),
         ]
         lines += [
             f"| {code(found.case_id)} | {escape(found.gate)} | {escape(found.language)} "
@@ -985,8 +970,7 @@ def _trends_section(trends: TrendsEvidence) -> list[str]:
 
 def _trend_table(trends: tuple[TrendEvidence, ...]) -> list[str]:
     lines = [
-        "| family | metric | gate | language | suite | now | mean | sd | z | rule |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        *head("family", "metric", "gate", "language", "suite", "now", "mean", "sd", "z", "rule"),
     ]
     for trend in trends:
         where = [escape(part) if part else "all" for part in (trend.gate, trend.language)]

@@ -347,7 +347,7 @@ def run_gauntlet(
     session = _Session(
         todo, asking, concurrency, progress, preflight, grace, finished, needs, judging
     )
-    observations = asyncio.run(session.run())
+    observations = asyncio.run(session.execute())
     if journal is not None and session.interrupted_by is not None:
         journal.keep()  # even with nothing finished yet: --resume continues this run
     unfinished = [
@@ -410,7 +410,7 @@ class _Session:
         self.on_case = on_case
         self.interrupted_by: str | None = None
 
-    async def run(self) -> list[list[Observation]]:
+    async def execute(self) -> list[list[Observation]]:
         stop = asyncio.Event()
         before = self._catch_signals(stop)
         try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from gauntlet.cases.model import AnyCase, GoldenCase, GoldenMatch
 from gauntlet.display import printable
@@ -30,7 +29,7 @@ from gauntlet.judge.pairwise import (
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import QUOTED, Judged
-from gauntlet.run.results import JudgeCheck, SuiteInfo
+from gauntlet.run.results import CheckOutcome, JudgeCheck, SuiteInfo, check_outcome
 from gauntlet.targets.contract import AsyncTarget, TargetResponse
 
 __all__ = ["Judging"]
@@ -135,7 +134,7 @@ class Judging:
         failed = result.failed
         return JudgeCheck(
             kind="rubric",
-            outcome="failed" if failed else "passed",
+            outcome=check_outcome(verdict.value for verdict in result.verdicts.values()),
             reason=(f"failed {', '.join(failed)}: {_cut(result.rationale)}" if failed else ""),
             verdicts={name: verdict.value for name, verdict in result.verdicts.items()},
             families={criterion.id: criterion.family for criterion in case.judge.criteria},
@@ -182,7 +181,7 @@ class Judging:
         )
 
 
-_OUTCOMES: dict[PairwiseOutcome, Literal["passed", "failed", "unjudged"]] = {
+_OUTCOMES: dict[PairwiseOutcome, CheckOutcome] = {
     PairwiseOutcome.PASSED: "passed",
     PairwiseOutcome.FAILED: "failed",
     PairwiseOutcome.UNJUDGED: "unjudged",

@@ -7,9 +7,12 @@ a field means a version bump.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from types import MappingProxyType
+from typing import Annotated, Literal, Protocol, TypeVar
 
 from pydantic import Field
 
@@ -55,6 +58,9 @@ SignalName = Annotated[str, Field(pattern=r"^SIG[A-Z0-9]+$")]
 RunId = Annotated[str, Field(pattern=RUN_ID_PATTERN)]
 
 
+JudgeLabel = Literal["pass", "fail"]
+
+
 class Outcome(StrEnum):
     """What happened to one case."""
 
@@ -73,13 +79,46 @@ class Outcome(StrEnum):
 
 
 class Verdict(StrEnum):
-    """The run's verdict, which decides the exit code."""
+    """The run's verdict, which decides the exit code.
+
+    Two vocabularies meet here, on purpose: a *verdict* (`pass`, `fail`) is what is said of
+    a criterion or of the whole run; an *outcome* (`passed`, `failed`, ...) is what happened
+    to a check, an ask or a case. This table is the one place each word becomes the next:
+
+    | word | said by | of | becomes |
+    |---|---|---|---|
+    | `pass` / `fail` (`CriterionVerdict`, stored as `JudgeLabel`) | the model judge, a person labelling | one rubric criterion | the check `failed` when any criterion is `fail`, else `passed` (`check_outcome`) |
+    | `passed` / `failed` / `unjudged` (`CheckOutcome`) | a judge check, rubric or pairwise | one answer | the ask's `Outcome` of the same name (`gauntlet.run.tally.judged_outcome`) |
+    | `passed` (true or false) | a gate's own checks (`Judgement.passed`) | one answer | the ask's `Outcome.PASSED` or `Outcome.FAILED` |
+    | `Outcome` | `gauntlet.run.tally.decide_case` | one case, from its asks | counted in `Totals`, then the `Verdict` (`decide_verdict`) |
+    | `Verdict` | `gauntlet.run.tally.decide_verdict` | the run | the exit code (`exit_code_for`) and the evidence pack's status (`VERDICT_STATUS`) |
+    """  # noqa: E501 - a table's rows are one line each
 
     PASS = "pass"  # noqa: S105 - a verdict, not a password
     FAIL = "fail"
     UNSCOREABLE = "unscoreable"
     WITHHELD = "withheld"
     """The run could not finish: some cases got no answer, so no verdict is given."""
+
+
+VERDICT_STATUS: Mapping[Verdict, Literal["pass", "fail", "withheld"]] = MappingProxyType(
+    {
+        Verdict.PASS: "pass",
+        Verdict.FAIL: "fail",
+        Verdict.UNSCOREABLE: "withheld",
+        Verdict.WITHHELD: "withheld",
+    }
+)
+"""The evidence pack's status for each verdict: an unscoreable run reached no verdict either
+(the pack says why it was withheld)."""
+
+CheckOutcome = Literal["passed", "failed", "unjudged"]
+"""What one judge check came to (see `Verdict` for how the words map)."""
+
+
+def check_outcome(labels: Iterable[JudgeLabel]) -> CheckOutcome:
+    """A rubric check's outcome from the judge's label for each criterion: any `fail` fails it."""
+    return "failed" if "fail" in set(labels) else "passed"
 
 
 TargetKind = Literal["toy", "callable", "http", "openai-chat", "http-template"]
@@ -108,15 +147,12 @@ class TargetInfo(Record):
     """The target file, as named on the command line, when one was used."""
 
 
-JudgeLabel = Literal["pass", "fail"]
-
-
 class JudgeCheck(Record):
     """One check a model judge made of one answer: a rubric, or a blind pairwise comparison."""
 
     kind: Literal["rubric", "pairwise"]
     """`rubric`: the case's `judge` criteria; `pairwise`: a golden answer against `expected`."""
-    outcome: Literal["passed", "failed", "unjudged"]
+    outcome: CheckOutcome
     reason: Reason
     """Why it failed or is unjudged; empty when it passed."""
     verdicts: dict[Identifier, JudgeLabel] = {}
@@ -214,12 +250,40 @@ class CaseResult(Record):
     """The case's parity pair key: the same question in the suite's other languages."""
 
 
+class Counted(Protocol):
+    """What `Totals` counts: a case with its outcome and language, as run or as stored.
+
+    An outcome may be an `Outcome` or its value (the history stores the text): they compare
+    and hash alike, so both are counted alike.
+    """
+
+    @property
+    def outcome(self) -> str:
+        """The case's outcome, an `Outcome` value."""
+
+    @property
+    def language(self) -> str:
+        """The case's language tag."""
+
+
+_Case = TypeVar("_Case", bound=Counted)
+_Key = TypeVar("_Key", str, tuple[str, str])
+
+
 class LanguageCount(Record):
     """Cases and passes in one language."""
 
     language: LanguageTag
     total: int
     passed: int
+
+    @classmethod
+    def each(cls, cases: Iterable[Counted]) -> tuple[LanguageCount, ...]:
+        """Cases and passes in each language of `cases`, by tag (see `Totals.per_language`)."""
+        return tuple(
+            cls(language=language, total=totals.total, passed=totals.passed)
+            for language, totals in Totals.per_language(cases).items()
+        )
 
 
 class SuiteInfo(Record):
@@ -309,6 +373,42 @@ class Totals(Record):
     """Cases whose answers the judge could not (or may not) judge."""
     waived: int = 0
     """Failed cases a live waiver covers (see `Outcome.WAIVED`)."""
+
+    @classmethod
+    def of(cls, outcomes: Iterable[str]) -> Totals:
+        """How many of `outcomes` there are, and how many of each.
+
+        The one count of outcomes: the run's totals, each suite's and gate's, the evidence
+        pack's per language, JUnit's and the history's all come from here, so a results file
+        that re-derives them (`gauntlet.run.results_file`) counts as the run did.
+        """
+        counted = Counter(outcomes)
+        return cls(
+            total=counted.total(),
+            passed=counted[Outcome.PASSED],
+            failed=counted[Outcome.FAILED],
+            errored=counted[Outcome.ERRORED],
+            not_run=counted[Outcome.NOT_RUN],
+            unjudged=counted[Outcome.UNJUDGED],
+            waived=counted[Outcome.WAIVED],
+        )
+
+    @classmethod
+    def by(cls, cases: Iterable[_Case], key: Callable[[_Case], _Key]) -> dict[_Key, Totals]:
+        """The totals of each group of `cases` sharing a `key`, in sorted order of the keys."""
+        groups: dict[_Key, list[str]] = {}
+        for case in cases:
+            groups.setdefault(key(case), []).append(case.outcome)
+        return {found: cls.of(groups[found]) for found in sorted(groups)}
+
+    @classmethod
+    def per_language(cls, cases: Iterable[Counted]) -> dict[str, Totals]:
+        """The totals of `cases` in each language they are in, by tag in sorted order."""
+        return cls.by(cases, _language)
+
+
+def _language(case: Counted) -> str:
+    return case.language
 
 
 class LanguageKappa(Record):

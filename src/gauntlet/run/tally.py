@@ -39,6 +39,7 @@ from gauntlet.run.results import (
 )
 from gauntlet.run.waivers import apply_waivers, not_needed_cases, run_day
 from gauntlet.version import __version__
+from gauntlet.words import noun, plural
 
 
 def shard_of(suite: str, case_id: str, count: int, pair: str | None = None) -> int:
@@ -136,7 +137,7 @@ def summarize(
     )
     suite_results = tuple(_suite_result(info, ordered) for info in suites)
     gates = _gate_results(suite_results, ordered)
-    totals = count_outcomes(ordered)
+    totals = Totals.of(case.outcome for case in ordered)
     unreadable = sum(
         1
         for case in ordered
@@ -202,32 +203,30 @@ def decide_verdict(
     """
     if not_run or interrupted_by:
         by = f" by {interrupted_by}" if interrupted_by else ""
-        cases = "case was" if not_run == 1 else "cases were"
-        return Verdict.WITHHELD, f"the run was interrupted{by}: {not_run} {cases} not asked"
+        cases = plural(not_run, "case was", "cases were")
+        return Verdict.WITHHELD, f"the run was interrupted{by}: {cases} not asked"
     if errored:
-        return Verdict.WITHHELD, (
-            f"{errored} {'case' if errored == 1 else 'cases'} got no answer, so no verdict"
-        )
+        return Verdict.WITHHELD, (f"{plural(errored, 'case')} got no answer, so no verdict")
     if unjudged:
         return Verdict.WITHHELD, (
-            f"{unjudged} {'case' if unjudged == 1 else 'cases'} could not be judged, so no "
+            f"{plural(unjudged, 'case')} could not be judged, so no "
             f"verdict; the first: {unjudged_reason}"
         )
     if unreadable and not capability_scored:
         return Verdict.UNSCOREABLE, (
-            f"{unreadable} {'answer' if unreadable == 1 else 'answers'} said nothing readable "
+            f"{plural(unreadable, 'answer')} said nothing readable "
             "and no loaded suite scores capability, so silence could pass unnoticed"
         )
     reasons = []
     if failed_gates:
         names = ", ".join(gate.value for gate in failed_gates)
         count = len(failed_gates)
-        reasons.append(f"{count} {'gate' if count == 1 else 'gates'} failed: {names}")
+        reasons.append(f"{plural(count, 'gate')} failed: {names}")
     if not_needed:
         count = len(not_needed)
         reasons.append(
-            f"--strict-waivers: {count} waived {'case' if count == 1 else 'cases'} passed, "
-            f"so {'its waiver is' if count == 1 else 'their waivers are'} no longer needed: "
+            f"--strict-waivers: {plural(count, 'waived case')} passed, "
+            f"so {noun(count, 'its waiver is', 'their waivers are')} no longer needed: "
             + ", ".join(not_needed)
         )
     if reasons:
@@ -235,23 +234,9 @@ def decide_verdict(
     return Verdict.PASS, "every gate met its threshold"
 
 
-def count_outcomes(cases: Sequence[CaseResult]) -> Totals:
-    """How many of `cases` passed, failed, errored, were not run, were unjudged and waived."""
-    outcomes = [case.outcome for case in cases]
-    return Totals(
-        total=len(outcomes),
-        passed=outcomes.count(Outcome.PASSED),
-        failed=outcomes.count(Outcome.FAILED),
-        errored=outcomes.count(Outcome.ERRORED),
-        not_run=outcomes.count(Outcome.NOT_RUN),
-        unjudged=outcomes.count(Outcome.UNJUDGED),
-        waived=outcomes.count(Outcome.WAIVED),
-    )
-
-
 def _suite_result(info: SuiteInfo, cases: Sequence[CaseResult]) -> SuiteResult:
     own = [case for case in cases if case.suite == info.suite]
-    mine = count_outcomes(own)
+    mine = Totals.of(case.outcome for case in own)
     # A waived failure leaves the denominator; a suite whose every case is waived is met.
     counted = mine.total - mine.waived
     total = max(counted, 1)
@@ -281,10 +266,9 @@ def _gate_results(
         if not mine:
             continue
         gate_cases = [case for case in cases if case.gate is gate]
-        counts = count_outcomes(gate_cases)
+        counts = Totals.of(case.outcome for case in gate_cases)
         counted = counts.total - counts.waived  # a waived failure is not counted either way
         low, high = wilson_interval(counts.passed, counted)
-        languages = sorted({case.language for case in gate_cases})
         results.append(
             GateResult(
                 gate=gate,
@@ -293,7 +277,7 @@ def _gate_results(
                 pass_rate=round(counts.passed / max(counted, 1), 6),
                 wilson_low=low,
                 wilson_high=high,
-                languages=tuple(_language(gate_cases, language) for language in languages),
+                languages=LanguageCount.each(gate_cases),
                 met=all(suite.met for suite in mine),
             )
         )
@@ -382,9 +366,3 @@ def parity_failures(results: Results) -> list[PairCheck]:
     return [
         check for check in pair_checks(results.cases) if check.fails and check.suite in required
     ]
-
-
-def _language(cases: Sequence[CaseResult], language: str) -> LanguageCount:
-    mine = [case for case in cases if case.language == language]
-    passed = sum(1 for case in mine if case.outcome is Outcome.PASSED)
-    return LanguageCount(language=language, total=len(mine), passed=passed)

@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime
 
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.run.results import CaseResult, Outcome, WaivedCase, WaiverResult, WaiverState
+from gauntlet.words import plural
 
 
 def run_day(started_at: datetime) -> date:
@@ -109,4 +110,4 @@ def waived_failures(count: int) -> str:
     """` with 2 waived failures`, for a verdict line; empty when nothing was waived."""
     if not count:
         return ""
-    return f" with {count} waived {'failure' if count == 1 else 'failures'}"
+    return f" with {plural(count, 'waived failure')}"

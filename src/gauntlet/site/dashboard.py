@@ -8,7 +8,6 @@ drawn by a Jinja2 SVG template, so the same history always gives the same bytes.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,15 +19,14 @@ from markupsafe import Markup, escape
 from gauntlet.errors import UsageError
 from gauntlet.evidence.trends import Family
 from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, RunRecord, Trend
+from gauntlet.run.results import Totals
+from gauntlet.words import noun
 
 PASS_RATE = "pass_rate"  # noqa: S105 - a metric's name
 LATENCY_P50 = "latency_p50_ms"
 LATENCY_P95 = "latency_p95_ms"
 TOKENS = "tokens_per_case"
 
-WAIVED = "waived"
-"""A failure a live waiver covered: listed among the cases that did not pass, and left out of
-the counts, as its gate leaves it out of the pass rate."""
 
 # Chart geometry, in the SVG's own units: the viewBox is WIDTH x HEIGHT and scales to its box.
 WIDTH = 480
@@ -226,16 +224,19 @@ def count_cases(cases: Sequence[CaseRecord]) -> RunCounts:
     A waived failure is left out of both, as its gate leaves it out of the pass rate; a cell
     whose every case was waived is still shown, as 0/0.
     """
-    totals: Counter[tuple[str, str]] = Counter()
-    passed: Counter[tuple[str, str]] = Counter()
-    for case in cases:
-        totals[case.gate, case.language] += case.outcome != WAIVED
-        passed[case.gate, case.language] += case.outcome == "passed"
+    cells = {
+        key: (totals.passed, totals.total - totals.waived)
+        for key, totals in Totals.by(cases, _gate_and_language).items()
+    }
     return RunCounts(
-        passed=sum(passed.values()),
-        total=sum(totals.values()),
-        cells={key: (passed[key], totals[key]) for key in sorted(totals)},
+        passed=sum(passed for passed, _ in cells.values()),
+        total=sum(total for _, total in cells.values()),
+        cells=cells,
     )
+
+
+def _gate_and_language(case: CaseRecord) -> tuple[str, str]:
+    return case.gate, case.language
 
 
 # ---------------------------------------------------------------- chart layout
@@ -417,7 +418,7 @@ def flag_note(lines: Sequence[Line]) -> str:
             continue
         named = ", ".join(flagged[:MAX_NAMED])
         more = f" and {len(flagged) - MAX_NAMED} more" if len(flagged) > MAX_NAMED else ""
-        parts.append(f"{line.name} in run{'s' if len(flagged) > 1 else ''} {named}{more}")
+        parts.append(f"{line.name} in {noun(len(flagged), 'run')} {named}{more}")
     return "flagged: " + "; ".join(parts) if parts else "no run flagged"
 
 

@@ -35,6 +35,7 @@ from pydantic_core import PydanticCustomError
 
 from gauntlet.display import masked, printable, unencodable
 from gauntlet.errors import TargetContractError
+from gauntlet.record import Record
 from gauntlet.redact import Secret
 from gauntlet.targets.spec import FieldName
 
@@ -72,10 +73,8 @@ JsonObject = Annotated[dict[str, JsonValue], AfterValidator(_finite)]
 FiniteJson = Annotated[JsonValue, AfterValidator(_finite)]
 
 
-class ToolCall(BaseModel):
+class ToolCall(Record):
     """One tool call the target reports having made while answering, as it came."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     id: ContractText
     """The call's id, unique within the answer's calls (parent ids refer to it)."""
@@ -97,15 +96,13 @@ class ToolCall(BaseModel):
     step, in list order."""
 
 
-class TargetResponse(BaseModel):
+class TargetResponse(Record):
     """What a target answered and what it reports having done.
 
     Every field but `tool_calls` is required: the harness checks what a target says and never
     infers it. `tool_calls` left out (or null) means "not reported", which a gate that reads
     the trajectory refuses; `[]` means "no tool was called".
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     text: ContractText
     """The answer as the user would see it."""

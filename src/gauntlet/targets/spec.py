@@ -25,7 +25,6 @@ import jmespath.functions
 from pydantic import (
     AfterValidator,
     BaseModel,
-    ConfigDict,
     Discriminator,
     Field,
     JsonValue,
@@ -42,6 +41,7 @@ from pydantic_core import PydanticCustomError
 from gauntlet.cases.loader import kind_of
 from gauntlet.cases.model import LANGUAGE_PATTERN, Marker
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from gauntlet.record import Record
 
 TARGET_FILE_VERSION = 1
 """The target file format's version; a file says which it is written for."""
@@ -177,11 +177,7 @@ def _at(*path: str) -> dict[str, Any]:
     return {"key_path": path}
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
-class Http(_Strict):
+class Http(Record):
     """How patiently and how much gauntlet reads from the target."""
 
     timeout: Annotated[float, Field(gt=0, le=3600)] = DEFAULT_TIMEOUT
@@ -192,7 +188,7 @@ class Http(_Strict):
     """Largest decoded body (or whole stream) accepted."""
 
 
-class BearerAuth(_Strict):
+class BearerAuth(Record):
     """`Authorization: Bearer <token>`, the token read from the environment."""
 
     kind: Literal["bearer"]
@@ -200,7 +196,7 @@ class BearerAuth(_Strict):
     """The environment variable that holds the token."""
 
 
-class OAuth2ClientCredentials(_Strict):
+class OAuth2ClientCredentials(Record):
     """An OAuth 2.0 client-credentials token, fetched before the first ask and refreshed."""
 
     kind: Literal["oauth2-client-credentials"]
@@ -219,14 +215,14 @@ class OAuth2ClientCredentials(_Strict):
 Auth = Annotated[BearerAuth | OAuth2ClientCredentials, Field(discriminator="kind")]
 
 
-class Absent(_Strict):
+class Absent(Record):
     """The target does not report this field, and nothing derives it."""
 
     absent: Literal[True]
     """Always true: a gate that needs the field is refused before the first ask."""
 
 
-class CitationsFromText(_Strict):
+class CitationsFromText(Record):
     """Citations read from markers in the answer, such as `[RB-001]`."""
 
     from_text: Pattern
@@ -235,7 +231,7 @@ class CitationsFromText(_Strict):
     """Cut each marker out of the text the gates read (the answer as sent is kept too)."""
 
 
-class DecisionFromText(_Strict):
+class DecisionFromText(Record):
     """A refusal or escalation read from phrases in the answer, per language.
 
     Matched as the gates match markers: NFKC, case-folded, whitespace collapsed.
@@ -323,7 +319,7 @@ class StreamFormat(StrEnum):
     """One JSON chunk per line."""
 
 
-class HttpResponse(_Strict):
+class HttpResponse(Record):
     """Where each contract field is in an `http` target's JSON answer."""
 
     text: TextSource
@@ -361,7 +357,7 @@ class HttpResponse(_Strict):
         return self
 
 
-class OpenAIResponse(_Strict):
+class OpenAIResponse(Record):
     """The fields an OpenAI-compatible answer has no place for, and how to get them.
 
     `text`, `tool_calls` and `refused` are read from the answer (`message.content`,
@@ -379,7 +375,7 @@ class OpenAIResponse(_Strict):
     """Whether the target handed over to a person: JMESPath, phrases, or absent."""
 
 
-class SessionFromResponse(_Strict):
+class SessionFromResponse(Record):
     """The server's session id, read from its first answer with JMESPath."""
 
     from_response: JMESPath
@@ -388,7 +384,7 @@ class SessionFromResponse(_Strict):
     """Send it back in this header, besides `{{ session_id }}` in the body."""
 
 
-class SessionFromHeader(_Strict):
+class SessionFromHeader(Record):
     """The server's session id, read from a header of its first answer."""
 
     from_header: HeaderName
@@ -408,7 +404,7 @@ Session = Annotated[
 ]
 
 
-class _Common(_Strict):
+class _Common(Record):
     version: Literal[1]
     """The target file format: 1."""
     name: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = None
@@ -429,14 +425,14 @@ class GauntletSpec(_Common):
     """Where `POST {"prompt", "language", "history"}` is sent."""
 
 
-class NamedFunction(_Strict):
+class NamedFunction(Record):
     """The function a forced `tool_choice` names."""
 
     name: NonEmptyText
     """The tool's name, as the case file declares it."""
 
 
-class NamedToolChoice(_Strict):
+class NamedToolChoice(Record):
     """OpenAI's forced choice of one tool: `{type: function, function: {name: NAME}}`.
 
     Servers that ignore `required` honour it (llama.cpp's server generates the call under a

@@ -25,8 +25,9 @@ from gauntlet.evidence.pack import (
     pack_json,
     read_pack_json,
 )
+from gauntlet.markdown_table import escape
 from gauntlet.render.junit import render_junit
-from gauntlet.render.markdown import code, escape, render_markdown
+from gauntlet.render.markdown import code, render_markdown
 from gauntlet.run.results import Outcome, Results
 from gauntlet.targets.toy import ToyDefect
 

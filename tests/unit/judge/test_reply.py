@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gauntlet.judge.reply import QUOTED, Judged, Unjudged, Verdict, read_rubric_reply
+from gauntlet.judge.reply import QUOTED, CriterionVerdict, Judged, Unjudged, read_rubric_reply
 
 ASKED = ("deadline", "tone")
 NOT_A_VERDICT = "`criteria.deadline` is not 'pass' or 'fail'"
@@ -25,7 +25,7 @@ def _fenced(body: str) -> str:
 def test_a_fenced_reply_judging_every_criterion_is_read() -> None:
     result = read_rubric_reply(_fenced(_reply({"deadline": "pass", "tone": "fail"})), ASKED)
     assert result == Judged(
-        {"deadline": Verdict.PASS, "tone": Verdict.FAIL}, "It gives the deadline."
+        {"deadline": CriterionVerdict.PASS, "tone": CriterionVerdict.FAIL}, "It gives the deadline."
     )
     assert isinstance(result, Judged) and result.failed == ("tone",)
 
@@ -118,5 +118,5 @@ def test_a_megabyte_of_fences_that_never_close_is_unjudged_in_one_pass() -> None
 
 def test_fences_with_windows_line_ends_are_read() -> None:
     body = _reply({"deadline": "pass", "tone": "pass"})
-    result = read_rubric_reply(f"Verdict:\r\n```json\r\n{body}\r\n```\r\n", ASKED)
+    result = read_rubric_reply(f"CriterionVerdict:\r\n```json\r\n{body}\r\n```\r\n", ASKED)
     assert isinstance(result, Judged)

@@ -31,7 +31,7 @@ from gauntlet.judge.pairwise import (
     read_pairwise_reply,
 )
 from gauntlet.judge.prompt import Block, Criterion, case_blocks, rubric_prompt, seeded
-from gauntlet.judge.reply import Judged, Unjudged, Verdict, read_rubric_reply
+from gauntlet.judge.reply import CriterionVerdict, Judged, Unjudged, read_rubric_reply
 from gauntlet.judge.toy import (
     CRITERIA,
     MODEL,
@@ -246,7 +246,7 @@ def test_the_healthy_judge_agrees_with_every_rubric_label(item: Item) -> None:
     check = _rubric(item)
     assert isinstance(check.result, Judged), check.result
     assert len(check.replies) == 1
-    labels = {c["id"]: Verdict(c["label"]) for c in item["criteria"]}
+    labels = {c["id"]: CriterionVerdict(c["label"]) for c in item["criteria"]}
     assert dict(check.result.verdicts) == labels, check.result.rationale
 
 
@@ -345,7 +345,7 @@ def test_always_pass_passes_every_criterion_asked_even_one_it_does_not_know() ->
     for item in RUBRIC:
         check = _rubric(item, [JudgeDefect.ALWAYS_PASS])
         assert isinstance(check.result, Judged)
-        assert set(check.result.verdicts.values()) == {Verdict.PASS}
+        assert set(check.result.verdicts.values()) == {CriterionVerdict.PASS}
     prompt = _prompt_with_unknown()
     result = read_rubric_reply(toy_judge_reply(prompt, [JudgeDefect.ALWAYS_PASS]), _ASKED)
     assert isinstance(result, Judged) and result.failed == ()
@@ -362,7 +362,7 @@ def test_always_fail_fails_every_criterion_and_is_unjudged_on_every_pair() -> No
     for item in RUBRIC:
         rubric = _rubric(item, [JudgeDefect.ALWAYS_FAIL])
         assert isinstance(rubric.result, Judged)
-        assert set(rubric.result.verdicts.values()) == {Verdict.FAIL}
+        assert set(rubric.result.verdicts.values()) == {CriterionVerdict.FAIL}
     for item in PAIRWISE:
         for side in SIDES:
             pair = _pairwise(item, side, [JudgeDefect.ALWAYS_FAIL])
@@ -460,7 +460,7 @@ def test_obeys_injection_passes_every_injected_item_and_is_healthy_on_the_rest()
         rubric = _rubric(item, [JudgeDefect.OBEYS_INJECTION])
         assert isinstance(rubric.result, Judged)
         if _injected(item):
-            assert set(rubric.result.verdicts.values()) == {Verdict.PASS}, item["id"]
+            assert set(rubric.result.verdicts.values()) == {CriterionVerdict.PASS}, item["id"]
         else:
             assert rubric.result == _rubric(item).result
     for item in PAIRWISE:

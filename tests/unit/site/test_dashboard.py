@@ -449,3 +449,11 @@ def test_site_history_refuses_a_missing_file(run_cli: RunCli, tmp_path: Path) ->
     assert "none.sqlite: no such file" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("count", "words"), [(14, "14 stored runs,"), (1, "1 stored run,")])
+def test_the_lead_counts_the_stored_runs_in_words_that_agree(
+    content: SiteContent, count: int, words: str
+) -> None:
+    html = render_pages(content, dashboard=seeded_dashboard(count))[DASHBOARD_PAGE.file]
+    assert f'<p class="lead">{words} from ' in html

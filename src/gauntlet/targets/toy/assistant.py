@@ -529,18 +529,18 @@ class RiverbendToy:
         Spanish (`es`, `es-MX`, ...) gets Spanish pages, texts and tool outputs; every other
         tag gets English. The conversation's state is read from `history` (the earlier
         messages), so the toy holds any number of conversations at once. The toy runs its own
-        tools (`plan` says which, step by step) and reports each call, with its output and
+        tools (`next_move` says which, step by step) and reports each call, with its output and
         step, in `tool_calls`, ids `call_1`, `call_2`, ... Safe to call from several threads.
         """
         steps: list[list[ToolOutcome]] = []
         made: list[ToolCall] = []
         while True:
-            planned = self.plan(
+            move = self.next_move(
                 prompt, language, history, steps, may_call=len(steps) < MAX_TOOL_STEPS
             )
-            if isinstance(planned, TargetResponse):
-                return planned.model_copy(update={"tool_calls": tuple(made)})
-            outcomes = [run_tool(request) for request in planned]
+            if isinstance(move, TargetResponse):
+                return move.model_copy(update={"tool_calls": tuple(made)})
+            outcomes = [run_tool(request) for request in move]
             for outcome in outcomes:
                 made.append(
                     ToolCall(
@@ -554,7 +554,7 @@ class RiverbendToy:
                 )
             steps.append(outcomes)
 
-    def plan(
+    def next_move(
         self,
         prompt: str,
         language: str,

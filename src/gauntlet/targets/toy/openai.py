@@ -101,9 +101,9 @@ class Answerer(Protocol):
 
 @runtime_checkable
 class Agent(Protocol):
-    """An answerer that can also plan tool calls for a client to make: the toy."""
+    """An answerer that can also choose tool calls for a client to make: the toy."""
 
-    def plan(
+    def next_move(
         self,
         prompt: str,
         language: str,
@@ -114,7 +114,7 @@ class Agent(Protocol):
         parallel: bool = True,
         may_call: bool = True,
     ) -> list[ToolRequest] | TargetResponse:
-        """The calls to make next, or the answer (see `RiverbendToy.plan`)."""
+        """The calls to make next, or the answer (see `RiverbendToy.next_move`)."""
         ...
 
 
@@ -688,13 +688,13 @@ class _Answer:
 def _answer(toy: Answerer, request: ChatRequest) -> _Answer:
     """What the toy answers: tool calls for the client to make, or its text.
 
-    An agent offered tools plans with them (only those offered, none under `tool_choice:
+    An agent offered tools calls them (only those offered, none under `tool_choice:
     none`, and from the outputs the client sent back); a forced `tool_choice` it has no use
     for gets one call with `{"query": <prompt>}`. Anything else is asked as the toy is asked
     natively, which runs its own tools.
     """
     if isinstance(toy, Agent) and request.offered:
-        planned = toy.plan(
+        move = toy.next_move(
             request.prompt,
             request.language,
             request.history,
@@ -703,12 +703,12 @@ def _answer(toy: Answerer, request: ChatRequest) -> _Answer:
             parallel=request.parallel,
             may_call=not request.no_calls,
         )
-        if isinstance(planned, list) and request.named:
-            planned = [call for call in planned if call.name == request.tool]
-        if isinstance(planned, list) and planned:
-            return _calling(request, [(call.name, dict(call.arguments)) for call in planned])
-        if isinstance(planned, TargetResponse) and (request.tool is None or request.steps):
-            return _saying(planned)
+        if isinstance(move, list) and request.named:
+            move = [call for call in move if call.name == request.tool]
+        if isinstance(move, list) and move:
+            return _calling(request, [(call.name, dict(call.arguments)) for call in move])
+        if isinstance(move, TargetResponse) and (request.tool is None or request.steps):
+            return _saying(move)
     if request.tool is not None and not request.steps:
         return _calling(request, [(request.tool, {"query": request.prompt})])
     return _saying(toy.ask(request.prompt, request.language, request.history))
