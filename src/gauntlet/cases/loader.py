@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path as FsPath
+from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -37,7 +37,7 @@ from gauntlet.cases.yaml_nodes import (
     MAX_FILE_BYTES,
     Document,
     Mark,
-    Path,
+    NodePath,
     decode_source,
     read_document,
 )
@@ -145,7 +145,7 @@ def pair_errors(suite: AnySuite, document: Document, source: str) -> list[Config
     """
     errors: list[ConfigError] = []
 
-    def refuse(at: Path, message: str, hint: str) -> None:
+    def refuse(at: NodePath, message: str, hint: str) -> None:
         mark = document.mark_for(at)
         errors.append(
             ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
@@ -233,7 +233,7 @@ def pair_errors(suite: AnySuite, document: Document, source: str) -> list[Config
     return errors
 
 
-def load_suite(path: FsPath) -> LoadedSuite:
+def load_suite(path: Path) -> LoadedSuite:
     """Read and parse one case file.
 
     Raises:
@@ -249,7 +249,7 @@ def load_suite(path: FsPath) -> LoadedSuite:
     return parse_suite(raw, str(path))
 
 
-def read_config_file(path: FsPath, *, limit: int, what: str, too_large: str | None) -> bytes:
+def read_config_file(path: Path, *, limit: int, what: str, too_large: str | None) -> bytes:
     """Read a file the user named for gauntlet to load, refusing it with a `ConfigError`.
 
     Args:
@@ -314,12 +314,12 @@ def load_suites(paths: Sequence[str | os.PathLike[str]]) -> SuiteSet:
         ConfigErrors: every problem in every file and across files, each located.
     """
     errors: list[ConfigError] = []
-    files: list[FsPath] = []
-    seen: set[FsPath] = set()
+    files: list[Path] = []
+    seen: set[Path] = set()
     if not paths:
         errors.append(ConfigError(".", "no case files or directories were given"))
     for named in paths:
-        for found in find_case_files(FsPath(named), errors):
+        for found in find_case_files(Path(named), errors):
             if unencodable(str(found)) is not None:
                 # The name reaches the results file and every report as the case's source;
                 # a name the file system gave as bytes that are not UTF-8 could not be written.
@@ -341,7 +341,7 @@ def load_suites(paths: Sequence[str | os.PathLike[str]]) -> SuiteSet:
     return SuiteSet(tuple(loaded))
 
 
-def find_case_files(root: FsPath, errors: list[ConfigError]) -> list[FsPath]:
+def find_case_files(root: Path, errors: list[ConfigError]) -> list[Path]:
     """The `*.yaml` files at or under `root`, sorted; problems are appended to `errors`.
 
     A `.yml` file, a symlink that leads out of `root`, a dangling symlink and a directory
@@ -357,9 +357,9 @@ def find_case_files(root: FsPath, errors: list[ConfigError]) -> list[FsPath]:
             return []
         return [root]
     top = root.resolve()
-    found: list[FsPath] = []
+    found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        here = FsPath(dirpath)
+        here = Path(dirpath)
         dirnames.sort()
         for name in list(dirnames):
             link = here / name
@@ -385,7 +385,7 @@ def find_case_files(root: FsPath, errors: list[ConfigError]) -> list[FsPath]:
     return sorted(found, key=lambda p: p.relative_to(root).parts)
 
 
-def _suffix_problem(path: FsPath, errors: list[ConfigError]) -> bool:
+def _suffix_problem(path: Path, errors: list[ConfigError]) -> bool:
     """Report a near-miss YAML suffix (`.yml`, `.YAML`); True if there was one."""
     suffix = path.suffix
     if suffix.lower() in (".yml", ".yaml") and suffix != CASE_FILE_SUFFIX:
@@ -403,7 +403,7 @@ def _suffix_problem(path: FsPath, errors: list[ConfigError]) -> bool:
     return False
 
 
-def _check_link(link: FsPath, top: FsPath, errors: list[ConfigError]) -> bool:
+def _check_link(link: Path, top: Path, errors: list[ConfigError]) -> bool:
     """True if the symlink `link` resolves to an existing place inside `top`."""
     target = link.resolve()
     if not target.exists():
@@ -556,7 +556,7 @@ def relevant(errors: list[ErrorDetails]) -> list[ErrorDetails]:
 def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
     """Turn one pydantic error into a located, plain-language `ConfigSchemaError`."""
     data = document.data
-    loc: Path = tuple(error["loc"])
+    loc: NodePath = tuple(error["loc"])
     gate = _gate_of(data)
     if gate is not None and loc and not error["type"].startswith("union_tag"):
         loc = loc[1:]  # the discriminated union puts the gate's tag first
@@ -568,7 +568,7 @@ _FRACTIONS = frozenset({"min_tool_accuracy", "min_faithfulness", "claim_overlap"
 
 
 def _describe(
-    error: ErrorDetails, loc: Path, gate: GateName | None, document: Document
+    error: ErrorDetails, loc: NodePath, gate: GateName | None, document: Document
 ) -> tuple[str, str | None, Mark]:
     kind = error["type"]
     value = error.get("input")
@@ -665,7 +665,7 @@ def _describe(
 
 
 def describe_common(
-    error: ErrorDetails, loc: Path, written: str | None
+    error: ErrorDetails, loc: NodePath, written: str | None
 ) -> tuple[str, str | None] | None:
     """The message and hint of an error that reads the same in any file gauntlet loads.
 
@@ -705,7 +705,7 @@ def describe_common(
     return None
 
 
-def _element_key(error: ErrorDetails, loc: Path) -> tuple[str, str | None]:
+def _element_key(error: ErrorDetails, loc: NodePath) -> tuple[str, str | None]:
     """A disclosure suite's element name (`elements.x`) or language tag (`elements.x.en`)."""
     value = error.get("input")
     if error["type"] == "string_pattern_mismatch" and len(loc) == 2:
@@ -767,7 +767,7 @@ _NESTED: dict[str, tuple[type[BaseModel], str]] = {
 """The models of a case's nested mappings, by the key they sit under, and what to call them."""
 
 
-def _unknown_key(loc: Path, gate: GateName | None) -> tuple[str, str | None]:
+def _unknown_key(loc: NodePath, gate: GateName | None) -> tuple[str, str | None]:
     key = str(loc[-1])
     where = dotted(loc)
     owner = next((_NESTED[part] for part in reversed(loc[:-1]) if part in _NESTED), None)
@@ -789,7 +789,7 @@ def _unknown_key(loc: Path, gate: GateName | None) -> tuple[str, str | None]:
     return label, did_you_mean(key, allowed) or f"{level} keys are: {', '.join(allowed)}"
 
 
-Describe = Callable[[ErrorDetails, Path, Any, Document], tuple[str, str | None]]
+Describe = Callable[[ErrorDetails, NodePath, Any, Document], tuple[str, str | None]]
 """How a file kind words one pydantic error: its message and hint, from the error, where it
 is, the value found and the document."""
 
@@ -803,7 +803,7 @@ def located_schema_error(
     or value it names below the error's place; anything else is worded by `describe`, an
     unknown key located at the key itself.
     """
-    loc: Path = tuple(error["loc"])
+    loc: NodePath = tuple(error["loc"])
     ctx = error.get("ctx") or {}
     mark = document.mark_for(loc)
     if "at" in ctx:
@@ -831,7 +831,7 @@ class ListFileWords:
 
 
 def describe_list_file(
-    words: ListFileWords, error: ErrorDetails, loc: Path, value: Any, document: Document
+    words: ListFileWords, error: ErrorDetails, loc: NodePath, value: Any, document: Document
 ) -> tuple[str, str | None] | None:
     """The message and hint of an error every list file words alike.
 
@@ -871,7 +871,7 @@ def _gate_of(data: Any) -> GateName | None:
     return GateName(gate) if isinstance(gate, str) and gate in set(GateName) else None
 
 
-def dotted(loc: Path) -> str:
+def dotted(loc: NodePath) -> str:
     """`cases[3].attack_type`; a key that is not a plain name is quoted: `cases[0]['a b']`."""
     text = ""
     for part in loc:

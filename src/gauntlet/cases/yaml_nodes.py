@@ -24,7 +24,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_DEPTH = 32
 """Mappings and lists nested deeper than this are refused (a case file needs four levels)."""
 
-Path = tuple[str | int, ...]
+NodePath = tuple[str | int, ...]
 """Where a node sits in the document: keys and list indexes from the root."""
 
 # NOTE: libyaml's parser is a C extension shipped in PyYAML's wheels; the pure-Python parser
@@ -59,16 +59,16 @@ class Document(NamedTuple):
 
     data: Any
     """JSON-shaped data: dicts with text keys, lists, text, int, float, bool and None."""
-    value_marks: dict[Path, Mark]
+    value_marks: dict[NodePath, Mark]
     """Where each value starts, by path (the root is `()`)."""
-    key_marks: dict[Path, Mark]
+    key_marks: dict[NodePath, Mark]
     """Where each mapping key starts, by the path of its value."""
     events: int
     """How many parser events were read: a measure of the work done, for boundedness tests."""
-    plain_texts: dict[Path, str]
+    plain_texts: dict[NodePath, str]
     """The text as written of each unquoted value that was read as a number, boolean or null."""
 
-    def mark_for(self, path: Path) -> Mark:
+    def mark_for(self, path: NodePath) -> Mark:
         """The mark of `path`, or of its nearest ancestor that has one."""
         while path not in self.value_marks and path:
             path = path[:-1]
@@ -159,7 +159,7 @@ class _Frame:
     """An open mapping or list while its events are read."""
 
     container: dict[str, Any] | list[Any]
-    path: Path
+    path: NodePath
     mark: Mark
     key: str | None = None
     key_mark: Mark | None = None
@@ -178,9 +178,9 @@ class _Builder:
         self.problems: list[ConfigSyntaxError] = []
         self.stack: list[_Frame] = []
         self.root: Any = None
-        self.value_marks: dict[Path, Mark] = {}
-        self.key_marks: dict[Path, Mark] = {}
-        self.plain_texts: dict[Path, str] = {}
+        self.value_marks: dict[NodePath, Mark] = {}
+        self.key_marks: dict[NodePath, Mark] = {}
+        self.plain_texts: dict[NodePath, str] = {}
         self.documents = 0
         self.events = 0
 
@@ -250,7 +250,7 @@ class _Builder:
         )
         self.stack.append(_Frame(container, path, mark))
 
-    def child_path(self) -> Path:
+    def child_path(self) -> NodePath:
         if not self.stack:
             return ()
         top = self.stack[-1]
