@@ -247,7 +247,7 @@ def test_the_collector_is_paused_while_a_case_file_is_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: list[bool] = []
-    read = loader.read_document
+    read = yaml_nodes.read_document
 
     def watched(text: str, source: str) -> Document:
         seen.append(gc.isenabled())
