@@ -43,7 +43,7 @@ PLAIN_KINDS = (
     ("hex", r"0x[0-9a-fA-F]+"),
     ("float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"),
 )
-"""What a plain scalar written whole in each pattern is, the first pattern that fits winning."""
+"""How a plain scalar is read: by the first of these patterns that fits it whole (none: text)."""
 _PLAIN = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in PLAIN_KINDS))
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _NOT_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
@@ -170,8 +170,8 @@ def _read_strictly(text: str, source: str) -> Document:
 class _Marks(Mapping[NodePath, Mark]):
     """Marks by path, kept as the parser made them; a `Mark` is made only when one is read.
 
-    A valid file's marks are mostly never read (only where its cases and ids start), so
-    making a `Mark` for each of its nodes up front was most of the cost of reading it.
+    A valid file's marks are mostly never read (only where its cases and their ids start),
+    so none is made before it is asked for.
     """
 
     __slots__ = ("_raw",)
