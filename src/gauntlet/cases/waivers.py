@@ -44,7 +44,7 @@ from gauntlet.cases.loader import (
     validate_document,
 )
 from gauntlet.cases.model import GateName, Identifier, Text
-from gauntlet.cases.yaml_nodes import Document, Mark, Path
+from gauntlet.cases.yaml_nodes import Document, Mark, NodePath
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
 from gauntlet.record import Reason, Record, StrictRecord
 
@@ -265,7 +265,7 @@ def waivers_schema() -> dict[str, Any]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
-def _at(loaded: LoadedWaivers, loc: Path, message: str, hint: str | None) -> ConfigSchemaError:
+def _at(loaded: LoadedWaivers, loc: NodePath, message: str, hint: str | None) -> ConfigSchemaError:
     mark = loaded.document.mark_for(loc)
     return ConfigSchemaError(loaded.source, message, line=mark.line, column=mark.column, hint=hint)
 
@@ -389,7 +389,7 @@ def _schema_error(error: ErrorDetails, document: Document, source: str) -> Confi
 
 
 def _describe(
-    error: ErrorDetails, loc: Path, value: Any, document: Document
+    error: ErrorDetails, loc: NodePath, value: Any, document: Document
 ) -> tuple[str, str | None]:
     kind = error["type"]
     where = dotted(loc)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -24,23 +24,27 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_DEPTH = 32
 """Mappings and lists nested deeper than this are refused (a case file needs four levels)."""
 
-Path = tuple[str | int, ...]
+NodePath = tuple[str | int, ...]
 """Where a node sits in the document: keys and list indexes from the root."""
 
 # NOTE: libyaml's parser is a C extension shipped in PyYAML's wheels; the pure-Python parser
 # gives the same events and marks, only slower.
 _Parser: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_NULL = re.compile(r"~|null|Null|NULL|")
-_TRUE = re.compile(r"true|True|TRUE")
-_FALSE = re.compile(r"false|False|FALSE")
-_YAML11_BOOL = re.compile(r"y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF")
-_INT = re.compile(r"[-+]?[0-9]+")
-_LEADING_ZERO_INT = re.compile(r"[-+]?0[0-9]+")
-_OCT = re.compile(r"0o[0-7]+")
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_NAN_INF = re.compile(r"[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
+PLAIN_KINDS = (
+    ("null", r"~|null|Null|NULL|"),
+    ("true", r"true|True|TRUE"),
+    ("false", r"false|False|FALSE"),
+    ("yaml11_bool", r"y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF"),
+    ("nan_inf", r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"),
+    ("leading_zero", r"[-+]?0[0-9]+"),
+    ("int", r"[-+]?[0-9]+"),
+    ("octal", r"0o[0-7]+"),
+    ("hex", r"0x[0-9a-fA-F]+"),
+    ("float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"),
+)
+"""How a plain scalar is read: by the first of these patterns that fits it whole (none: text)."""
+_PLAIN = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in PLAIN_KINDS))
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _NOT_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 """What YAML's reader refuses: control characters other than tab and line breaks, and more."""
@@ -54,25 +58,29 @@ class Mark:
     column: int
 
 
+_FILE_START = Mark(1, 1)
+
+
 class Document(NamedTuple):
     """A case file's data with the position of every key and value in it."""
 
     data: Any
     """JSON-shaped data: dicts with text keys, lists, text, int, float, bool and None."""
-    value_marks: dict[Path, Mark]
+    value_marks: Mapping[NodePath, Mark]
     """Where each value starts, by path (the root is `()`)."""
-    key_marks: dict[Path, Mark]
+    key_marks: Mapping[NodePath, Mark]
     """Where each mapping key starts, by the path of its value."""
     events: int
     """How many parser events were read: a measure of the work done, for boundedness tests."""
-    plain_texts: dict[Path, str]
+    plain_texts: dict[NodePath, str]
     """The text as written of each unquoted value that was read as a number, boolean or null."""
 
-    def mark_for(self, path: Path) -> Mark:
+    def mark_for(self, path: NodePath) -> Mark:
         """The mark of `path`, or of its nearest ancestor that has one."""
-        while path not in self.value_marks and path:
+        marks = self.value_marks
+        while path and path not in marks:
             path = path[:-1]
-        return self.value_marks.get(path, Mark(1, 1))
+        return marks.get(path, _FILE_START)
 
 
 def decode_source(raw: bytes, source: str) -> str:
@@ -129,6 +137,20 @@ def read_document(text: str, source: str) -> Document:
             f"character U+{ord(unprintable.group()):04X} is not allowed in YAML",
             "control characters may be written as escapes inside double quotes",
         )
+    parser = _Parser(text)
+    try:
+        document = _read_plain(parser.get_event)
+    except yaml.MarkedYAMLError:
+        document = None
+    finally:
+        parser.dispose()
+    if document is None:
+        # Declined: read again by the builder, which words every refusal in the file.
+        document = _read_strictly(text, source)
+    return document
+
+
+def _read_strictly(text: str, source: str) -> Document:
     builder = _Builder(source)
     try:
         builder.consume(_events(text))
@@ -145,6 +167,130 @@ def read_document(text: str, source: str) -> Document:
     )
 
 
+class _Marks(Mapping[NodePath, Mark]):
+    """Marks by path, kept as the parser made them; a `Mark` is made only when one is read.
+
+    A valid file's marks are mostly never read (only where its cases and their ids start),
+    so none is made before it is asked for.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: dict[NodePath, Any]) -> None:
+        # The parser's own marks (libyaml's or PyYAML's class): 0-based line and column.
+        self._raw = raw
+
+    def __getitem__(self, path: NodePath) -> Mark:
+        raw = self._raw[path]
+        return Mark(raw.line + 1, raw.column + 1)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._raw
+
+    def __iter__(self) -> Iterator[NodePath]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+def _read_plain(next_event: Callable[[], yaml.Event]) -> Document | None:
+    """A document `_Builder` would accept, read in one pass; None at anything it refuses.
+
+    The happy path of `read_document`: it keeps the parser's marks as they are and checks
+    each node with a few comparisons, and gives up (None) at the first anchor, alias, tag,
+    directive, refused scalar, key that is not text or is repeated, nesting too deep or
+    second document, or an empty file. Whatever it returns equals what `_Builder` builds.
+    """
+    # The event classes as locals: this loop runs once per node of every case file.
+    scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
+    mapping_start, mapping_end = yaml.MappingStartEvent, yaml.MappingEndEvent
+    sequence_start, sequence_end = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+    document_start, stream_end = yaml.DocumentStartEvent, yaml.StreamEndEvent
+    maybe_not_text, refusal = MAYBE_NOT_TEXT, Refusal
+    value_marks: dict[NodePath, Any] = {}  # the parser's marks, as `_Marks` keeps them
+    key_marks: dict[NodePath, Any] = {}
+    plain_texts: dict[NodePath, str] = {}
+    open_above: list[tuple[Any, NodePath]] = []  # each open container's parent and its path
+    here: Any = None  # the innermost open container: a dict or a list
+    path: NodePath = ()
+    key: Any = None  # in a mapping: the key (text) read, waiting for its value
+    key_mark: Any = None
+    root: Any = None
+    documents = events = 0
+    while True:
+        event: Any = next_event()  # typed by the checks on its class below
+        events += 1
+        kind = type(event)
+        if kind is scalar:
+            if event.anchor is not None or event.tag is not None:
+                return None
+            value = written = event.value
+            if (
+                not event.style
+                and event.implicit[0]
+                and (not written or written[0] in maybe_not_text)
+            ):
+                value = resolve_plain(written)
+                if type(value) is refusal:
+                    return None
+            child: NodePath
+            if type(here) is dict:
+                if key is None:
+                    if type(value) is not str or value == "<<" or value in here:
+                        return None
+                    key, key_mark = value, event.start_mark
+                    continue
+                child = path + (key,)
+                here[key] = value
+                key_marks[child] = key_mark
+                key = None
+            elif here is None:
+                child = ()
+                root = value
+            else:
+                child = path + (len(here),)
+                here.append(value)
+            value_marks[child] = event.start_mark
+            if type(value) is not str:
+                plain_texts[child] = written
+        elif kind is mapping_end or kind is sequence_end:
+            here, path = open_above.pop()
+        elif kind is mapping_start or kind is sequence_start:
+            if event.anchor is not None or event.tag is not None:
+                return None
+            if len(open_above) >= MAX_DEPTH:
+                return None
+            opened: Any = {} if kind is mapping_start else []
+            if type(here) is dict:
+                if key is None:
+                    return None  # a mapping or a list as a key
+                child = path + (key,)
+                here[key] = opened
+                key_marks[child] = key_mark
+                key = None
+            elif here is None:
+                child = ()
+                root = opened
+            else:
+                child = path + (len(here),)
+                here.append(opened)
+            value_marks[child] = event.start_mark
+            open_above.append((here, path))
+            here, path = opened, child
+        elif kind is document_start:
+            documents += 1
+            if documents > 1 or event.version or event.tags:
+                return None
+        elif kind is alias:
+            return None
+        elif kind is stream_end:
+            break
+    if documents == 0:
+        return None
+    return Document(root, _Marks(value_marks), _Marks(key_marks), events, plain_texts)
+
+
 def _events(text: str) -> Iterator[yaml.Event]:
     # yaml.parse walks the stream lazily, so a refusal stops the parser where it is.
     return yaml.parse(text, Loader=_Parser)
@@ -159,7 +305,7 @@ class _Frame:
     """An open mapping or list while its events are read."""
 
     container: dict[str, Any] | list[Any]
-    path: Path
+    path: NodePath
     mark: Mark
     key: str | None = None
     key_mark: Mark | None = None
@@ -178,9 +324,9 @@ class _Builder:
         self.problems: list[ConfigSyntaxError] = []
         self.stack: list[_Frame] = []
         self.root: Any = None
-        self.value_marks: dict[Path, Mark] = {}
-        self.key_marks: dict[Path, Mark] = {}
-        self.plain_texts: dict[Path, str] = {}
+        self.value_marks: dict[NodePath, Mark] = {}
+        self.key_marks: dict[NodePath, Mark] = {}
+        self.plain_texts: dict[NodePath, str] = {}
         self.documents = 0
         self.events = 0
 
@@ -250,7 +396,7 @@ class _Builder:
         )
         self.stack.append(_Frame(container, path, mark))
 
-    def child_path(self) -> Path:
+    def child_path(self) -> NodePath:
         if not self.stack:
             return ()
         top = self.stack[-1]
@@ -318,42 +464,61 @@ class _Builder:
         value: str = event.value
         if event.style or not event.implicit[0]:
             return value  # quoted, block or tagged: text (a tag was refused above)
-        if _NULL.fullmatch(value):
-            return None
-        if _TRUE.fullmatch(value):
-            return True
-        if _FALSE.fullmatch(value):
-            return False
-        if _YAML11_BOOL.fullmatch(value):
-            self.refuse(
-                mark,
-                f"'{value}' is a YAML 1.1 boolean; only true and false are booleans here",
-                f'write true or false, or quote it ("{value}") if you mean the text',
-            )
+        resolved = resolve_plain(value)
+        if isinstance(resolved, Refusal):
+            self.refuse(mark, resolved.message, resolved.hint)
             return _DISCARD
-        if _NAN_INF.fullmatch(value):
-            self.refuse(mark, f"'{value}' (NaN or infinity) is not allowed", "write a number")
-            return _DISCARD
-        if _LEADING_ZERO_INT.fullmatch(value):
-            self.refuse(
-                mark,
-                f"'{value}' has a leading zero, which YAML 1.1 reads as octal",
-                f'write {int(value)}, or quote it ("{value}") if you mean the text',
-            )
-            return _DISCARD
-        if _INT.fullmatch(value):
-            return int(value)
-        if _OCT.fullmatch(value):
-            return int(value[2:], 8)
-        if _HEX.fullmatch(value):
-            return int(value[2:], 16)
-        if _FLOAT.fullmatch(value):
-            number = float(value)
-            if not math.isfinite(number):
-                self.refuse(mark, f"'{value}' is too large to be a finite number")
-                return _DISCARD
-            return number
+        return resolved
+
+
+class Refusal(NamedTuple):
+    """Why a plain scalar is refused: the message and hint of its error."""
+
+    message: str
+    hint: str | None = None
+
+
+MAYBE_NOT_TEXT = frozenset("~nNtTfFyYoO+-.0123456789")
+"""The first characters of every plain scalar that is read as anything but text."""
+
+
+def resolve_plain(value: str) -> Any:
+    """A plain (unquoted, untagged) scalar by the YAML 1.2 core schema, or why it is refused.
+
+    Returns:
+        None, a bool, an int, a finite float or the text itself; a `Refusal` for a YAML 1.1
+        boolean, a NaN or infinity, a leading zero and a number too large to be finite.
+    """
+    if value and value[0] not in MAYBE_NOT_TEXT:
+        return value  # most text: no pattern can fit it
+    fits = _PLAIN.fullmatch(value)  # one pass for every pattern, not one pass for each
+    kind = fits.lastgroup if fits else None
+    if kind is None:
         return value
+    if kind == "null":
+        return None
+    if kind in ("true", "false"):
+        return kind == "true"
+    if kind == "yaml11_bool":
+        return Refusal(
+            f"'{value}' is a YAML 1.1 boolean; only true and false are booleans here",
+            f'write true or false, or quote it ("{value}") if you mean the text',
+        )
+    if kind == "nan_inf":
+        return Refusal(f"'{value}' (NaN or infinity) is not allowed", "write a number")
+    if kind == "leading_zero":
+        return Refusal(
+            f"'{value}' has a leading zero, which YAML 1.1 reads as octal",
+            f'write {int(value)}, or quote it ("{value}") if you mean the text',
+        )
+    if kind == "int":
+        return int(value)
+    if kind in ("octal", "hex"):
+        return int(value[2:], 8 if kind == "octal" else 16)
+    number = float(value)
+    if not math.isfinite(number):
+        return Refusal(f"'{value}' is too large to be a finite number")
+    return number
 
 
 def _syntax_problem(exc: yaml.MarkedYAMLError, source: str) -> ConfigSyntaxError:

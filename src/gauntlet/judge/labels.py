@@ -44,7 +44,7 @@ from gauntlet.cases.loader import (
     validate_document,
 )
 from gauntlet.cases.model import Identifier, LanguageTag, Text
-from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Document, Mark, Path
+from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Document, Mark, NodePath
 from gauntlet.display import unencodable
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
 from gauntlet.record import StrictRecord
@@ -393,7 +393,7 @@ def _schema_error(error: ErrorDetails, document: Document, source: str) -> Confi
 
 
 def _describe(
-    error: ErrorDetails, loc: Path, value: Any, document: Document
+    error: ErrorDetails, loc: NodePath, value: Any, document: Document
 ) -> tuple[str, str | None]:
     kind = error["type"]
     where = dotted(loc)

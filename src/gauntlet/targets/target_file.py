@@ -38,7 +38,7 @@ from gauntlet.cases.loader import (
     validate_document,
 )
 from gauntlet.cases.model import LANGUAGE_PATTERN, NOT_BLANK_PATTERN
-from gauntlet.cases.yaml_nodes import Document, Path
+from gauntlet.cases.yaml_nodes import Document, NodePath
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError, ConfigSyntaxError
 from gauntlet.files import RefusedFileError, read_regular_file
 from gauntlet.redact import Secret
@@ -170,7 +170,7 @@ _CASE_FILE_WORDS = (
 class _Where(NamedTuple):
     """Where a pydantic error is in the file, its union tags taken out of the location."""
 
-    path: Path
+    path: NodePath
     """Keys and indexes from the document's root."""
     at_key: bool
     """The error is about the last key itself (a header name), not its value."""
@@ -184,7 +184,7 @@ class _Where(NamedTuple):
 
 class _Problem(NamedTuple):
     error: ConfigSchemaError
-    path: Path
+    path: NodePath
     missing: bool
     suggested: str | None
     """The key an unknown key most likely meant, so its `missing` twin can be left out."""
@@ -208,7 +208,7 @@ _MISSING = "missing required key"
 def _problem(
     error: ErrorDetails, root: type[BaseModel] | None, document: Document, source: str
 ) -> _Problem:
-    loc: Path = tuple(error["loc"])
+    loc: NodePath = tuple(error["loc"])
     if root is not None and loc:
         loc = loc[1:]  # the discriminated union puts the kind's tag first
     where = _walk(loc, (root,) if root else tuple(_KINDS.values()))
@@ -338,7 +338,7 @@ def _unknown_key(where: _Where, root: type[BaseModel] | None) -> tuple[str, str 
     return label, f"keys here are: {', '.join(allowed)}", None
 
 
-def _data_at(data: Any, path: Path) -> Any:
+def _data_at(data: Any, path: NodePath) -> Any:
     """The value at `path`, which pydantic's error located (so it is there)."""
     for part in path:
         data = data[part]
@@ -381,7 +381,7 @@ def _number(limit: Any) -> Any:
 # ------------------------------------------------------------------ locations through unions
 
 
-def _walk(loc: Path, roots: tuple[type[BaseModel], ...]) -> _Where:
+def _walk(loc: NodePath, roots: tuple[type[BaseModel], ...]) -> _Where:
     """Follow pydantic's `loc` through the models, dropping the tags it puts after a union.
 
     pydantic names the branch a union chose (`citations.CitationsFromText.from_text`); the
@@ -473,7 +473,7 @@ class _Checks:
         self.system_text: str | None = None
 
     def refuse(
-        self, path: Path, message: str, hint: str | None = None, *, key: bool = False
+        self, path: NodePath, message: str, hint: str | None = None, *, key: bool = False
     ) -> None:
         marks = self.document.key_marks if key else self.document.value_marks
         mark = marks.get(path) or self.document.mark_for(path)
@@ -515,7 +515,7 @@ class _Checks:
         sent by the HTTP library unasked and unmasked, and shown in the target's name.
         """
         spec = self.spec
-        urls: list[tuple[Path, str, str]] = [
+        urls: list[tuple[NodePath, str, str]] = [
             (("base_url",), spec.base_url, _AUTH_HINT)
             if isinstance(spec, OpenAIChatSpec)
             else (("url",), spec.url, _AUTH_HINT)
@@ -542,7 +542,7 @@ class _Checks:
 
     # ---------------------------------------------------------------- the environment
 
-    def read_variable(self, path: Path, name: str) -> str | None:
+    def read_variable(self, path: NodePath, name: str) -> str | None:
         """The value of `name`, recorded as read; or None, with the error, when it has none."""
         value = self.environ.get(name)
         if value is None:
@@ -567,7 +567,7 @@ class _Checks:
             isinstance(self.spec, OpenAIChatSpec) and self.spec.api_key_env is not None
         )
         for header, value in self.spec.headers.items():
-            path: Path = ("headers", header)
+            path: NodePath = ("headers", header)
             if sets_authorization and header.lower() == "authorization":
                 owner = "auth" if self.spec.auth is not None else "api_key_env"
                 self.refuse(
@@ -657,7 +657,7 @@ class _Checks:
                 key=True,
             )
 
-    def check_leaf(self, path: Path, leaf: str, spec: HttpSpec) -> set[str]:
+    def check_leaf(self, path: NodePath, leaf: str, spec: HttpSpec) -> set[str]:
         """Check one body string's placeholders, each name once; the known ones it names."""
         found = list(PLACEHOLDER.finditer(leaf))
         names = set(dict.fromkeys(match[1] for match in found))
@@ -694,7 +694,7 @@ _AUTH_HINT = (
 )
 
 
-def _body_strings(body: Any, path: Path = ("body",)) -> Iterator[tuple[Path, bool, str]]:
+def _body_strings(body: Any, path: NodePath = ("body",)) -> Iterator[tuple[NodePath, bool, str]]:
     """Every key and string leaf of a body: (its path, whether it is a key, the text)."""
     if isinstance(body, dict):
         for key, value in body.items():

@@ -74,3 +74,24 @@ def test_a_file_just_under_the_limit_is_parsed(monkeypatch: pytest.MonkeyPatch) 
     padded = text + "#" * (yaml_nodes.MAX_FILE_BYTES - len(text) - 1) + "\n"
     assert len(padded.encode()) == yaml_nodes.MAX_FILE_BYTES
     assert len(parse_suite(padded.encode(), "edge.yaml").cases) == 1
+
+
+def test_a_valid_paired_suite_locates_each_case_and_its_id_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Where a pair's cases are is worded only for an error: a valid file asks for the marks
+    # its LoadedSuite keeps (each case, each id, the suite's name) and no others.
+    head = "suite: p\ngate: golden\nversion: 1\nkey_version: 1\nthreshold: 1.0\n"
+    head += "languages: [en, es]\nparity: required\ncases:\n"
+    case = "  - {{id: c-{n}-{lang}, language: {lang}, pair: p-{n}, prompt: q, expected: a}}\n"
+    text = head + "".join(case.format(n=n, lang=lang) for n in range(50) for lang in ("en", "es"))
+    asked: list[yaml_nodes.NodePath] = []
+    mark_for = yaml_nodes.Document.mark_for
+
+    def counting(self: yaml_nodes.Document, path: yaml_nodes.NodePath) -> yaml_nodes.Mark:
+        asked.append(path)
+        return mark_for(self, path)
+
+    monkeypatch.setattr(yaml_nodes.Document, "mark_for", counting)
+    assert len(parse_suite(text, "p.yaml").cases) == 100
+    assert len(asked) == 2 * 100 + 1
