@@ -372,3 +372,20 @@ def test_the_collector_is_put_back_when_a_run_fails(tmp_path: Path) -> None:
         run_gauntlet(_suites(tmp_path, 1), Probed(), target_info=INFO)
     assert gc.get_freeze_count() == 0
     assert gc.get_threshold() == before
+
+
+def test_a_case_is_given_a_task_only_when_there_is_room_for_it(tmp_path: Path) -> None:
+    alive: list[int] = []
+
+    class Counting:
+        name = "counting"
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            alive.append(len(asyncio.all_tasks()))
+            await asyncio.sleep(0)
+            return _cited(prompt)
+
+    results = run_gauntlet(_suites(tmp_path, 40), Counting(), target_info=INFO, concurrency=3)
+    assert results.totals.passed == 40
+    # At most twice the bound of cases, beside the run's own few tasks; never one per case.
+    assert max(alive) <= 2 * 3 + 4
