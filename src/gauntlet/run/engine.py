@@ -247,6 +247,10 @@ async def ask_all(
             task = asyncio.ensure_future(one_case(item))
             task.add_done_callback(lambda _: room.release())
             tasks.append(task)
+            if len(tasks) > 4 * max(1, concurrency):
+                # Finished cases let go of their tasks, which add up over thousands; one that
+                # failed is kept, for `gather` to report.
+                tasks[:] = [task for task in tasks if not task.done() or _failed(task)]
         return await asyncio.gather(*tasks)
 
     everything: asyncio.Future[list[None]] = asyncio.ensure_future(every_case())
@@ -278,6 +282,10 @@ async def _judge(
     answers = observation.conversation or (observation.response,)
     checks = await judging.check(item.case, item.info, ask_number, answers)
     return observation._replace(judged=checks)
+
+
+def _failed(task: asyncio.Task[None]) -> bool:
+    return task.cancelled() or task.exception() is not None
 
 
 def _padded(observations: list[Observation], repeat: int) -> list[Observation]:

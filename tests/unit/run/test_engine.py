@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -389,3 +390,23 @@ def test_a_case_is_given_a_task_only_when_there_is_room_for_it(tmp_path: Path) -
     assert results.totals.passed == 40
     # At most twice the bound of cases, beside the run's own few tasks; never one per case.
     assert max(alive) <= 2 * 3 + 4
+
+
+def test_a_finished_case_lets_go_of_its_task(tmp_path: Path) -> None:
+    asked: list[weakref.ref[asyncio.Task[object]]] = []
+    held_at_the_end: list[int] = []
+
+    class Remembering:
+        name = "remembering"
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            task = asyncio.current_task()
+            assert task is not None
+            asked.append(weakref.ref(task))
+            if len(asked) == 40:
+                held_at_the_end.append(sum(ref() is not None for ref in asked[:20]))
+            return _cited(prompt)
+
+    results = run_gauntlet(_suites(tmp_path, 40), Remembering(), target_info=INFO, concurrency=2)
+    assert results.totals.passed == 40
+    assert held_at_the_end == [0]
