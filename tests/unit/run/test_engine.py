@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
 from gauntlet.errors import Interrupted, TargetError, TargetUnreachableError
 from gauntlet.redact import Redactor
-from gauntlet.run.engine import ask_all, run_gauntlet
+from gauntlet.run.engine import GC_YOUNG_THRESHOLD, ask_all, run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, score, scores_capability
@@ -341,3 +343,70 @@ def test_a_case_whose_retry_wait_a_stop_ends_is_not_run_at_once(tmp_path: Path) 
     seen, took = asyncio.run(go())
     assert [o.asked for [o] in seen] == [False, False]
     assert took < 30, f"took {took:.1f} s: the waits were given the 60 s grace"
+
+
+def test_what_was_loaded_before_a_run_is_left_out_of_collections_until_it_ends(
+    tmp_path: Path,
+) -> None:
+    seen: list[tuple[int, int]] = []
+
+    class Watching:
+        name = "watching"
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            seen.append((gc.get_freeze_count(), gc.get_threshold()[0]))
+            return _cited(prompt)
+
+    suites = _suites(tmp_path, 2)
+    before = gc.get_threshold()
+    results = run_gauntlet(suites, Watching(), target_info=INFO)
+    assert results.totals.passed == 2
+    assert seen
+    assert all(frozen > 0 and young >= GC_YOUNG_THRESHOLD for frozen, young in seen)
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before
+
+
+def test_the_collector_is_put_back_when_a_run_fails(tmp_path: Path) -> None:
+    before = gc.get_threshold()
+    with pytest.raises(TargetError):
+        run_gauntlet(_suites(tmp_path, 1), Probed(), target_info=INFO)
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before
+
+
+def test_a_case_is_given_a_task_only_when_there_is_room_for_it(tmp_path: Path) -> None:
+    alive: list[int] = []
+
+    class Counting:
+        name = "counting"
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            alive.append(len(asyncio.all_tasks()))
+            await asyncio.sleep(0)
+            return _cited(prompt)
+
+    results = run_gauntlet(_suites(tmp_path, 40), Counting(), target_info=INFO, concurrency=3)
+    assert results.totals.passed == 40
+    # At most twice the bound of cases, beside the run's own few tasks; never one per case.
+    assert max(alive) <= 2 * 3 + 4
+
+
+def test_a_finished_case_lets_go_of_its_task(tmp_path: Path) -> None:
+    asked: list[weakref.ref[asyncio.Task[object]]] = []
+    held_at_the_end: list[int] = []
+
+    class Remembering:
+        name = "remembering"
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            task = asyncio.current_task()
+            assert task is not None
+            asked.append(weakref.ref(task))
+            if len(asked) == 40:
+                held_at_the_end.append(sum(ref() is not None for ref in asked[:20]))
+            return _cited(prompt)
+
+    results = run_gauntlet(_suites(tmp_path, 40), Remembering(), target_info=INFO, concurrency=2)
+    assert results.totals.passed == 40
+    assert held_at_the_end == [0]
