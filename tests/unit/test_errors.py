@@ -29,7 +29,7 @@ def test_the_command_line_words_each_parameter_as_its_flag() -> None:
     assert str(error) == "url: bad; url again"  # wording is not naming: nothing changed yet
     error.name_options(options)
     assert str(error) == "--http-url: bad; --http-url again"
-    assert error.parameters == ()
+    assert not error.parameters
 
 
 def test_a_parameter_the_options_do_not_name_keeps_its_own_name() -> None:
