@@ -332,9 +332,7 @@ def test_the_name_keeps_host_port_and_path_only(url: str, name: str) -> None:
 
 
 def test_a_url_urllib_cannot_split_is_refused() -> None:
-    with pytest.raises(
-        UsageError, match=r"^url: cannot be used as a URL: Invalid IPv6 URL$"
-    ):
+    with pytest.raises(UsageError, match=r"^url: cannot be used as a URL: Invalid IPv6 URL$"):
         HttpTarget("http://[::1/ask")
 
 
