@@ -1,10 +1,10 @@
 """gauntlet: a merge-blocking evaluation gate for generative-AI features."""
 
-from importlib import import_module as _import_module
-from typing import TYPE_CHECKING
-
 from gauntlet.version import __version__
 
+# Not `typing.TYPE_CHECKING`: importing typing would cost `gauntlet --version` more than
+# the rest of its start-up (type checkers treat any `TYPE_CHECKING` name alike).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # explicit re-exports (`X as X`) for type checkers; loaded lazily below
     from gauntlet.cases.loader import LoadedSuite as LoadedSuite
     from gauntlet.cases.loader import SuiteSet as SuiteSet
@@ -45,7 +45,9 @@ def __getattr__(name: str) -> object:
     # Public names load on first use, so `gauntlet --version` does not pay for pydantic
     # models, the HTTP client or the toy.
     if name in _EXPORTS:
-        return getattr(_import_module(_EXPORTS[name]), name)
+        from importlib import import_module
+
+        return getattr(import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -21,6 +21,11 @@ GauntletError                 every exception we raise on purpose -> exit 2
     └── TargetContractError     an answer that is not a TargetResponse (field named)
 ```
 
+An error about a value a caller passed names the library's parameter as data (a
+`Parameter` among its `parts`): `str()` says `url`, `header` or `spec`, as a caller of the
+Python API wrote it, and the command line words the same error with its own option
+(`--http-url`, `--header`, `--callable`) through `GauntletError.name_options`.
+
 A `TargetError` raised while one case is asked makes that case *errored*: recorded with the
 error as its reason, never dropped and never a pass; the run goes on and its verdict is
 withheld. Raised before any case is asked (a `--callable` that is not a target), it stops the
@@ -29,9 +34,10 @@ run with exit 2.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from pathlib import Path
+from typing import NamedTuple
 
 from gauntlet.words import plural
 
@@ -49,8 +55,52 @@ class ExitCode(IntEnum):
     """The target's answers were unreadable and no loaded suite could have failed it for that."""
 
 
+class Parameter(NamedTuple):
+    """A parameter an error is about, named as data so each caller can word it its own way."""
+
+    name: str
+    """The library's name for it, such as `url`: what `str()` of the error says."""
+
+
 class GauntletError(Exception):
-    """Base of every exception gauntlet raises on purpose."""
+    """Base of every exception gauntlet raises on purpose.
+
+    Args:
+        parts: The message, in pieces: text, and the `Parameter`s it is about, which read as
+            their names until `name_options` words them otherwise.
+    """
+
+    def __init__(self, *parts: str | Parameter) -> None:
+        self.parts: tuple[str | Parameter, ...] = parts
+        super().__init__(self.worded())
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The names of the parameters the message is about, in order, each once."""
+        return tuple(dict.fromkeys(part.name for part in self.parts if isinstance(part, Parameter)))
+
+    def worded(self, options: Mapping[str, str] | None = None) -> str:
+        """The message with each parameter named as `options` says, else by its own name."""
+        names = options or {}
+        return "".join(
+            part if isinstance(part, str) else names.get(part.name, part.name)
+            for part in self.parts
+        )
+
+    def name_options(self, options: Mapping[str, str]) -> None:
+        """Word the parameters in `options` as the options they came from, in place.
+
+        The command line calls this with, say, `{"url": "--http-url"}` on an error from a
+        function it gave that option's value to, so its message names the flag the user
+        typed. An error about no parameter in `options` is left as it is.
+        """
+        if not set(self.parameters) & set(options):
+            return
+        self.parts = tuple(
+            options[part.name] if isinstance(part, Parameter) and part.name in options else part
+            for part in self.parts
+        )
+        self.args = (self.worded(),)
 
 
 class ConfigError(GauntletError):

@@ -203,4 +203,7 @@ def test_an_empty_redactor_that_learns_starts_masking() -> None:
 def test_a_header_value_read_with_a_line_break_is_refused_without_it() -> None:
     with pytest.raises(UsageError) as refused:
         parse_header("X-Token: ${T}", {"T": "t0k3n-1\r\nX-Evil: 1"})
-    assert str(refused.value) == "--header X-Token: a header value cannot hold a line break"
+    assert str(refused.value) == "header X-Token: a header value cannot hold a line break"
+    assert refused.value.worded({"header": "--header"}) == (
+        "--header X-Token: a header value cannot hold a line break"
+    )

@@ -28,7 +28,7 @@ from typing import Any
 
 from gauntlet.canonical import canonical_json
 from gauntlet.display import printable
-from gauntlet.errors import HistoryError, UsageError
+from gauntlet.errors import HistoryError, Parameter, UsageError
 from gauntlet.evidence.digest import results_digest
 from gauntlet.files import describe_kind
 from gauntlet.history.records import CaseRecord, History, RunRecord
@@ -153,27 +153,31 @@ class Appended:
     """False when the history already held this run (same key): nothing was written."""
 
 
-def parse_labels(specs: Sequence[str]) -> dict[str, str]:
-    """`--label key=value` options as a mapping, each checked.
+_LABELS = Parameter("labels")
+"""The parameter `parse_labels`'s errors are about; the command line words it as `--label`."""
+
+
+def parse_labels(labels: Sequence[str]) -> dict[str, str]:
+    """Labels written `key=value` (the command line's `--label`s) as a mapping, each checked.
 
     Raises:
         UsageError: a label without `=`, a key that is not `[a-z][a-z0-9_.-]*` (at most 64),
             a value with a line break or control character or over `MAX_LABEL_VALUE`
-            characters, or a key given twice.
+            characters, or a key given twice; about the parameter `labels`.
     """
-    labels: dict[str, str] = {}
-    for spec in specs:
+    parsed: dict[str, str] = {}
+    for spec in labels:
         shown = printable(spec if len(spec) <= 80 else spec[:80] + "...")
         key, sep, value = spec.partition("=")
         if not sep:
-            raise UsageError(f"--label '{shown}': expected key=value, e.g. commit=3f2a9c1")
+            raise UsageError(_LABELS, f" '{shown}': expected key=value, e.g. commit=3f2a9c1")
         broken = _label_problem(key, value)
         if broken is not None:
-            raise UsageError(f"--label '{shown}': {broken}")
-        if key in labels:
-            raise UsageError(f"--label {key}: given twice; a run has one value per label")
-        labels[key] = value
-    return labels
+            raise UsageError(_LABELS, f" '{shown}': {broken}")
+        if key in parsed:
+            raise UsageError(_LABELS, f" {key}: given twice; a run has one value per label")
+        parsed[key] = value
+    return parsed
 
 
 def _label_problem(key: object, value: object) -> str | None:

@@ -9,6 +9,7 @@ only computed numbers and fixed words, so a case id or an answer cannot forge on
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from gauntlet.display import printable
 from gauntlet.evidence.pack import BaselineStatus, EvidencePack, VerdictStatus
@@ -104,3 +105,27 @@ def _data(text: str) -> str:
 def _property(text: str) -> str:
     """Escape a workflow command's property value."""
     return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+class GithubFile(NamedTuple):
+    """Text to append to one of the files GitHub's runner reads after a step."""
+
+    path: Path
+    text: str
+
+
+def build_github_files(
+    pack: EvidencePack, *, output: Path | None, summary: Path | None
+) -> list[GithubFile]:
+    """What to append to the step-outputs file and to the job-summary file, each when named.
+
+    Pure: the caller appends them (normally to `$GITHUB_OUTPUT` and `$GITHUB_STEP_SUMMARY`).
+    """
+    from gauntlet.render.markdown import render_markdown
+
+    files = []
+    if output is not None:
+        files.append(GithubFile(output, github_outputs(pack)))
+    if summary is not None:
+        files.append(GithubFile(summary, job_summary(render_markdown(pack))))
+    return files

@@ -24,7 +24,7 @@ from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from gauntlet.errors import TargetContractError, UsageError
+from gauntlet.errors import Parameter, TargetContractError, UsageError
 from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.client import (
@@ -93,9 +93,14 @@ _HEADER = re.compile(rf"^(?P<name>{_HEADER_NAME}):\s*(?P<value>.*)$")
 _LEADING_NAME = re.compile(rf"^\s*(?P<name>{_HEADER_NAME})")
 _ENV_REFERENCE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}")
 
+# The parameters errors name as data; the command line words them as its options.
+_HEADER_PARAMETER = Parameter("header")
+_URL = Parameter("url")
+_HEADERS = Parameter("headers")
+
 
 class Header(NamedTuple):
-    """One `--header`, with the values it read from the environment."""
+    """One header as `parse_header` read it, with the values it read from the environment."""
 
     name: str
     value: str
@@ -103,23 +108,25 @@ class Header(NamedTuple):
     """The value of each `${VAR}` in it: secrets, whatever the header is called."""
 
 
-def parse_header(spec: str, environ: Mapping[str, str]) -> Header:
-    """Parse `--header 'Name: value'`, where `${VAR}` in the value is read from `environ`.
+def parse_header(header: str, environ: Mapping[str, str]) -> Header:
+    """Parse `header`, written `Name: value`, where `${VAR}` in the value is read from `environ`.
 
     No message quotes the value: it is often a token, and is not known to be one yet.
 
     Raises:
-        UsageError: the spec is not `Name: value`, or names an unset variable.
+        UsageError: `header` is not `Name: value`, or names an unset variable; about the
+            parameter `header` (the command line's `--header`).
     """
-    match = _HEADER.match(spec)
+    match = _HEADER.match(header)
     if match is None:
-        # Named only when something follows the name: a spec that is one word may be the
+        # Named only when something follows the name: a header that is one word may be the
         # value itself.
-        leading = _LEADING_NAME.match(spec)
-        named = f" {leading['name']!r}" if leading and spec[leading.end() :].strip() else ""
+        leading = _LEADING_NAME.match(header)
+        named = f" {leading['name']!r}" if leading and header[leading.end() :].strip() else ""
         raise UsageError(
-            f"--header{named}: expected 'Name: value', with a colon after the name "
-            "(the value is not shown)"
+            _HEADER_PARAMETER,
+            f"{named}: expected 'Name: value', with a colon after the name (the value is not "
+            "shown)",
         )
     name = match["name"]
     read: list[str] = []
@@ -127,13 +134,15 @@ def parse_header(spec: str, environ: Mapping[str, str]) -> Header:
     def expand(reference: re.Match[str]) -> str:
         variable = reference["name"]
         if variable not in environ:
-            raise UsageError(f"--header {name}: environment variable {variable} is not set")
+            raise UsageError(
+                _HEADER_PARAMETER, f" {name}: environment variable {variable} is not set"
+            )
         read.append(environ[variable])
         return environ[variable]
 
     value = _ENV_REFERENCE.sub(expand, match["value"].strip())
     if "\r" in value or "\n" in value:
-        raise UsageError(f"--header {name}: a header value cannot hold a line break")
+        raise UsageError(_HEADER_PARAMETER, f" {name}: a header value cannot hold a line break")
     return Header(name, value, tuple(read))
 
 
@@ -156,8 +165,9 @@ class HttpTarget:
 
     Raises:
         UsageError: the URL is not http:// or https://, or its port is not a port; the URL's
-            credentials, a header and `auth` would set `Authorization` twice; the
-            environment's proxy for the URL cannot be used.
+            credentials, a header and `auth` would set `Authorization` twice (each about the
+            parameters `url` and `headers`); the environment's proxy for the URL cannot be
+            used.
     """
 
     holds_conversations = True
@@ -179,15 +189,13 @@ class HttpTarget:
         try:
             parts = urlsplit(url)
         except ValueError as exc:  # urllib's words for a bracket left open
-            raise UsageError(f"--http-url: cannot be used as a URL: {exc}") from None
+            raise UsageError(_URL, f": cannot be used as a URL: {exc}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(
-                f"--http-url: expected an http:// or https:// URL, got {shown_url(url)!r}"
-            )
+            raise UsageError(_URL, f": expected an http:// or https:// URL, got {shown_url(url)!r}")
         try:
             bare = without_userinfo(parts)
         except ValueError:  # urllib's words for a port that is not a port
-            raise UsageError("--http-url: the port is not a number from 0 to 65535") from None
+            raise UsageError(_URL, ": the port is not a number from 0 to 65535") from None
         self.name = f"{parts.scheme}://{bare.netloc}{parts.path or '/'}"
         """Scheme, host, port and path: never credentials or a query string."""
         self.settings = settings or HttpSettings()
@@ -215,15 +223,15 @@ class HttpTarget:
         if parts.username is not None:
             if authorization:
                 raise UsageError(
-                    "--http-url has credentials and --header sets Authorization: choose one"
+                    _URL, " has credentials and ", _HEADERS, " sets Authorization: choose one"
                 )
             if auth is not None:
-                raise UsageError("--http-url has credentials and auth is given: choose one")
+                raise UsageError(_URL, " has credentials and auth is given: choose one")
             self._headers["Authorization"] = basic_credentials(parts.username, parts.password)
             parts = bare
             self._secret_headers.add("Authorization")
         elif authorization and auth is not None:
-            raise UsageError("--header sets Authorization and auth is given: choose one")
+            raise UsageError(_HEADERS, " sets Authorization and auth is given: choose one")
         self.url = urlunsplit(parts)
         if exchange is None:
             exchange = AiohttpExchange(concurrency)

@@ -132,14 +132,17 @@ def test_labels_are_parsed_into_a_mapping() -> None:
     ],
 )
 def test_a_bad_label_is_a_usage_error(spec: str, said: str) -> None:
-    with pytest.raises(UsageError, match="--label") as raised:
+    with pytest.raises(UsageError, match=r"^labels '") as raised:
         parse_labels([spec])
     assert said in str(raised.value)
     assert "\n" not in str(raised.value)
+    # The parameter is data: the command line words it as the flag the user typed.
+    assert raised.value.parameters == ("labels",)
+    assert raised.value.worded({"labels": "--label"}).startswith("--label '")
 
 
 def test_a_label_given_twice_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="given twice"):
+    with pytest.raises(UsageError, match="^labels branch: given twice"):
         parse_labels(["branch=main", "branch=dev"])
 
 

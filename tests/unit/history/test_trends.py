@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gauntlet.cli import _report_trends
+from gauntlet.cli.report_command import _report_trends
 from gauntlet.evidence.pack import build_pack, pack_json, read_pack_json
 from gauntlet.evidence.trends import Family
 from gauntlet.history.records import History

@@ -332,15 +332,13 @@ def test_the_name_keeps_host_port_and_path_only(url: str, name: str) -> None:
 
 
 def test_a_url_urllib_cannot_split_is_refused() -> None:
-    with pytest.raises(
-        UsageError, match=r"^--http-url: cannot be used as a URL: Invalid IPv6 URL$"
-    ):
+    with pytest.raises(UsageError, match=r"^url: cannot be used as a URL: Invalid IPv6 URL$"):
         HttpTarget("http://[::1/ask")
 
 
 @pytest.mark.parametrize("url", ["http://h:abc/", "http://h:99999/"])
 def test_a_url_with_a_bad_port_is_refused(url: str) -> None:
-    with pytest.raises(UsageError, match=r"^--http-url: the port is not a number from 0 to "):
+    with pytest.raises(UsageError, match=r"^url: the port is not a number from 0 to "):
         HttpTarget(url)
 
 
@@ -485,12 +483,12 @@ def test_a_401_to_a_bearer_token_is_not_asked_again() -> None:
         (
             "http://u:p@example.test/",
             {},
-            "--http-url has credentials and auth is given: choose one",
+            "url has credentials and auth is given: choose one",
         ),
         (
             "http://example.test/",
             {"authorization": "Bearer x"},
-            "--header sets Authorization and auth is given: choose one",
+            "headers sets Authorization and auth is given: choose one",
         ),
     ],
 )

@@ -1,0 +1,140 @@
+"""Everything `gauntlet` does but `--version`: checks the arguments, dispatches, maps errors.
+
+`run_args` answers a plainly written `gauntlet validate` itself, without typer or rich (which
+cost more than the rest of the start-up together); everything else, help included, goes to
+the typer app in `gauntlet.cli.app`, which words every usage error. Every `GauntletError` is
+reported here and becomes exit 2; anything else is an internal error, never a traceback
+unless `--traceback` asks for one.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from gauntlet.cli.state import Options
+from gauntlet.display import printable, unencodable
+from gauntlet.errors import ExitCode, GauntletError, UsageError
+from gauntlet.redact import Redactor
+
+__all__ = ["run_args"]
+
+_INTERRUPTED = 130
+"""The status typer gives Ctrl-C outside a run."""
+
+
+def run_args(args: list[str]) -> int:
+    """Run the command line with `args` and return the exit code."""
+    Options.show_traceback = False
+    Options.redactor = Redactor()
+    previous = _terminate_like_interrupt()
+    try:
+        _check_arguments(args)
+        status = _dispatch(args)
+        if status == _INTERRUPTED:
+            # typer turns Ctrl-C outside a run into 130; the contract has 2 for "could not
+            # finish" (an interrupted run records itself and exits 2 on its own).
+            _stderr_line("interrupted")
+            return ExitCode.HARNESS_ERROR
+        return status
+    except GauntletError as error:
+        from gauntlet.cli.console import report_error, stderr
+
+        report_error(error, stderr())
+        return ExitCode.HARNESS_ERROR
+    except Exception as bug:  # noqa: BLE001 - the last line of defence: never a bare traceback
+        if Options.show_traceback:
+            import traceback
+
+            _stderr_line(traceback.format_exc())
+        _stderr_line(
+            f"internal error: {type(bug).__name__}: {bug}\n"
+            "  this is a bug in gauntlet; re-run with --traceback and report it"
+        )
+        return ExitCode.HARNESS_ERROR
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _dispatch(args: list[str]) -> int:
+    """The exit status of the command `args` name: by the fast path when there is one."""
+    from gauntlet.cli.validate import execute_validate, parse_validate
+
+    request = parse_validate(args)
+    if request is None:
+        return _typer(args)
+    try:
+        execute_validate(request)
+    except KeyboardInterrupt:
+        return _INTERRUPTED
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        # As click does when the reader of stdout goes away: quietly, exit 1.
+        _quiet_stdout()
+        return 1
+    return ExitCode.PASS
+
+
+def _quiet_stdout() -> None:
+    """Send what stdout still holds to nowhere, so flushing it at exit raises nothing."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _typer(args: list[str]) -> int:
+    from gauntlet.cli.app import app
+
+    try:
+        # standalone mode: typer prints usage errors itself and exits 2, as click always has.
+        app(args=args, prog_name="gauntlet")
+    except SystemExit as done:
+        return _exit_status(done.code)
+    return ExitCode.PASS  # pragma: no cover - standalone mode always exits
+
+
+def _stderr_line(text: str) -> None:
+    from gauntlet.cli.console import stderr
+
+    stderr().print(text, markup=False)
+
+
+def _check_arguments(args: Sequence[str]) -> None:
+    """Refuse an argument that is not UTF-8 text before it reaches a path, a URL or a file.
+
+    Python hands such bytes over as lone surrogates, which no results file can hold.
+    """
+    for number, arg in enumerate(args, start=1):
+        if unencodable(arg) is not None:
+            raise UsageError(f"argument {number} ('{printable(arg)}') is not valid UTF-8")
+
+
+def _terminate_like_interrupt() -> Any:
+    """Make SIGTERM end the command as Ctrl-C does (exit 2, "interrupted"), whatever it is doing.
+
+    By default SIGTERM kills the process at once, with no word and exit 143: a cancelled CI job
+    loading a large suite would leave nothing behind that says why. While a run asks its
+    target, the engine catches both signals itself and records the run as interrupted. Returns
+    the handler to put back, or `None` off the main thread (where no handler can be set).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
+def _raise_interrupt(number: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return ExitCode.PASS
+    if isinstance(code, int):
+        return code
+    _stderr_line(str(code))  # pragma: no cover - typer exits with ints
+    return ExitCode.HARNESS_ERROR  # pragma: no cover

@@ -1,0 +1,148 @@
+"""The options several commands share, and what every command does with its flags and output."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gauntlet.cli.state import safe
+from gauntlet.errors import GauntletError, UsageError
+
+
+def echo(text: str, *, nl: bool = True) -> None:
+    """Print `text` to stdout as click does (escape codes dropped off a terminal), made safe."""
+    typer.echo(safe(text), nl=nl)
+
+
+@contextmanager
+def named_options(**options: str) -> Iterator[None]:
+    """Word an error about a library parameter as the flag its value came from.
+
+    `with named_options(url="--http-url"):` makes a `UsageError` about `url`, raised inside, say
+    `--http-url`, as the user typed it.
+    """
+    try:
+        yield
+    except GauntletError as error:
+        error.name_options(options)
+        raise
+
+
+HistoryOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--history",
+        metavar="FILE",
+        help="A run-history file (SQLite, made when missing): the run is appended when it "
+        "finishes, whatever its verdict. See docs/history.md.",
+        show_default=False,
+    ),
+]
+
+
+LabelOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--label",
+        metavar="KEY=VALUE",
+        help="A label stored with the run in the history, such as branch=main or "
+        "commit=3f2a9c1 (repeatable). Keys: a lowercase letter, then lowercase letters, "
+        "digits, '_', '.' or '-'; values: one printable line of at most 200 characters.",
+        show_default=False,
+    ),
+]
+
+
+CasesOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--cases",
+        metavar="PATH",
+        help="A directory of *.yaml case files (searched recursively) or one case file. "
+        "Repeatable. Default: the built-in suites.",
+        show_default=False,
+    ),
+]
+
+
+WaiversOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--waivers",
+        metavar="FILE",
+        help="A waivers file: failures you ship with for now, each with an owner, a ticket "
+        "and an expiry. A waived failure still runs, is reported WAIVED and does not count "
+        "against its suite's threshold. See `gauntlet schema waivers`.",
+        show_default=False,
+    ),
+]
+
+
+TargetFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--target",
+        metavar="FILE",
+        help="A target file: how to reach your feature (an OpenAI-compatible chat endpoint, "
+        "any JSON API, or gauntlet's own contract) and read its answers. See `gauntlet schema "
+        "target` and `gauntlet probe`.",
+        show_default=False,
+    ),
+]
+
+
+def replace_out(out: Path, *, inputs: Sequence[Path] = ()) -> None:
+    """Check that `out` can be this command's output, then remove a stale file there.
+
+    Nothing is removed when `out` is refused: a directory, a place in a directory that does
+    not exist, a case file's name, or one of the command's own inputs. Otherwise the stale
+    file goes at once, so whatever fails later, no earlier results (a PASS, say) are left
+    where CI looks for this run's.
+
+    Raises:
+        UsageError: `out` is refused, or cannot be removed.
+    """
+    if out.suffix.lower() in (".yaml", ".yml"):
+        raise UsageError(
+            f"--out {out}: that is a case file's name; gauntlet writes results and reports, "
+            "never over a case file"
+        )
+    if out.is_dir():
+        raise UsageError(f"--out {out}: is a directory; name a file in it")
+    kind = _kind_of(out)
+    if kind is not None:
+        raise UsageError(
+            f"--out {out}: is {kind}; gauntlet writes results and reports only to regular files"
+        )
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {out}: the directory {out.parent} does not exist")
+    for given in inputs:
+        if out.exists() and given.exists() and os.path.samefile(out, given):
+            raise UsageError(f"--out {out}: is also this command's input {given}")
+    try:
+        out.unlink(missing_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot replace it: {exc.strerror or exc}") from exc
+
+
+def _kind_of(path: Path) -> str | None:
+    """What `path` is when it is there and neither a regular file nor a symlink, else None.
+
+    Replacing a device such as /dev/null, or a FIFO, with a file would break whatever uses it.
+    """
+    import stat
+
+    from gauntlet.files import describe_kind
+
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return None
+    return describe_kind(mode)

@@ -1,0 +1,217 @@
+"""`gauntlet report`: the evidence pack built from a results file, rendered and written."""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gauntlet.cli.console import stderr
+from gauntlet.cli.options import (
+    echo,
+    replace_out,
+)
+from gauntlet.errors import UsageError
+
+if TYPE_CHECKING:
+    from gauntlet.evidence.pack import EvidencePack
+    from gauntlet.evidence.trends import TrendsEvidence
+    from gauntlet.run.results import Results
+
+
+class ReportFormat(StrEnum):
+    """Formats of `gauntlet report`."""
+
+    MD = "md"
+    JSON = "json"
+    JUNIT = "junit"
+
+
+def report(
+    results_path: Annotated[
+        Path, typer.Argument(metavar="RESULTS", help="A results file written by gauntlet run.")
+    ],
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="PREV",
+            help="An earlier results file to compute drift against. A missing file is "
+            "reported in the pack, not fatal.",
+        ),
+    ] = None,
+    output_format: Annotated[
+        ReportFormat, typer.Option("--format", help="Markdown, the JSON pack, or JUnit XML.")
+    ] = ReportFormat.MD,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="PATH", help="Write here (atomically) instead of stdout."),
+    ] = None,
+    github_output: Annotated[
+        Path | None,
+        typer.Option(
+            "--github-output",
+            metavar="FILE",
+            help="Append the step outputs (verdict, counts, digest, drift) to FILE, "
+            "normally $GITHUB_OUTPUT.",
+        ),
+    ] = None,
+    github_summary: Annotated[
+        Path | None,
+        typer.Option(
+            "--github-summary",
+            metavar="FILE",
+            help="Append the Markdown report to FILE, normally $GITHUB_STEP_SUMMARY, "
+            "truncated with a note past GitHub's size limit.",
+        ),
+    ] = None,
+    github_annotations: Annotated[
+        bool,
+        typer.Option(
+            "--github-annotations",
+            help="Print an ::error annotation for each failing, errored or unjudged case, at "
+            "its line.",
+        ),
+    ] = False,
+    history: Annotated[
+        Path | None,
+        typer.Option(
+            "--history",
+            metavar="FILE",
+            help="A run history: add a Trends section judging this run against the comparable "
+            "runs before it (the run is added in memory if the history lacks it).",
+        ),
+    ] = None,
+    window: Annotated[
+        int | None,
+        typer.Option(
+            "--window", metavar="N", help="With --history: at most N comparable runs (30)."
+        ),
+    ] = None,
+    z_threshold: Annotated[
+        float | None,
+        typer.Option(
+            "--z",
+            metavar="Z",
+            help="With --history: flag a pass rate at z <= Z, latency and tokens at z >= -Z "
+            "(-1.5).",
+        ),
+    ] = None,
+    compare_on: Annotated[
+        str | None,
+        typer.Option(
+            "--compare-on",
+            metavar="LABEL",
+            help="With --history: compare only with runs carrying this run's value of LABEL, "
+            "such as branch.",
+        ),
+    ] = None,
+) -> None:
+    """Build the evidence pack from a results file and render it. Runs nothing.
+
+    Exits 0 when the pack was built, whatever the verdict inside it, and 2 when it could not
+    be (a results or baseline file that is unreadable, newer, or inconsistent).
+    """
+    from gauntlet.evidence.build import build_evidence_pack
+    from gauntlet.evidence.pack import pack_json
+    from gauntlet.files import write_atomically
+    from gauntlet.render.junit import render_junit
+    from gauntlet.render.markdown import render_markdown
+
+    if out is not None:
+        replace_out(out, inputs=[results_path, *([baseline] if baseline else [])])
+    built = build_evidence_pack(
+        results_path,
+        baseline=baseline,
+        trends=lambda results: _report_trends(results, history, window, z_threshold, compare_on),
+    )
+    pack = built.pack
+    match output_format:
+        case ReportFormat.MD:
+            text = render_markdown(pack)
+        case ReportFormat.JSON:
+            text = pack_json(pack)
+        case ReportFormat.JUNIT:
+            text = render_junit(pack)
+    if built.baseline_missing:
+        stderr().print(f"note: baseline {baseline} does not exist; no drift computed", markup=False)
+    _github(pack, github_output, github_summary, github_annotations)
+    if out is None:
+        if github_output or github_summary or github_annotations:
+            return  # GitHub's outputs were asked for, not the report on stdout
+        echo(text, nl=False)
+        return
+    try:
+        write_atomically(out, text)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
+    stderr().print(f"wrote {out} ({output_format.value})", markup=False)
+
+
+def _report_trends(
+    results: Results,
+    history: Path | None,
+    window: int | None,
+    z_threshold: float | None,
+    compare_on: str | None,
+) -> TrendsEvidence | None:
+    """The Trends section `report --history` asks for: `results` against the stored runs."""
+    from gauntlet.history.stats import DEFAULT_THRESHOLD, DEFAULT_WINDOW
+    from gauntlet.history.store import load_history, records_of
+    from gauntlet.history.trends import report_trends
+
+    if history is None:
+        given = [
+            flag
+            for flag, value in (
+                ("--window", window),
+                ("--z", z_threshold),
+                ("--compare-on", compare_on),
+            )
+            if value is not None
+        ]
+        if given:
+            raise UsageError(f"{', '.join(given)} needs --history FILE")
+        return None
+    if window is not None and window < 1:
+        raise UsageError(f"--window {window}: must be at least 1")
+    if z_threshold is not None and not z_threshold < 0:
+        raise UsageError(f"--z {z_threshold:g}: must be below 0 (a drop in standard deviations)")
+    if compare_on is not None and not compare_on.strip():
+        raise UsageError("--compare-on: a label name is needed")
+    if not history.is_file():
+        raise UsageError(f"--history {history}: no such file")
+    return report_trends(
+        results,
+        history,
+        load_history=load_history,
+        records_of=records_of,
+        window=DEFAULT_WINDOW if window is None else window,
+        threshold=DEFAULT_THRESHOLD if z_threshold is None else z_threshold,
+        compare_on=compare_on,
+    )
+
+
+def _github(pack: EvidencePack, output: Path | None, summary: Path | None, annotate: bool) -> None:
+    from gauntlet.files import RefusedFileError, open_for_writing
+    from gauntlet.render.github import annotation_commands, build_github_files
+
+    for path, text in build_github_files(pack, output=output, summary=summary):
+        try:
+            with open_for_writing(path, append=True) as handle:
+                handle.write(text)
+        except RefusedFileError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot append: {exc.strerror or exc}") from exc
+    if annotate:
+        workspace = os.environ.get("GITHUB_WORKSPACE")
+        # Printed as they are: these are the workflow commands this flag asks for, and
+        # `annotation_commands` escapes what they carry so none can end early.
+        typer.echo(
+            annotation_commands(pack, relative_to=Path(workspace) if workspace else None),
+            nl=False,
+        )

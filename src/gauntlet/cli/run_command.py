@@ -1,0 +1,556 @@
+"""`gauntlet run` and `gauntlet merge`: options parsed, the target built, the run executed."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gauntlet.cli.console import note_unmasked, stderr, stdout
+from gauntlet.cli.options import (
+    CasesOption,
+    HistoryOption,
+    LabelOption,
+    TargetFileOption,
+    WaiversOption,
+    named_options,
+    replace_out,
+)
+from gauntlet.cli.state import Options
+from gauntlet.cli.validate import (
+    load_cases,
+    load_waivers_for,
+)
+from gauntlet.defaults import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    MAX_REPEAT,
+)
+from gauntlet.errors import UsageError
+from gauntlet.targets.toy.defects import ToyDefect
+
+if TYPE_CHECKING:
+    from gauntlet.run.results import Results, Shard, TargetInfo, TargetKind
+    from gauntlet.targets.build import BuiltTarget
+    from gauntlet.targets.http import Header
+
+
+def run_command(
+    cases: CasesOption = None,
+    target_file: TargetFileOption = None,
+    http_url: Annotated[
+        str | None,
+        typer.Option(
+            "--http-url",
+            metavar="URL",
+            help="Ask a deployed feature that speaks gauntlet's own contract over HTTP "
+            "(a shorthand for a target file of kind gauntlet).",
+        ),
+    ] = None,
+    callable_spec: Annotated[
+        str | None,
+        typer.Option(
+            "--callable",
+            metavar="MODULE:FACTORY",
+            help="Ask a Python target: FACTORY() from MODULE, imported from the working "
+            "directory, must return an object with `name` and `ask(prompt, language)`.",
+        ),
+    ] = None,
+    toy: Annotated[
+        bool,
+        typer.Option(
+            "--toy",
+            help="Ask the built-in Riverbend toy: a self-test of the suites, not of your feature.",
+        ),
+    ] = False,
+    toy_defects: Annotated[
+        list[ToyDefect] | None,
+        typer.Option(
+            "--toy-defect",
+            metavar="NAME",
+            help="Inject a named defect into the toy (repeatable); implies --toy.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path, typer.Option("--out", metavar="PATH", help="Where to write the results file.")
+    ] = Path("results.json"),
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Cases asked at once.")
+    ] = DEFAULT_CONCURRENCY,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            help="Seconds for one HTTP attempt, start to end (a stream's last byte included). "
+            f"Default: the target file's `http.timeout`, else {DEFAULT_TIMEOUT:g}.",
+            show_default=False,
+        ),
+    ] = None,
+    retries: Annotated[
+        int | None,
+        typer.Option(
+            "--retries",
+            min=0,
+            help="HTTP retries after connect errors, timeouts, 429 and 502/503/504. "
+            f"Default: the target file's `http.retries`, else {DEFAULT_RETRIES}.",
+            show_default=False,
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header",
+            metavar="'NAME: VALUE'",
+            help="An HTTP header to send (repeatable); write the value as ${ENV_VAR} to read "
+            "it from the environment. Values read so, and those of headers named like "
+            "credentials (Authorization, Cookie, *key*, *token*, ...), are masked in every "
+            "output; values under 8 characters are not.",
+            show_default=False,
+        ),
+    ] = None,
+    repeat: Annotated[
+        int,
+        typer.Option(
+            "--repeat",
+            min=1,
+            max=MAX_REPEAT,
+            help=f"Ask every case this many times, at most {MAX_REPEAT} (a suite's `repeat:` "
+            "may ask more); a case passes when every ask does, or its suite's `pass_k:` of "
+            "them.",
+        ),
+    ] = 1,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="K/N",
+            help="Run only shard K of N (a stable split of the cases); merge the shards' "
+            "results with `gauntlet merge`.",
+        ),
+    ] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option(
+            "--run-id",
+            metavar="ID",
+            help="The id your CI system gives this run (the Action passes GitHub's run id). "
+            "Every shard records it, and `gauntlet merge` refuses shards of different runs.",
+            show_default=False,
+        ),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Ask only the cases the journal beside --out does not hold yet (after a "
+            "killed run); refuses a journal from other suites, options or target.",
+        ),
+    ] = False,
+    judge_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--judge",
+            metavar="FILE",
+            help="A model judge for the cases' `judge` criteria and `match: judge` golden "
+            "suites: a target file of any kind (typically openai-chat at temperature 0). It "
+            "is asked only about answers the gates passed, and can fail them, never pass them.",
+            show_default=False,
+        ),
+    ] = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(
+            "--calibration",
+            metavar="RECORD",
+            help="The judge's calibration record (from `gauntlet calibrate`). Without one, or "
+            "when it is for another judge or falls short of the thresholds, every judged "
+            "check is unjudged and the verdict is withheld (exit 2).",
+            show_default=False,
+        ),
+    ] = None,
+    labels: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--labels",
+            metavar="DIR",
+            help="A labelled set the calibration may have been made on, besides the one "
+            "gauntlet ships (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    min_kappa: Annotated[
+        float,
+        typer.Option(
+            "--min-kappa",
+            help="The least Cohen's kappa the calibration must show, overall and in every "
+            "language; never below 0.4.",
+        ),
+    ] = 0.7,
+    min_items: Annotated[
+        int,
+        typer.Option(
+            "--min-items",
+            min=1,
+            help="The fewest labelled items the calibration must hold in every language.",
+        ),
+    ] = 30,
+    waivers: WaiversOption = None,
+    strict_waivers: Annotated[
+        bool,
+        typer.Option(
+            "--strict-waivers",
+            help="Fail the run (exit 1) when a live waiver is no longer needed: every case "
+            "it covers passed.",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress, only the summary.")
+    ] = False,
+    history: HistoryOption = None,
+    label: LabelOption = None,
+) -> None:
+    """Ask the target every case, score the answers, write the results file, exit 0/1/2/4.
+
+    With no target and no --cases, runs the built-in suites against the Riverbend toy. Exit
+    codes: 0 every gate passed; 1 a gate failed; 2 the run could not run or finish (cases
+    that got no answer, or an interruption, withhold the verdict); 4 unscoreable.
+    """
+    _run(
+        RunRequest(
+            cases=cases,
+            target=TargetRequest(
+                target_file, http_url, callable_spec, toy, toy_defects, header, timeout, retries
+            ),
+            out=out,
+            concurrency=concurrency,
+            repeat=repeat,
+            shard=shard,
+            run_id=run_id,
+            resume=resume,
+            judge_file=judge_file,
+            calibration=calibration,
+            labels=labels,
+            min_kappa=min_kappa,
+            min_items=min_items,
+            waivers=waivers,
+            strict_waivers=strict_waivers,
+            quiet=quiet,
+            history=history,
+            label=label,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class TargetRequest:
+    """What `gauntlet run` says about the target, as given."""
+
+    target_file: Path | None
+    http_url: str | None
+    callable_spec: str | None
+    toy: bool
+    toy_defects: list[ToyDefect] | None
+    header: list[str] | None
+    timeout: float | None
+    retries: int | None
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """`gauntlet run`'s options, as given (see `run_command` for each)."""
+
+    cases: list[Path] | None
+    target: TargetRequest
+    out: Path
+    concurrency: int
+    repeat: int
+    shard: str | None
+    run_id: str | None
+    resume: bool
+    judge_file: Path | None
+    calibration: Path | None
+    labels: list[Path] | None
+    min_kappa: float
+    min_items: int
+    waivers: Path | None
+    strict_waivers: bool
+    quiet: bool
+    history: Path | None
+    label: list[str] | None
+
+
+def _run(request: RunRequest) -> None:
+    """Check the options, build the target (and judge), run, write, summarise and exit."""
+    from gauntlet.render.console import ProgressDisplay, summary_lines
+    from gauntlet.run.engine import run_gauntlet
+    from gauntlet.run.journal import Journal, journal_path
+    from gauntlet.run.results import exit_code_for
+    from gauntlet.run.results_file import write_results
+
+    out, waivers = request.out, request.waivers
+    given = [
+        *(request.cases or ()),
+        *(
+            path
+            for path in (
+                request.target.target_file,
+                request.judge_file,
+                request.calibration,
+                waivers,
+            )
+            if path
+        ),
+    ]
+    replace_out(out, inputs=given)
+    part = _parse_shard(request.shard)
+    _check_run_id(request.run_id)
+    run_labels = _history_labels(request.history, request.label)
+    choice = _parse_target(request.target, request.cases)
+    built = _build_target(choice, request.concurrency)
+    info = _target_info(built)
+    suites = load_cases(request.cases)
+    if request.strict_waivers and waivers is None:
+        raise UsageError("--strict-waivers is for a run with waivers: give --waivers FILE")
+    waived = load_waivers_for(waivers, suites)
+    if part is not None and part.count > suites.case_total:
+        total = suites.case_total
+        raise UsageError(
+            f"--shard {part.index}/{part.count}: {part.count} shards for {total} "
+            f"{'case' if total == 1 else 'cases'}, so a shard would hold none; split the run "
+            f"at most {total} ways"
+        )
+    judging, judge_info = None, None
+    if request.judge_file is not None:
+        from gauntlet.run.judge_setup import prepare_judge
+
+        judging, judge_info = prepare_judge(
+            request.judge_file,
+            calibration=request.calibration,
+            labels=request.labels or (),
+            min_kappa=request.min_kappa,
+            min_items=request.min_items,
+            concurrency=request.concurrency,
+            redactor=Options.redactor,
+        )
+    elif request.calibration is not None or request.labels:
+        raise UsageError("--calibration and --labels are for a model judge: give --judge FILE")
+    journal = Journal(journal_path(out), resume=request.resume)
+    finished = False
+    try:
+        with ProgressDisplay(stderr(), quiet=request.quiet) as progress:
+            results = run_gauntlet(
+                suites,
+                built.target,
+                target_info=info,
+                concurrency=request.concurrency,
+                repeat=request.repeat,
+                shard=part,
+                progress=progress,
+                redactor=Options.redactor,
+                journal=journal,
+                run_id=request.run_id,
+                judging=judging,
+                judge_info=judge_info,
+                waivers=waived,
+                strict_waivers=request.strict_waivers,
+            )
+        write_results(results, out)
+        finished = results.complete
+    finally:
+        # The journal goes only once the results file holds every case: an interrupted run
+        # keeps it, so --resume continues where it stopped.
+        journal.close(remove=finished)
+    console = stdout()
+    for line in summary_lines(results, results_path=str(out)):
+        console.print(line)
+    if request.history is not None:
+        _append_to_history(request.history, results, run_labels)
+    raise typer.Exit(exit_code_for(results.verdict))
+
+
+def _parse_target(request: TargetRequest, cases: list[Path] | None) -> TargetChoice:
+    """Which target the flags name; each `--header` read (its `${VAR}`s from the environment).
+
+    Raises:
+        UsageError: a bad `--header`, or flags that do not go together.
+    """
+    from gauntlet.targets.http import parse_header
+
+    with named_options(header="--header"):
+        headers = [parse_header(spec, os.environ) for spec in request.header or []]
+    if headers and request.http_url is None:
+        raise UsageError(
+            "--header is for --http-url targets (a target file writes its own `headers:`)"
+        )
+    toy = request.toy or bool(request.toy_defects)
+    chosen = [
+        flag
+        for flag, given in (
+            ("--target", request.target_file is not None),
+            ("--http-url", request.http_url is not None),
+            ("--callable", request.callable_spec is not None),
+            ("--toy/--toy-defect", toy),
+        )
+        if given
+    ]
+    if len(chosen) > 1:
+        raise UsageError(f"choose one target, not {' and '.join(chosen)}")
+    if request.target_file is not None:
+        return TargetChoice(request, headers)
+    if request.http_url is not None:
+        return TargetChoice(request, headers)
+    if request.timeout is not None or request.retries is not None:
+        raise UsageError("--timeout and --retries are for HTTP targets (--target, --http-url)")
+    if request.callable_spec is not None:
+        return TargetChoice(request, headers)
+    if cases and not chosen:
+        raise UsageError(
+            "--cases needs a target: --target FILE, --http-url URL or --callable "
+            "MODULE:FACTORY (a verdict on the toy is not a verdict on your feature; --toy "
+            "runs it on purpose)"
+        )
+    return TargetChoice(request, headers)
+
+
+@dataclass(frozen=True)
+class TargetChoice:
+    """The one target `gauntlet run`'s flags name (at most one is set), checked together."""
+
+    request: TargetRequest
+    headers: list[Header]
+    """The `--header`s, read."""
+
+
+def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
+    """The target `choice` names, its secrets taught to the redactor that masks every line."""
+    from gauntlet.targets.build import (
+        build_callable_target,
+        build_file_target,
+        build_http_target,
+        build_toy_target,
+    )
+
+    request, redactor = choice.request, Options.redactor
+    if request.target_file is not None:
+        built = build_file_target(
+            request.target_file,
+            timeout=request.timeout,
+            retries=request.retries,
+            concurrency=concurrency,
+            redactor=redactor,
+        )
+    elif request.http_url is not None:
+        with named_options(url="--http-url", headers="--header"):
+            built = build_http_target(
+                request.http_url,
+                choice.headers,
+                timeout=request.timeout,
+                retries=request.retries,
+                concurrency=concurrency,
+                redactor=redactor,
+            )
+    elif request.callable_spec is not None:
+        with named_options(spec="--callable"):
+            return build_callable_target(request.callable_spec, concurrency=concurrency)
+    else:
+        return build_toy_target(request.toy_defects or [], concurrency=concurrency)
+    note_unmasked(redactor)
+    return built
+
+
+def _target_info(built: BuiltTarget) -> TargetInfo:
+    """How the results record the target: a target file's kind as the results name it."""
+    from gauntlet.run.results import TARGET_FILE_KINDS, TargetInfo
+
+    if built.target_file is not None:
+        return TargetInfo(
+            kind=TARGET_FILE_KINDS[built.kind], name=built.name, target_file=built.target_file
+        )
+    return TargetInfo(kind=_NAMED_KINDS[built.kind], name=built.name, defects=built.defects)
+
+
+_NAMED_KINDS: dict[str, TargetKind] = {"toy": "toy", "http": "http", "callable": "callable"}
+"""The results' kind of each target named by a flag rather than a file."""
+
+
+def _history_labels(history: Path | None, labels: list[str] | None) -> dict[str, str]:
+    """The run's `--label`s, checked, and its `--history` file checked before anything is asked.
+
+    Raises:
+        UsageError: a bad label, or labels without a history to keep them.
+        HistoryError: the history could not be appended to.
+    """
+    from gauntlet.history.store import check_history, parse_labels
+
+    with named_options(labels="--label"):
+        parsed = parse_labels(labels or [])
+    if history is None:
+        if parsed:
+            raise UsageError("--label is for a run kept in a history: give --history FILE")
+        return parsed
+    check_history(history)
+    return parsed
+
+
+def _append_to_history(history: Path, results: Results, labels: dict[str, str]) -> None:
+    from gauntlet.history.store import append_run
+
+    appended = append_run(history, results, labels)
+    said = "added as run" if appended.added else "already stored as run"
+    stderr().print(f"history: {said} {appended.number} in {history}", markup=False)
+
+
+def _check_run_id(run_id: str | None) -> None:
+    from gauntlet.run.results import RUN_ID_PATTERN
+
+    if run_id is not None and not re.fullmatch(RUN_ID_PATTERN, run_id):
+        raise UsageError(
+            "--run-id: expected letters, digits and . _ : - (at most 128, starting with a "
+            "letter or digit), such as GitHub's run id"
+        )
+
+
+def _parse_shard(text: str | None) -> Shard | None:
+    from gauntlet.run.results import Shard
+
+    if text is None:
+        return None
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise UsageError(f"--shard {text!r}: expected K/N with 1 <= K <= N, e.g. 2/4")
+    return Shard(index=int(index), count=int(count))
+
+
+def merge(
+    shards: Annotated[
+        list[Path], typer.Argument(metavar="SHARD...", help="Results files of every shard.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", metavar="PATH", help="Where to write the merged results.")
+    ] = Path("results.json"),
+) -> None:
+    """Merge the results of a sharded run into the results of the whole run, and score it.
+
+    Checks that the shards come from the same suites, options and target and together cover
+    every case exactly once (a missing or repeated shard is named). The merged file and its
+    digest equal an unsharded run's, timing aside. Exits like `gauntlet run`: 0/1/2/4.
+    """
+    from gauntlet.render.console import summary_lines
+    from gauntlet.run.merge import merge_shards
+    from gauntlet.run.results import exit_code_for
+    from gauntlet.run.results_file import read_results, write_results
+
+    replace_out(out, inputs=shards)
+    merged = merge_shards([(str(path), read_results(path)) for path in shards])
+    write_results(merged, out)
+    console = stdout()
+    for line in summary_lines(merged, results_path=str(out)):
+        console.print(line)
+    raise typer.Exit(exit_code_for(merged.verdict))

@@ -1,0 +1,113 @@
+"""`gauntlet validate`, and loading the case files and waivers every command names.
+
+Imports nothing heavier than the loader needs: `gauntlet validate` runs from here without
+typer or rich (see `gauntlet.cli.run`), which it needs only to print an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from gauntlet.cli.state import write_line
+
+if TYPE_CHECKING:
+    from gauntlet.cases.loader import SuiteSet
+    from gauntlet.cases.waivers import WaiverInfo
+
+
+class ValidateRequest(NamedTuple):
+    """`gauntlet validate`'s options, parsed."""
+
+    cases: Sequence[Path] | None
+    waivers: Path | None
+
+
+def parse_validate(args: Sequence[str]) -> ValidateRequest | None:
+    """`validate` and its options as plainly written, else None (for the full parser).
+
+    Only `validate` followed by `--cases PATH` (repeatable) and at most one `--waivers FILE`,
+    each as `--opt VALUE` or `--opt=VALUE` with a value that is not empty and does not start
+    with `-`. Anything else (help, a typo, a missing value) goes to the full parser, which
+    words every usage error.
+    """
+    if not args or args[0] != "validate":
+        return None
+    cases: list[Path] = []
+    waivers: Path | None = None
+    rest = list(args[1:])
+    while rest:
+        name, equals, value = rest.pop(0).partition("=")
+        if name not in ("--cases", "--waivers"):
+            return None
+        if not equals:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if not value or value.startswith("-"):
+            return None
+        if name == "--cases":
+            cases.append(Path(value))
+        elif waivers is None:
+            waivers = Path(value)
+        else:
+            return None
+    return ValidateRequest(cases or None, waivers)
+
+
+def load_cases(cases: Sequence[Path] | None) -> SuiteSet:
+    """The suites of the case files and directories `cases` names, else the built-in ones."""
+    from gauntlet.cases.builtin import builtin_suites_dir
+    from gauntlet.cases.loader import load_suites
+
+    if cases:
+        return load_suites(cases)
+    builtin = builtin_suites_dir()
+    if builtin.is_relative_to(Path.cwd()):
+        builtin = builtin.relative_to(Path.cwd())  # shorter locations in a checkout
+    return load_suites([builtin])
+
+
+def load_waivers_for(path: Path | None, suites: SuiteSet) -> tuple[WaiverInfo, ...]:
+    """The waivers file checked on its own and against `suites`, judged on today's date (UTC)."""
+    if path is None:
+        return ()
+    from datetime import UTC, datetime
+
+    from gauntlet.cases.waivers import check_waivers, load_waivers
+
+    return check_waivers(load_waivers(path, today=datetime.now(UTC).date()), suites)
+
+
+def validate_lines(suites: SuiteSet, waived: Sequence[WaiverInfo] | None) -> list[str]:
+    """The cases per gate and language, then the `OK:` line (waivers counted when checked)."""
+    counts = suites.counts()
+    width = max(len(gate.value) for gate in counts)
+    lines = []
+    for gate, count in counts.items():
+        languages = "  ".join(f"{lang} {n}" for lang, n in count.languages.items())
+        suites_word = "suite" if count.suites == 1 else "suites"
+        lines.append(
+            f"{gate.value:<{width}}  {count.suites} {suites_word}  {count.cases:>4} cases  "
+            f"{languages}"
+        )
+    total_suites = len(suites.suites)
+    lines.append(
+        f"OK: {total_suites} {'suite' if total_suites == 1 else 'suites'}, "
+        f"{suites.case_total} cases"
+        + (
+            f", {len(waived)} {'waiver' if len(waived) == 1 else 'waivers'}"
+            if waived is not None
+            else ""
+        )
+    )
+    return lines
+
+
+def execute_validate(request: ValidateRequest) -> None:
+    """Load every file strictly and print what loaded; raises `ConfigErrors` on any problem."""
+    suites = load_cases(request.cases)
+    waived = load_waivers_for(request.waivers, suites)
+    for line in validate_lines(suites, waived if request.waivers else None):
+        write_line(line)
