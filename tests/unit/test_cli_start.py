@@ -183,3 +183,38 @@ def test_a_closed_pipe_on_stdout_ends_validate_with_1_and_no_traceback(tmp_path:
         code = process.wait(timeout=120)
         said = process.stderr.read()
     assert (code, said) == (1, b"")
+
+
+def test_a_run_without_history_or_labels_does_not_load_the_history_store(tmp_path: Path) -> None:
+    # The store (SQLite, the history records, the trends records) is for --history alone.
+    probe = (
+        "import sys\n"
+        "from gauntlet.cli import run\n"
+        f"code = run(['run', '--quiet', '--out', {str(tmp_path / 'r.json')!r}])\n"
+        "print(repr((int(code), sorted(sys.modules))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=300
+    )
+    code, modules = ast.literal_eval(done.stdout.splitlines()[-1])
+    assert code == 0, done.stderr
+    assert "gauntlet.run.engine" in modules  # it did run
+    assert _loaded(modules, "gauntlet.history", "sqlite3", "gauntlet.judge.labels") == []
+
+
+def test_main_leaves_what_was_loaded_to_the_operating_system(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    from gauntlet.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["gauntlet", "--version"])
+    assert gc.get_freeze_count() == 0
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main()
+        assert exited.value.code == 0
+        assert gc.get_freeze_count() > 0  # no last walk over every object at exit
+    finally:
+        gc.unfreeze()

@@ -487,6 +487,8 @@ def _history_labels(history: Path | None, labels: list[str] | None) -> dict[str,
         UsageError: a bad label, or labels without a history to keep them.
         HistoryError: the history could not be appended to.
     """
+    if history is None and not labels:
+        return {}  # nothing to check: the store is not even imported
     from gauntlet.history.store import check_history, parse_labels
 
     with named_options(labels="--label"):

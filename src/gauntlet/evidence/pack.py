@@ -20,7 +20,7 @@ from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
 from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
 from gauntlet.evidence.trends import TrendsEvidence
 from gauntlet.judge.judge_file import JudgeFingerprint
-from gauntlet.judge.labels import primary_language
+from gauntlet.languages import primary_language
 from gauntlet.record import Record
 from gauntlet.run.fields import GATE_FIELDS
 from gauntlet.run.results import (

@@ -47,7 +47,7 @@ from gauntlet.judge.agreement import (
 from gauntlet.judge.agreement import Preference as AgreementPreference
 from gauntlet.judge.check import Ask, ask_readable, check_rubric
 from gauntlet.judge.judge_file import JudgeFingerprint
-from gauntlet.judge.labels import LabelItem, LabelSet, labels_digest, primary_language
+from gauntlet.judge.labels import LabelItem, LabelSet, labels_digest
 from gauntlet.judge.pairwise import (
     PairwiseCheck,
     PairwiseOutcome,
@@ -61,6 +61,7 @@ from gauntlet.judge.pairwise import (
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import CriterionVerdict, Judged, Unjudged
+from gauntlet.languages import primary_language
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.strict_json import loads
 from gauntlet.version import __version__

@@ -214,11 +214,6 @@ class LabelSet:
         return tuple(item for loaded in self.files for item in loaded.file.items)
 
 
-def primary_language(tag: str) -> str:
-    """The primary subtag of a BCP 47 tag, lowercased: `es-MX` and `ES` are both `es`."""
-    return tag.split("-", 1)[0].lower()
-
-
 def builtin_labels_dir() -> FsPath:
     """The directory of the labelled set gauntlet ships (the Riverbend domain).
 
@@ -423,5 +418,4 @@ __all__ = [
     "labels_digest",
     "load_labels",
     "parse_labels",
-    "primary_language",
 ]

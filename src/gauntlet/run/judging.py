@@ -18,7 +18,6 @@ from gauntlet.display import printable
 from gauntlet.errors import TargetError
 from gauntlet.judge.check import Ask, ask_readable, check_rubric
 from gauntlet.judge.judge_file import UsageTally, judge_asker
-from gauntlet.judge.labels import primary_language
 from gauntlet.judge.pairwise import (
     PairwiseOutcome,
     Preferred,
@@ -29,6 +28,7 @@ from gauntlet.judge.pairwise import (
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import QUOTED, Judged
+from gauntlet.languages import primary_language
 from gauntlet.run.results import CheckOutcome, JudgeCheck, SuiteInfo, check_outcome
 from gauntlet.targets.contract import AsyncTarget, TargetResponse
 

@@ -15,8 +15,8 @@ from gauntlet.judge.labels import (
     labels_digest,
     load_labels,
     parse_labels,
-    primary_language,
 )
+from gauntlet.languages import primary_language
 
 ROOT = Path(__file__).resolve().parents[3]
 SMALL = ROOT / "tests" / "labels" / "small"
