@@ -764,14 +764,17 @@ EXPECTED_TYPE = {
     "model_attributes_type": "a mapping",
 }
 
+IDENTIFIER_HINT = "use letters, digits, '.', '_' and '-', starting with a letter or digit"
+"""The hint for an id or name that breaks the identifier pattern, in every file gauntlet reads."""
+
 _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
     "id": (
         "{value!r} is not a valid id",
-        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+        IDENTIFIER_HINT,
     ),
     "suite": (
         "{value!r} is not a valid suite name",
-        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+        IDENTIFIER_HINT,
     ),
     "language": (
         "{value!r} is not a BCP 47 language tag",
@@ -844,9 +847,14 @@ def located_schema_error(
     return ConfigSchemaError(source, message, line=mark.line, column=mark.column, hint=hint)
 
 
+FileRule = Callable[[str, str, str, Any, str | None], tuple[str, str | None] | None]
+"""A list file's own rule: (pydantic's error type, the field, where, the value, the value as
+written) -> the message and hint, or None when the rule does not apply."""
+
+
 @dataclass(frozen=True)
 class ListFileWords:
-    """How a list file (labels, waivers) words the errors every such file shares."""
+    """How a list file (labels, waivers) words its errors: the shared ones, and its own rules."""
 
     whole: str
     """What the whole file must be: `a waivers file must be a mapping of max_days and waivers`."""
@@ -854,6 +862,32 @@ class ListFileWords:
     """By depth of a location: what is there (`a waiver`) and the keys it allows."""
     patterns: Mapping[str, tuple[str, str | None]]
     """By field: the message (`{value!r} is not a valid case id`) and hint of a bad value."""
+    first: FileRule | None = None
+    """The file's own rules, tried before the shared wording."""
+    last: FileRule | None = None
+    """The file's own rules for what the shared wording leaves, tried after it."""
+
+    def schema_error(
+        self, error: ErrorDetails, document: Document, source: str
+    ) -> ConfigSchemaError:
+        """One pydantic error as a located, plain-language `ConfigSchemaError`."""
+        return located_schema_error(error, document, source, self.describe)
+
+    def describe(
+        self, error: ErrorDetails, loc: NodePath, value: Any, document: Document
+    ) -> tuple[str, str | None]:
+        """The message and hint of one error: the file's rules, else the shared wording."""
+        kind, where = error["type"], dotted(loc)
+        field = next((part for part in reversed(loc) if isinstance(part, str)), "")
+        written = document.plain_texts.get(loc)
+        if self.first is not None and (own := self.first(kind, field, where, value, written)):
+            return own
+        shared = describe_list_file(self, error, loc, value, document)
+        if shared is not None:
+            return shared
+        if self.last is not None and (own := self.last(kind, field, where, value, written)):
+            return own
+        return f"{where}: {error['msg']}", None  # pragma: no cover - every rule is described
 
 
 def describe_list_file(

@@ -28,16 +28,14 @@ from pathlib import Path as FsPath
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, model_validator
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_core import PydanticCustomError
 
 from gauntlet.cases.loader import (
+    IDENTIFIER_HINT,
     ListFileWords,
     SuiteSet,
-    describe_list_file,
     did_you_mean,
-    dotted,
     kind_of,
-    located_schema_error,
     read_config_file,
     read_reworded,
     relevant,
@@ -163,7 +161,7 @@ def parse_waivers(raw: str | bytes, source: str, *, today: date) -> LoadedWaiver
     file = validate_document(
         WAIVERS_ADAPTER,
         document,
-        lambda errors: [_schema_error(error, document, source) for error in relevant(errors)],
+        lambda errors: [_WORDS.schema_error(error, document, source) for error in relevant(errors)],
     )
     loaded = LoadedWaivers(
         file=file,
@@ -361,11 +359,11 @@ _KEYS: dict[int, tuple[str, list[str]]] = {
 _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
     "case": (
         "{value!r} is not a valid case id",
-        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+        IDENTIFIER_HINT,
     ),
     "suite": (
         "{value!r} is not a valid suite name",
-        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+        IDENTIFIER_HINT,
     ),
     "ticket": (
         "{value!r} is not an http(s) URL",
@@ -376,36 +374,25 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
 }
 
 
-_WORDS = ListFileWords(
-    whole="a waivers file must be a mapping of max_days and waivers",
-    keys=_KEYS,
-    patterns=_PATTERN_MESSAGES,
-)
-
-
-def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
-    """One pydantic error as a located, plain-language `ConfigSchemaError`."""
-    return located_schema_error(error, document, source, _describe)
-
-
-def _describe(
-    error: ErrorDetails, loc: NodePath, value: Any, document: Document
-) -> tuple[str, str | None]:
-    kind = error["type"]
-    where = dotted(loc)
-    field = next((part for part in reversed(loc) if isinstance(part, str)), "")
+def _own_rules(
+    kind: str, field: str, where: str, value: Any, written: str | None
+) -> tuple[str, str | None] | None:
     if field == "max_days" and kind in ("greater_than_equal", "less_than_equal"):
         return (
             f"{where}: must be a whole number from 1 to {MAX_DAYS_LIMIT}, got {value!r}",
             "a failure tolerated longer is a decision to change the suite, not a waiver",
         )
     if field in ("created", "expires") and kind == "string_type":
-        shown = kind_of(value, document.plain_texts.get(loc))
-        return f"{where}: expected a date written YYYY-MM-DD, got {shown}", None
-    shared = describe_list_file(_WORDS, error, loc, value, document)
-    if shared is not None:
-        return shared
-    return f"{where}: {error['msg']}", None  # pragma: no cover - every rule is described above
+        return f"{where}: expected a date written YYYY-MM-DD, got {kind_of(value, written)}", None
+    return None
+
+
+_WORDS = ListFileWords(
+    whole="a waivers file must be a mapping of max_days and waivers",
+    keys=_KEYS,
+    patterns=_PATTERN_MESSAGES,
+    first=_own_rules,
+)
 
 
 __all__ = [

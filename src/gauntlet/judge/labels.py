@@ -28,14 +28,12 @@ from pathlib import Path as FsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, model_validator
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_core import PydanticCustomError
 
 from gauntlet.cases.loader import (
+    IDENTIFIER_HINT,
     ListFileWords,
-    describe_list_file,
-    dotted,
     find_case_files,
-    located_schema_error,
     read_config_file,
     read_reworded,
     relevant,
@@ -44,7 +42,7 @@ from gauntlet.cases.loader import (
     validate_document,
 )
 from gauntlet.cases.model import Identifier, LanguageTag, Text
-from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Document, Mark, NodePath
+from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Mark
 from gauntlet.display import unencodable
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
 from gauntlet.record import StrictRecord
@@ -250,7 +248,7 @@ def parse_labels(raw: str | bytes, source: str) -> LoadedLabels:
     file = validate_document(
         LABELS_ADAPTER,
         document,
-        lambda errors: [_schema_error(error, document, source) for error in relevant(errors)],
+        lambda errors: [_WORDS.schema_error(error, document, source) for error in relevant(errors)],
     )
     return LoadedLabels(
         file=file,
@@ -365,44 +363,41 @@ _KEYS: dict[int, tuple[str, list[str]]] = {
 _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
     "id": (
         "{value!r} is not a valid id",
-        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+        IDENTIFIER_HINT,
     ),
     "labels": (
         "{value!r} is not a valid name for a set",
-        "use letters, digits, '.', '_' and '-', starting with a letter or digit",
+        IDENTIFIER_HINT,
     ),
     "language": ("{value!r} is not a BCP 47 language tag", "for example en, es, es-MX, zh-Hant"),
 }
+
+
+def _own_rules(
+    kind: str, field: str, where: str, value: Any, written: str | None
+) -> tuple[str, str | None] | None:
+    if kind == "too_short" and field == "items":
+        return f"{where}: a labels file needs at least one item", None
+    if kind == "too_short" and field == "criteria":
+        return f"{where}: a rubric item needs at least one criterion", None
+    return None
+
+
+def _what_is_left(
+    kind: str, field: str, where: str, value: Any, written: str | None
+) -> tuple[str, str | None] | None:
+    if kind == "greater_than_equal":
+        return f"{where}: must be a whole number of at least 1, got {value!r}", None
+    return None
 
 
 _WORDS = ListFileWords(
     whole="a labels file must be a mapping of labels, version and items",
     keys=_KEYS,
     patterns=_PATTERN_MESSAGES,
+    first=_own_rules,
+    last=_what_is_left,
 )
-
-
-def _schema_error(error: ErrorDetails, document: Document, source: str) -> ConfigSchemaError:
-    """One pydantic error as a located, plain-language `ConfigSchemaError`."""
-    return located_schema_error(error, document, source, _describe)
-
-
-def _describe(
-    error: ErrorDetails, loc: NodePath, value: Any, document: Document
-) -> tuple[str, str | None]:
-    kind = error["type"]
-    where = dotted(loc)
-    field = next((part for part in reversed(loc) if isinstance(part, str)), "")
-    if kind == "too_short" and field == "items":
-        return f"{where}: a labels file needs at least one item", None
-    if kind == "too_short" and field == "criteria":
-        return f"{where}: a rubric item needs at least one criterion", None
-    shared = describe_list_file(_WORDS, error, loc, value, document)
-    if shared is not None:
-        return shared
-    if kind == "greater_than_equal":
-        return f"{where}: must be a whole number of at least 1, got {value!r}", None
-    return f"{where}: {error['msg']}", None  # pragma: no cover - every rule is described above
 
 
 __all__ = [
