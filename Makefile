@@ -51,7 +51,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
 imports: $(STAMP) ## check the one-way package order (import-linter contracts in pyproject.toml)
-	$(BIN)/lint-imports --no-cache
+	$(BIN)/lint-imports --no-cache --no-logo
 
 types: $(STAMP)
 	$(BIN)/mypy
