@@ -33,6 +33,7 @@ from gauntlet.defaults import (
 )
 from gauntlet.errors import UsageError
 from gauntlet.targets.toy.defects import ToyDefect
+from gauntlet.words import plural
 
 if TYPE_CHECKING:
     from gauntlet.run.results import Results, Shard, TargetInfo, TargetKind
@@ -322,8 +323,8 @@ def _run(request: RunRequest) -> None:
     if part is not None and part.count > suites.case_total:
         total = suites.case_total
         raise UsageError(
-            f"--shard {part.index}/{part.count}: {part.count} shards for {total} "
-            f"{'case' if total == 1 else 'cases'}, so a shard would hold none; split the run "
+            f"--shard {part.index}/{part.count}: {part.count} shards for "
+            f"{plural(total, 'case')}, so a shard would hold none; split the run "
             f"at most {total} ways"
         )
     judging, judge_info = None, None

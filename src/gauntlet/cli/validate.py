@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gauntlet.cli.state import write_line
+from gauntlet.words import plural
 
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
@@ -87,20 +88,15 @@ def validate_lines(suites: SuiteSet, waived: Sequence[WaiverInfo] | None) -> lis
     lines = []
     for gate, count in counts.items():
         languages = "  ".join(f"{lang} {n}" for lang, n in count.languages.items())
-        suites_word = "suite" if count.suites == 1 else "suites"
         lines.append(
-            f"{gate.value:<{width}}  {count.suites} {suites_word}  {count.cases:>4} cases  "
+            f"{gate.value:<{width}}  {plural(count.suites, 'suite')}  {count.cases:>4} cases  "
             f"{languages}"
         )
     total_suites = len(suites.suites)
     lines.append(
-        f"OK: {total_suites} {'suite' if total_suites == 1 else 'suites'}, "
+        f"OK: {plural(total_suites, 'suite')}, "
         f"{suites.case_total} cases"
-        + (
-            f", {len(waived)} {'waiver' if len(waived) == 1 else 'waivers'}"
-            if waived is not None
-            else ""
-        )
+        + (f", {plural(len(waived), 'waiver')}" if waived is not None else "")
     )
     return lines
 
