@@ -206,6 +206,10 @@ async def ask_all(
     finish, and every ask without an answer by then is observed as not asked. With
     `judging`, an answer the gate passed in a case with judged checks is shown to the judge
     as soon as it comes.
+
+    A target's failure is an observation. A failure of the harness's own work for a case
+    (`on_case`, `progress` or the judge raising: a journal on a full disk) stops no other
+    case, and is raised once every case is done, never swallowed.
     """
     bound = asyncio.Semaphore(max(1, concurrency))
     halt = stop or asyncio.Event()
@@ -238,25 +242,32 @@ async def ask_all(
     # cases). Twice the bound leaves every slot in use while as many cases wait for a judge.
     room = asyncio.Semaphore(2 * max(1, concurrency))
     tasks: list[asyncio.Task[None]] = []
+    failures: list[BaseException] = []
 
-    async def every_case() -> list[None]:
+    def settled(task: asyncio.Task[None]) -> None:
+        room.release()
+        if not task.cancelled() and (failure := task.exception()) is not None:
+            failures.append(failure)
+
+    async def every_case() -> list[None | BaseException]:
         for item in planned:
             await room.acquire()
             if halt.is_set():
                 break
             task = asyncio.ensure_future(one_case(item))
-            task.add_done_callback(lambda _: room.release())
+            task.add_done_callback(settled)
             tasks.append(task)
             if len(tasks) > 4 * max(1, concurrency):
-                # Finished cases let go of their tasks, which add up over thousands; one that
-                # failed is kept, for `gather` to report.
-                tasks[:] = [task for task in tasks if not task.done() or _failed(task)]
-        return await asyncio.gather(*tasks)
+                # Finished cases let go of their tasks, which add up over thousands; a failure
+                # is kept in `failures` by `settled`.
+                tasks[:] = [task for task in tasks if not task.done()]
+        return await asyncio.gather(*tasks, return_exceptions=True)
 
-    everything: asyncio.Future[list[None]] = asyncio.ensure_future(every_case())
+    everything: asyncio.Future[list[None | BaseException]] = asyncio.ensure_future(every_case())
     stopped: asyncio.Future[list[None]] = asyncio.ensure_future(_until(halt))
     try:
-        await asyncio.wait([everything, stopped], return_when=asyncio.FIRST_COMPLETED)
+        racing: list[asyncio.Future[Any]] = [everything, stopped]
+        await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
         if not everything.done():
             await asyncio.wait({everything}, timeout=grace)
             everything.cancel()
@@ -268,6 +279,8 @@ async def ask_all(
         stopped.cancel()
         if asking is not target:  # adapted here, so closed here
             await asking.aclose()
+    if failures:
+        raise failures[0]
     return [_padded(answered.get(item.plan_index, []), item.info.repeat) for item in planned]
 
 
@@ -284,10 +297,6 @@ async def _judge(
     return observation._replace(judged=checks)
 
 
-def _failed(task: asyncio.Task[None]) -> bool:
-    return task.cancelled() or task.exception() is not None
-
-
 def _padded(observations: list[Observation], repeat: int) -> list[Observation]:
     return observations + [NOT_ASKED] * (repeat - len(observations))
 
@@ -302,6 +311,12 @@ GC_YOUNG_THRESHOLD = 10_000
 ones (Python's default is 700)."""
 
 
+_gc_lock = threading.Lock()
+_gc_runs = 0
+_gc_before: tuple[tuple[int, int, int], bool] = ((700, 10, 10), True)
+"""The collector's thresholds before the first of the runs going on, and whether to unfreeze."""
+
+
 @contextlib.contextmanager
 def _collecting_young_only() -> Iterator[None]:
     """Keep the cyclic garbage collector off what was there before the run, until it ends.
@@ -311,16 +326,30 @@ def _collecting_young_only() -> Iterator[None]:
     event loop (so every ask) for tens of milliseconds, to find nothing. Frozen, they are
     left out of every collection until the run ends; and the young objects are collected
     less often, as each ask makes hundreds that its own end frees without help. A run makes
-    almost no cyclic garbage, so memory stays as it was. Both are put back as they were.
+    almost no cyclic garbage, so memory stays as it was.
+
+    The collector is the process's: runs that overlap (in threads) share one setting, made
+    by the first and put back by the last as it was before the first. What the host froze
+    itself stays frozen: then nothing is unfrozen, as `gc.unfreeze` cannot tell the two apart.
     """
-    threshold = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(threshold[0], GC_YOUNG_THRESHOLD), *threshold[1:])
+    global _gc_runs, _gc_before  # noqa: PLW0603 - the collector is one per process
+    with _gc_lock:
+        if _gc_runs == 0:
+            threshold = gc.get_threshold()
+            _gc_before = (threshold, gc.get_freeze_count() == 0)
+            gc.freeze()
+            gc.set_threshold(max(threshold[0], GC_YOUNG_THRESHOLD), *threshold[1:])
+        _gc_runs += 1
     try:
         yield
     finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()
+        with _gc_lock:
+            _gc_runs -= 1
+            if _gc_runs == 0:
+                threshold, unfreeze = _gc_before
+                gc.set_threshold(*threshold)
+                if unfreeze:
+                    gc.unfreeze()
 
 
 @_collecting_young_only()

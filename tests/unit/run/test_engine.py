@@ -36,6 +36,15 @@ def _cited(prompt: str) -> TargetResponse:
     )
 
 
+class Cited:
+    """Answers every case at once, cited."""
+
+    name = "cited"
+
+    async def ask(self, prompt: str, language: str) -> TargetResponse:
+        return _cited(prompt)
+
+
 def _suites(tmp_path: Path, count: int) -> SuiteSet:
     (tmp_path / "s.yaml").write_text(grounding_suite("s", *(f"c{i}" for i in range(count))))
     return load_suites([tmp_path])
@@ -410,3 +419,68 @@ def test_a_finished_case_lets_go_of_its_task(tmp_path: Path) -> None:
     results = run_gauntlet(_suites(tmp_path, 40), Remembering(), target_info=INFO, concurrency=2)
     assert results.totals.passed == 40
     assert held_at_the_end == [0]
+
+
+def test_runs_that_overlap_put_the_collector_back_as_it_was_before_the_first(
+    tmp_path: Path,
+) -> None:
+    first_asked, second_asked = threading.Event(), threading.Event()
+
+    class First:
+        name = "first"
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            first_asked.set()
+            while not second_asked.is_set():  # the second run starts while this one runs
+                await asyncio.sleep(0.01)
+            return _cited(prompt)
+
+    class Second:
+        name = "second"
+
+        async def ask(self, prompt: str, language: str) -> TargetResponse:
+            second_asked.set()
+            await asyncio.sleep(0.2)  # and ends after the first has ended
+            return _cited(prompt)
+
+    suites = _suites(tmp_path, 1)
+    before = gc.get_threshold()
+    first = threading.Thread(target=lambda: run_gauntlet(suites, First(), target_info=INFO))
+    first.start()
+    first_asked.wait(10)
+    second = threading.Thread(target=lambda: run_gauntlet(suites, Second(), target_info=INFO))
+    second.start()
+    first.join(10)
+    frozen_while_second_runs = gc.get_freeze_count()
+    second.join(10)
+    assert frozen_while_second_runs > 0  # the first to end did not thaw the other's heap
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_what_the_host_froze_itself_stays_frozen_after_a_run(tmp_path: Path) -> None:
+    suites = _suites(tmp_path, 1)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        run_gauntlet(suites, Cited(), target_info=INFO)
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_failure_of_the_harness_for_one_case_is_raised_after_every_case_is_asked(
+    tmp_path: Path,
+) -> None:
+    planned = schedule(_suites(tmp_path, 20)).items
+    recorded: list[str] = []
+
+    def on_case(item: object, observations: list[Observation]) -> None:
+        if not recorded:
+            recorded.append("first")
+            raise OSError(28, "No space left on device")  # the journal on a full disk
+        recorded.append("later")
+
+    with pytest.raises(OSError, match="No space left"):
+        asyncio.run(ask_all(planned, Cited(), concurrency=2, on_case=on_case))
+    assert recorded == ["first"] + ["later"] * 19  # no case was cut off by the failure
