@@ -482,6 +482,10 @@ MAYBE_NOT_TEXT = frozenset("~nNtTfFyYoO+-.0123456789")
 """The first characters of every plain scalar that is read as anything but text."""
 
 
+MAX_INT_CHARACTERS = 4000
+"""The longest whole number read (Python refuses to convert one over 4,300 digits)."""
+
+
 def resolve_plain(value: str) -> Any:
     """A plain (unquoted, untagged) scalar by the YAML 1.2 core schema, or why it is refused.
 
@@ -506,6 +510,11 @@ def resolve_plain(value: str) -> Any:
         )
     if kind == "nan_inf":
         return Refusal(f"'{value}' (NaN or infinity) is not allowed", "write a number")
+    if kind in ("int", "leading_zero") and len(value) > MAX_INT_CHARACTERS:
+        return Refusal(
+            f"a number {len(value)} characters long is too long to read",
+            "write a number of at most 4000 digits, or quote it if you mean the text",
+        )
     if kind == "leading_zero":
         return Refusal(
             f"'{value}' has a leading zero, which YAML 1.1 reads as octal",

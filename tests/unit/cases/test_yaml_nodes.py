@@ -76,6 +76,17 @@ def test_leading_zero_integers_are_refused_as_ambiguous() -> None:
     assert "leading zero" in problem
 
 
+@pytest.mark.parametrize("number", ["1" * 5000, "-" + "9" * 4500, "0" + "1" * 5000])
+def test_a_number_too_long_to_read_is_refused_where_it_stands(number: str) -> None:
+    # Python refuses to turn more than 4,300 digits into an int: that was a traceback.
+    [problem] = _problems(f"v: {number}\n")
+    assert problem.startswith(f"t.yaml:1:4: a number {len(number)} characters long is too long")
+
+
+def test_a_long_number_within_the_limit_is_read() -> None:
+    assert read_document("v: " + "1" * 4000 + "\n", "t.yaml").data == {"v": int("1" * 4000)}
+
+
 def test_marks_are_one_based_for_keys_and_values() -> None:
     document = read_document("a: 1\nb:\n  - x\n  - {c: d}\n", "t.yaml")
     assert document.value_marks[("a",)] == Mark(1, 4)
