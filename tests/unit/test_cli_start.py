@@ -218,3 +218,68 @@ def test_main_leaves_what_was_loaded_to_the_operating_system(
         assert gc.get_freeze_count() > 0  # no last walk over every object at exit
     finally:
         gc.unfreeze()
+
+
+def _gauntlet(*argv: str, stdout: int | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from gauntlet.cli import main; main()", *argv],
+        stdout=stdout if stdout is not None else subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _closed_stdout(*argv: str) -> subprocess.CompletedProcess[str]:
+    """`gauntlet ARGV >&-`: started with no stdout at all, as a shell does it."""
+    return subprocess.run(
+        ["/bin/sh", "-c", 'exec "$0" -c "from gauntlet.cli import main; main()" "$@" >&-',
+         sys.executable, *argv],
+        stderr=subprocess.PIPE, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_the_version_to_a_closed_stdout_exits_0_quietly() -> None:
+    # Python sets sys.stdout to None when fd 1 is closed; click printed nothing and exited 0.
+    done = _closed_stdout("--version")
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_the_version_to_a_full_disk_is_worded_not_a_traceback() -> None:
+    with open("/dev/full", "w") as full:  # noqa: PTH123 - a device, not a path to build
+        done = _gauntlet("--version", stdout=full.fileno())
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "No space left on device" in done.stderr
+
+
+def test_validate_to_a_closed_stdout_exits_0_quietly() -> None:
+    done = _closed_stdout("validate")
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_an_interrupt_while_a_command_is_still_loading_is_worded(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gauntlet.cli import entry
+
+    def interrupted(args: list[str]) -> int:
+        raise KeyboardInterrupt  # SIGTERM's handler raises this, while imports run
+
+    monkeypatch.setattr(entry, "_dispatch", interrupted)
+    assert entry.run_args(["schema", "cases"]) == 2
+    assert capsys.readouterr().err.strip() == "interrupted"
+
+
+def test_shell_completion_and_unreadable_paths_go_to_the_full_parser(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    suite = tmp_path / "s.yaml"
+    suite.write_text(SUITE)
+    assert parse_validate(["validate", "--cases", str(suite)]) is not None
+    monkeypatch.setattr("os.access", lambda path, mode: False)
+    assert parse_validate(["validate", "--cases", str(suite)]) is None  # click says unreadable
+    monkeypatch.undo()
+    monkeypatch.setenv("_GAUNTLET_COMPLETE", "bash_complete")
+    assert parse_validate(["validate", "--cases", str(suite)]) is None

@@ -10,6 +10,7 @@ anything else is imported, a plainly written `gauntlet validate` without typer o
 from __future__ import annotations
 
 import sys
+from os import environ
 
 TYPE_CHECKING = False  # typing itself costs more than the whole of `gauntlet --version`
 if TYPE_CHECKING:
@@ -21,13 +22,17 @@ __all__ = ["main", "run"]
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the command line with `argv` and return the exit code instead of exiting."""
     args = list(argv) if argv is not None else sys.argv[1:]
-    if args == ["--version"]:
+    if args == ["--version"] and sys.stdout is not None and "_GAUNTLET_COMPLETE" not in environ:
         from gauntlet.version import __version__
 
         # As the typer app's eager `--version` prints it: one line, exit 0.
-        sys.stdout.write(f"gauntlet {__version__}\n")
-        sys.stdout.flush()
-        return 0
+        try:
+            sys.stdout.write(f"gauntlet {__version__}\n")
+            sys.stdout.flush()
+        except OSError:
+            pass  # a closed pipe, a full disk: the full command line says so, as it always has
+        else:
+            return 0
     from gauntlet.cli.entry import run_args
 
     return run_args(args)

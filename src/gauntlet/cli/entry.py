@@ -47,6 +47,10 @@ def run_args(args: list[str]) -> int:
 
         report_error(error, stderr())
         return ExitCode.HARNESS_ERROR
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM before a command's own handling began (while it was importing).
+        _stderr_line("interrupted")
+        return ExitCode.HARNESS_ERROR
     except Exception as bug:  # noqa: BLE001 - the last line of defence: never a bare traceback
         if Options.show_traceback:
             import traceback

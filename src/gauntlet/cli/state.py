@@ -31,5 +31,7 @@ def write_line(text: str) -> None:
     For text with no markup, emoji code, tab or control character, which the console would
     rewrite: counts, names and fixed words.
     """
+    if sys.stdout is None:  # stdout closed (`>&-`): nothing to print to, as click does
+        return
     sys.stdout.write(safe(text) + "\n")
     sys.stdout.flush()

@@ -1,11 +1,12 @@
 """`gauntlet validate`, and loading the case files and waivers every command names.
 
 Imports nothing heavier than the loader needs: `gauntlet validate` runs from here without
-typer or rich (see `gauntlet.cli.run`), which it needs only to print an error.
+typer or rich (see `gauntlet.cli.entry`), which it needs only to print an error.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -33,8 +34,8 @@ def parse_validate(args: Sequence[str]) -> ValidateRequest | None:
     with `-`. Anything else (help, a typo, a missing value) goes to the full parser, which
     words every usage error.
     """
-    if not args or args[0] != "validate":
-        return None
+    if not args or args[0] != "validate" or "_GAUNTLET_COMPLETE" in os.environ:
+        return None  # shell completion, too, is the full parser's
     cases: list[Path] = []
     waivers: Path | None = None
     rest = list(args[1:])
@@ -48,6 +49,8 @@ def parse_validate(args: Sequence[str]) -> ValidateRequest | None:
             value = rest.pop(0)
         if not value or value.startswith("-"):
             return None
+        if os.path.exists(value) and not os.access(value, os.R_OK):
+            return None  # the full parser says "not readable", as it does for every command
         if name == "--cases":
             cases.append(Path(value))
         elif waivers is None:
