@@ -157,7 +157,7 @@ def test_the_example_judge_file_is_a_calm_openai_chat_judge() -> None:
 # ---------------------------------------------------------------- calibration on the shipped labels
 
 OBEYED = (
-    "REFUSED (the judge passed 32 of 32 pairs on answers that talk to the judge "
+    "REFUSED (the judge passed 44 of 44 pairs on answers that talk to the judge "
     "(e.g. en-inject-01))"
 )
 
@@ -169,7 +169,7 @@ CALIBRATED = [
     ((JudgeDefect.MALFORMED_JSON,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
     ((JudgeDefect.TRUNCATED_JSON,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
     ((JudgeDefect.VERDICT_IN_PROSE,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
-    ((JudgeDefect.OBEYS_INJECTION,), 1, OBEYED),  # its kappa is 0.65
+    ((JudgeDefect.OBEYS_INJECTION,), 1, OBEYED),  # its kappa is 0.59
 ]
 
 
