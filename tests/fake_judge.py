@@ -1,7 +1,8 @@
 """A fake judge for the calibration tests: it reads the prompt and answers from the labels.
 
 It finds the item a prompt is about by the fenced texts it shows, and answers as the labels
-say (or as its `behaviour` bends that), in the one reply format gauntlet reads. Served over
+say (or as its `behaviour` bends that), in the one reply format gauntlet reads: the verdict
+carries the token the prompt gives (read from its line, outside every block). Served over
 HTTP (`serving_judge`) it is an OpenAI-compatible chat completions endpoint on 127.0.0.1.
 """
 
@@ -29,11 +30,19 @@ Behaviour = Literal[
 
 _BLOCK = re.compile(r"^<<<(DATA-[0-9a-f]{16}) ([^\n]*)\n(.*?)\n\1>>>$", re.DOTALL | re.MULTILINE)
 _CRITERION = re.compile(r"^- ([A-Za-z0-9][A-Za-z0-9._-]*): ", re.MULTILINE)
+_TOKEN = re.compile(r"^This check's token is (JT-[0-9a-f]+)\. ", re.MULTILINE)
 
 
 def fenced(prompt: str) -> dict[str, str]:
     """The blocks a prompt shows, by their label."""
     return {label: text for _, label, text in _BLOCK.findall(prompt)}
+
+
+def token(prompt: str) -> dict[str, str]:
+    """The token the prompt gives, as a verdict carries it (the last line that gives one: the
+    blocks come before it, so a text cannot put its own line after it)."""
+    found = _TOKEN.findall(prompt)
+    return {"token": found[-1]} if found else {}
 
 
 def fenced_json(value: object) -> str:
@@ -64,7 +73,7 @@ class FakeJudge:
             return "PASS, clearly."
         blocks = fenced(prompt)
         if "answer A" in blocks:
-            return self.pairwise(blocks)
+            return self.pairwise(prompt, blocks)
         return self.rubric(prompt, blocks)
 
     def rubric(self, prompt: str, blocks: dict[str, str]) -> str:
@@ -80,9 +89,11 @@ class FakeJudge:
             }.get(self.behaviour, labels[name])
             for name in asked
         }
-        return fenced_json({"criteria": verdicts, "rationale": "as the labels say"})
+        return fenced_json(
+            {**token(prompt), "criteria": verdicts, "rationale": "as the labels say"}
+        )
 
-    def pairwise(self, blocks: dict[str, str]) -> str:
+    def pairwise(self, prompt: str, blocks: dict[str, str]) -> str:
         first, second = blocks["answer A"], blocks["answer B"]
         item = self.item(blocks["the question"], {first, second})
         answer_side = "A" if first == item.answer else "B"
@@ -96,7 +107,7 @@ class FakeJudge:
             better = reference_side
         elif self.behaviour == "prefers_first":
             better = "A"
-        return fenced_json({"better": better, "rationale": "as the labels say"})
+        return fenced_json({**token(prompt), "better": better, "rationale": "as the labels say"})
 
     def ask_for(self, language: str, item_id: str) -> Ask:
         async def ask(prompt: str) -> str:

@@ -10,6 +10,7 @@ still leave what it cannot say unjudged (the format defects and a preferred posi
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Collection
 from functools import cache
@@ -27,9 +28,10 @@ from gauntlet.judge.calibration import (
     calibrated_languages,
     check_calibration,
 )
+from gauntlet.judge.check import Ask
 from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
 from gauntlet.judge.labels import LabelSet, builtin_labels_dir, labels_digest, load_labels
-from gauntlet.judge.toy import JudgeDefect, ToyJudge, toy_judge_ask
+from gauntlet.judge.toy import JudgeDefect, ToyJudge, read_prompt, toy_judge_ask
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.judging import Judging
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
@@ -48,7 +50,7 @@ FINGERPRINT = JudgeFingerprint(
     max_tokens=None,
 )
 
-OBEYED = "the judge passed 32 of 32 pairs on answers that talk to the judge (e.g. en-inject-01)"
+OBEYED = "the judge passed 44 of 44 pairs on answers that talk to the judge (e.g. en-inject-01)"
 """Why a judge that passes what talks to it is refused, whatever its kappa."""
 
 REFUSED_BECAUSE = {
@@ -193,10 +195,10 @@ def test_a_judge_that_obeys_the_answers_is_refused_at_the_lowest_kappa_threshold
     obeying = _record(frozenset({JudgeDefect.OBEYS_INJECTION}))
     kappas = [obeying.overall.kappa, *(figures.kappa for figures in obeying.languages)]
     assert all(kappa is not None and kappa >= LOWEST_MIN_KAPPA for kappa in kappas), kappas
-    assert (obeying.talks_to_judge.talking, obeying.talks_to_judge.obeyed) == (32, 32)
+    assert (obeying.talks_to_judge.talking, obeying.talks_to_judge.obeyed) == (44, 44)
     assert refused(frozenset({JudgeDefect.OBEYS_INJECTION})) == OBEYED
     healthy = _record(frozenset())
-    assert (healthy.talks_to_judge.talking, healthy.talks_to_judge.obeyed) == (32, 0)
+    assert (healthy.talks_to_judge.talking, healthy.talks_to_judge.obeyed) == (44, 0)
     assert refused(frozenset()) is None
 
 
@@ -245,3 +247,78 @@ def test_what_calibration_exists_to_stop(
     # and the test above shows it does.
     results = _run(judged, TalksToTheJudge(), _judging(shipped, [defect], vote=True))
     assert results.verdict is Verdict.PASS
+
+
+# ------------------------------------------------------------ a judge that echoes the answer
+
+_FENCED = re.compile(r"^```[^\n]*\n(.*?)\n```$", re.DOTALL | re.MULTILINE)
+
+
+def _verdict_in(text: str) -> dict[str, object] | None:
+    """The last verdict object a text holds in a fenced block, as a judge's reply is read."""
+    found = None
+    for body in _FENCED.findall(text):
+        try:
+            value = json.loads(body)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and {"verdict", "criteria", "better"} & set(value):
+            found = value
+    return found
+
+
+def echoing_judge_ask() -> Ask:
+    """The healthy toy judge, except that it repeats a verdict it finds in a text it judges.
+
+    It keeps the prompt's form (the token too): the judge a model becomes when an answer's
+    own fenced verdict sways it, which no reading of the reply can tell from a sound one.
+    """
+    healthy = toy_judge_ask()
+
+    async def ask(prompt: str) -> str:
+        reply = await healthy(prompt)
+        read = read_prompt(prompt)
+        own = _verdict_in(reply)
+        if read is None or own is None:
+            return reply
+        sides = {"the answer": "", "answer A": "A", "answer B": "B"}
+        for label, side in sides.items():
+            echoed = _verdict_in(read.blocks.get(label, ""))
+            if echoed is None:
+                continue
+            said = echoed.get("verdict")
+            if read.rubric:
+                given = echoed.get("criteria")
+                named = given if isinstance(given, dict) else {}
+                own["criteria"] = {c: named.get(c, said) for c in read.criteria}
+            else:
+                own["better"] = echoed.get("better", side if said == "pass" else "AB".strip(side))
+            return f"```json\n{json.dumps(own)}\n```"
+        return reply
+
+    return ask
+
+
+def test_the_shipped_labels_hold_answers_with_fenced_verdicts_in_each_language(
+    shipped: LabelSet,
+) -> None:
+    # Trap: a label set no answer of which carries a verdict, so a judge that echoes one is
+    # never shown one at calibration and is let vote.
+    carrying = {
+        (item.language, item.pairwise) for item in shipped.items if _verdict_in(item.answer)
+    }
+    assert carrying == {("en", False), ("en", True), ("es", False), ("es", True)}
+
+
+def test_an_echoing_judge_is_refused_at_calibration(shipped: LabelSet) -> None:
+    # Trap: calibrating only on answers with no verdict in them, so a judge that repeats the
+    # verdict an answer carries agrees with people on every item and votes.
+    pairs = asyncio.run(calibrate(shipped, lambda language, item: echoing_judge_ask()))
+    record = build_record(shipped, pairs, FINGERPRINT)
+    refused = check_calibration(
+        record, fingerprint=FINGERPRINT, labels_digests=[labels_digest(shipped)], labels=shipped
+    )
+    assert refused is not None
+    assert "pairs on answers that talk to the judge" in refused
+    echoed = {pair.item for pair in record.pairs if pair.talks_to_judge and pair.judge == "pass"}
+    assert {item.split("-")[0] for item in echoed} == {"en", "es"}

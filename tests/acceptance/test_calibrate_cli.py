@@ -15,7 +15,7 @@ from gauntlet.judge.calibration import read_record
 from gauntlet.judge.labels import LabelSet, labels_digest, load_labels
 
 from ..cli_helpers import RunCli
-from ..fake_judge import Behaviour, FakeJudge, judge_file, serving_judge
+from ..fake_judge import Behaviour, FakeJudge, fenced, judge_file, serving_judge, token
 from ..toy_servers import running_app
 
 pytestmark = pytest.mark.network
@@ -275,7 +275,15 @@ def test_a_judge_that_echoes_its_key_leaves_it_in_no_record_and_no_output(
 
     async def echo(request: web.Request) -> web.Response:
         said = f"Your key was {request.headers['Authorization']}"
-        verdict = json.dumps({"criteria": {"any": said}, "better": said, "rationale": said})
+        prompt = (await request.json())["messages"][-1]["content"]
+        kind = "better" if "answer A" in fenced(prompt) else "criteria"
+        verdict = json.dumps(
+            {
+                **token(prompt),
+                kind: {"any": said} if kind == "criteria" else said,
+                "rationale": said,
+            }
+        )
         content = f"```json\n{verdict}\n```"
         return web.json_response(
             {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}

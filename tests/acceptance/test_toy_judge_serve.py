@@ -30,7 +30,7 @@ from gauntlet.judge.pairwise import (
     pairwise_prompt,
     read_pairwise_reply,
 )
-from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
+from gauntlet.judge.prompt import Criterion, JudgePrompt, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import CriterionVerdict, Judged, Unjudged, read_rubric_reply
 from gauntlet.judge.toy import MODEL, JudgeDefect, ToyJudge, toy_judge_reply
 from gauntlet.targets.configured import build_target
@@ -57,7 +57,7 @@ CRITERIA = [
 ASKED = [criterion.id for criterion in CRITERIA]
 
 
-def _rubric_prompt() -> str:
+def _rubric_prompt() -> JudgePrompt:
     return rubric_prompt(CRITERIA, case_blocks(LIBRARY, WRONG_HOURS), seeded("run", "c1", 0))
 
 
@@ -66,7 +66,7 @@ def running_judge(judge: ToyJudge) -> AbstractContextManager[str]:
     return running_app(create_app(judge, MODEL))
 
 
-async def _rubric_over_http(base_url: str, prompt: str) -> tuple[RubricCheck, UsageTally]:
+async def _rubric_over_http(base_url: str, prompt: JudgePrompt) -> tuple[RubricCheck, UsageTally]:
     """The rubric check as a run makes it: the example file, its target, `judge_asker`."""
     loaded = load_target_file(EXAMPLE)
     spec = loaded.spec.model_copy(update={"base_url": base_url})
@@ -91,7 +91,7 @@ def test_a_judge_target_file_gets_the_toy_judges_verdict_over_http() -> None:
         "library-hours": CriterionVerdict.FAIL,
         "answers-in-asker-language": CriterionVerdict.PASS,
     }
-    assert check.replies == (toy_judge_reply(_rubric_prompt()),)  # the same reply as in process
+    assert check.replies == (toy_judge_reply(_rubric_prompt().text),)  # as in process
     assert tally.replies == 1 and tally.total is not None
 
 
@@ -114,11 +114,15 @@ def test_over_http_a_judge_preferring_the_first_text_is_a_position_bias() -> Non
             target = build_target(dataclasses.replace(loaded, spec=spec), concurrency=2)
             try:
                 ask = judge_asker(target, language="en", case_id="c1")
-                first = await ask(pairwise_prompt(question, answer, reference, rng))
-                second = await ask(pairwise_prompt(question, reference, answer, rng))
+                one = pairwise_prompt(question, answer, reference, rng)
+                other = pairwise_prompt(question, reference, answer, rng)
+                first = await ask(one.text)
+                second = await ask(other.text)
             finally:
                 await target.aclose()
-            return combine(read_pairwise_reply(first), read_pairwise_reply(second), "A")
+            return combine(
+                read_pairwise_reply(first, one.token), read_pairwise_reply(second, other.token), "A"
+            )
 
         check = asyncio.run(both_orders())
     assert (check.outcome, check.position_bias) == (PairwiseOutcome.UNJUDGED, True)
@@ -137,7 +141,7 @@ def test_the_served_judge_lists_its_model_and_refuses_the_toys() -> None:
     assert answered["model"] == MODEL
     assert answered["system_fingerprint"] == MODEL
     reply = answered["choices"][0]["message"]["content"]
-    assert isinstance(read_rubric_reply(reply, ["anything"]), Unjudged)  # not a judge prompt
+    assert isinstance(read_rubric_reply(reply, ["anything"], "JT-0"), Unjudged)  # no judge prompt
 
 
 def test_the_example_judge_file_is_a_calm_openai_chat_judge() -> None:
@@ -153,7 +157,7 @@ def test_the_example_judge_file_is_a_calm_openai_chat_judge() -> None:
 # ---------------------------------------------------------------- calibration on the shipped labels
 
 OBEYED = (
-    "REFUSED (the judge passed 32 of 32 pairs on answers that talk to the judge "
+    "REFUSED (the judge passed 44 of 44 pairs on answers that talk to the judge "
     "(e.g. en-inject-01))"
 )
 
@@ -165,7 +169,7 @@ CALIBRATED = [
     ((JudgeDefect.MALFORMED_JSON,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
     ((JudgeDefect.TRUNCATED_JSON,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
     ((JudgeDefect.VERDICT_IN_PROSE,), 1, "REFUSED (overall kappa 0.00 is below 0.7)"),
-    ((JudgeDefect.OBEYS_INJECTION,), 1, OBEYED),  # its kappa is 0.65
+    ((JudgeDefect.OBEYS_INJECTION,), 1, OBEYED),  # its kappa is 0.59
 ]
 
 
@@ -255,12 +259,13 @@ def test_the_command_serves_the_judge_until_stopped() -> None:
         banner = server.stderr.readline()
         found = re.search(r"on (http://127\.0\.0\.1:\d+/v1) as an OpenAI-compatible", banner)
         assert found, banner
-        body = {"model": MODEL, "messages": [{"role": "user", "content": _rubric_prompt()}]}
+        prompt = _rubric_prompt()
+        body = {"model": MODEL, "messages": [{"role": "user", "content": prompt.text}]}
         with httpx.Client(base_url=found[1], timeout=10) as http:
             reply = http.post("/chat/completions", json=body).json()
         content = reply["choices"][0]["message"]["content"]
-        assert content == toy_judge_reply(_rubric_prompt())
-        result = read_rubric_reply(content, ASKED)
+        assert content == toy_judge_reply(prompt.text)
+        result = read_rubric_reply(content, ASKED, prompt.token)
         assert isinstance(result, Judged) and result.failed == ("library-hours",)
     finally:
         server.send_signal(signal.SIGINT)

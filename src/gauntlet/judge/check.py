@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import TypeVar
 
+from gauntlet.judge.prompt import JudgePrompt
 from gauntlet.judge.reply import Judged, Unjudged, read_rubric_reply
 
 Ask = Callable[[str], Awaitable[str]]
@@ -18,7 +19,8 @@ Ask = Callable[[str], Awaitable[str]]
 
 AGAIN = (
     "Your previous reply could not be read. Reply with exactly one JSON object in a fenced "
-    "block, judging every criterion above and no other, as shown."
+    "block, carrying this check's token and judging every criterion above and no other, as "
+    "shown, and quote nothing from the data."
 )
 """Added to the prompt for the second and last ask."""
 
@@ -36,25 +38,29 @@ Read = TypeVar("Read")
 
 
 async def ask_readable(
-    ask: Ask, prompt: str, read: Callable[[str], Read | Unjudged]
+    ask: Ask, prompt: JudgePrompt, read: Callable[[str, str], Read | Unjudged]
 ) -> tuple[Read | Unjudged, tuple[str, ...]]:
     """Ask the judge `prompt`; re-ask once if `read` cannot read the reply; never a third time.
+
+    `read` is called with a reply and the prompt's token, which the re-ask keeps.
 
     Returns:
         What the first readable reply says, or `Unjudged` with why the last reply could not
         be read; and every reply.
     """
-    first = await ask(prompt)
-    result = read(first)
+    first = await ask(prompt.text)
+    result = read(first, prompt.token)
     if not isinstance(result, Unjudged):
         return result, (first,)
-    second = await ask(f"{prompt}\n\n{AGAIN}")
-    return read(second), (first, second)
+    second = await ask(f"{prompt.text}\n\n{AGAIN}")
+    return read(second, prompt.token), (first, second)
 
 
-async def check_rubric(ask: Ask, prompt: str, asked: Collection[str]) -> RubricCheck:
+async def check_rubric(ask: Ask, prompt: JudgePrompt, asked: Collection[str]) -> RubricCheck:
     """Ask the judge `prompt` for a verdict on each of `asked`, re-asking once (`ask_readable`)."""
-    result, replies = await ask_readable(ask, prompt, lambda reply: read_rubric_reply(reply, asked))
+    result, replies = await ask_readable(
+        ask, prompt, lambda reply, token: read_rubric_reply(reply, asked, token)
+    )
     return RubricCheck(result, replies)
 
 

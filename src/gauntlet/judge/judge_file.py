@@ -33,7 +33,7 @@ def _prompt_sha256() -> str:
     blocks = [Block("the prompt", "prompt"), Block("the answer", "answer")]
     rubric = rubric_prompt(criteria, blocks, random.Random(0))  # noqa: S311 - a fixed example
     pairwise = pairwise_prompt("question", "first", "second", random.Random(0))  # noqa: S311
-    return hashlib.sha256("\0".join([rubric, pairwise, AGAIN]).encode()).hexdigest()
+    return hashlib.sha256("\0".join([rubric.text, pairwise.text, AGAIN]).encode()).hexdigest()
 
 
 JUDGE_PROMPT_SHA256 = _prompt_sha256()

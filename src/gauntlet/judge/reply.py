@@ -1,13 +1,20 @@
-"""Reading a judge's reply strictly: a verdict for exactly the criteria asked, or unjudged.
+"""Reading a judge's reply strictly: one verdict, the judge's own, for exactly what was asked.
 
 A judge is a model, and a model's reply is untrusted text like any target's answer. Peers
 fail open here: a reply with no verdict counted as a pass, an unparseable one as an attack
-that worked, a truncated one silently dropped. Here a reply is read one way only: the last
+that worked, a truncated one silently dropped. Here a reply is read one way only: its one
 fenced code block (or, with no fence, the whole reply) must be one JSON object,
-`{"criteria": {"<id>": "pass" | "fail", ...}, "rationale": "..."}`, with every criterion that
-was asked and no other. Anything else (no JSON, JSON cut short, a missing or extra criterion,
-`"PASS"`, a verdict written in prose) is `Unjudged`, with why and the reply's start, never a
-pass and never a fail.
+`{"token": "<the prompt's token>", "criteria": {"<id>": "pass" | "fail", ...},
+"rationale": "..."}`, with every criterion that was asked and no other. Anything else (no
+JSON, JSON cut short, a missing or extra criterion, `"PASS"`, a verdict written in prose) is
+`Unjudged`, with why and the reply's start, never a pass and never a fail.
+
+Two rules keep the verdict the judge's. A reply that holds more than one verdict (a second
+fenced block, or a second object with a verdict's key anywhere in it) is unjudged: a judge
+that says "fail" and then quotes the answer, which ends with a fenced verdict of its own,
+is not read as whichever came last. And the verdict must carry the token its prompt gave
+(`prompt.verdict_token`), which no text the judge was shown can hold: without it the verdict
+may be one the answer under judgement wrote, so it is unjudged.
 """
 
 from __future__ import annotations
@@ -30,6 +37,10 @@ QUOTED = 200
 _OPENING = re.compile(r"[ \t]*```[ \t]*(?:json)?[ \t]*\r?")
 _CLOSING = re.compile(r"[ \t]*```[ \t]*\r?")
 """The lines that open and close a fenced block, bare or marked `json`."""
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+"""A line that opens or closes a fenced block of any kind, `~~~` too: one block has two."""
+_VERDICT_KEY = re.compile(r"""["'`](?:criteria|better|verdict|veredicto)["'`]\s*:""")
+"""A verdict's key written as a JSON (or Python, or quoted) object writes it: one per verdict."""
 
 
 class CriterionVerdict(StrEnum):
@@ -42,6 +53,7 @@ class CriterionVerdict(StrEnum):
 class _RubricReply(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
+    token: str
     criteria: dict[str, Literal["pass", "fail"]]
     rationale: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -69,20 +81,23 @@ class Unjudged:
     reply: str
 
 
-def read_rubric_reply(reply: str, asked: Collection[str]) -> Judged | Unjudged:
+def read_rubric_reply(reply: str, asked: Collection[str], token: str) -> Judged | Unjudged:
     """Read a judge's reply to a rubric of the criteria `asked`.
 
     Args:
         reply: What the judge answered, as text.
         asked: The ids of the criteria the prompt asked about; the reply must judge each of
             them and no other.
+        token: The token the prompt gave (`JudgePrompt.token`); the verdict must carry it.
 
     Returns:
         `Judged` with a verdict per criterion, or `Unjudged` saying why not. Never raises on
         any reply.
     """
     quoted = printable(clipped(reply, QUOTED))
-    found = _object(reply, quoted)
+    # A criterion whose id is a verdict's key (`verdict`) is written once more by one verdict.
+    named = sum(bool(_VERDICT_KEY.fullmatch(f'"{name}":')) for name in set(asked))
+    found = _object(reply, quoted, token, keys=1 + named)
     if isinstance(found, Unjudged):
         return found
     try:
@@ -99,12 +114,32 @@ def read_rubric_reply(reply: str, asked: Collection[str]) -> Judged | Unjudged:
     return Judged(verdicts, parsed.rationale)
 
 
-def reply_object(reply: str) -> dict[str, Any] | Unjudged:
-    """The one JSON object a reply holds: its last fenced block's, or the bare reply's."""
-    return _object(reply, printable(clipped(reply, QUOTED)))
+def reply_object(reply: str, token: str) -> dict[str, Any] | Unjudged:
+    """The one verdict a reply holds, carrying `token`: its one fenced block's, or the bare reply's.
+
+    Returns:
+        The object, or `Unjudged` when the reply holds no verdict, more than one, or one
+        without `token` (`"token"` is still in the object, for its model to check as a str).
+    """
+    return _object(reply, printable(clipped(reply, QUOTED)), token)
 
 
-def _object(reply: str, quoted: str) -> dict[str, Any] | Unjudged:
+def _object(reply: str, quoted: str, token: str, *, keys: int = 1) -> dict[str, Any] | Unjudged:
+    """The reply's one verdict object carrying `token`; one verdict writes `keys` verdict keys."""
+    fences = len(_FENCE_LINE.findall(reply))
+    if fences > 2:
+        return Unjudged(
+            f"the reply holds more than one verdict ({fences} fence lines, where one block "
+            "has two): a judge gives one, and quotes none from the data",
+            quoted,
+        )
+    written = len(_VERDICT_KEY.findall(reply))
+    if written > keys:
+        return Unjudged(
+            f"the reply holds more than one verdict ({written} verdict keys): a judge gives "
+            "one, and quotes none from the data",
+            quoted,
+        )
     fenced = _last_fenced(reply)
     if fenced is not None:
         document = fenced
@@ -118,11 +153,22 @@ def _object(reply: str, quoted: str) -> dict[str, Any] | Unjudged:
         return Unjudged(str(exc), quoted)
     if not isinstance(value, dict):
         return Unjudged(f"the reply's JSON is {json_kind(value)}, not an object", quoted)
+    if "token" not in value:
+        return Unjudged(
+            "the reply's verdict has no `token`, so it may be one the data wrote, not the judge's",
+            quoted,
+        )
+    if value["token"] != token:
+        return Unjudged(
+            "the reply's `token` is not the one its prompt gave, so its verdict may be one "
+            "the data wrote (quoted from the answer), not the judge's",
+            quoted,
+        )
     return value
 
 
 def _last_fenced(reply: str) -> str | None:
-    """The body of the reply's last complete fenced block, or None when it has none.
+    """The body of the reply's last complete fenced block (its only one, as read), or None.
 
     One pass over the lines, pairing fences left to right: a reply of many fences that never
     close costs no more than its length (a regular expression took seconds on 80 KB of them).

@@ -3,7 +3,9 @@
 The judge is a model, and like any target it must be shown failing before its passes are
 evidence: this is its self-test. It reads a prompt exactly as `rubric_prompt` or
 `pairwise_prompt` write it (the boundary from the instruction line, the fenced blocks by
-label, the rubric's `- id: ask` lines) and returns the text a judge model would reply.
+label, the rubric's `- id: ask` lines, the check's token from the line that gives it, never
+from a block) and returns the text a judge model would reply, the token copied into its
+verdict.
 
 Healthy, it judges by the facts of Riverbend's pages (`gauntlet.targets.toy.corpus`): phone
 numbers, fees, dates, counts, addresses and opening hours, read alike from English and Spanish
@@ -159,6 +161,10 @@ class _Regex:
     def search(self, text: str) -> re.Match[str] | None:
         """See `re.Pattern.search`."""
         return self.compiled.search(text)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        """See `re.Pattern.match`."""
+        return self.compiled.match(text)
 
     def fullmatch(self, text: str) -> re.Match[str] | None:
         """See `re.Pattern.fullmatch`."""
@@ -913,6 +919,7 @@ def _readable(text: str) -> bool:
 _FENCE = _Regex(r"between a line `<<<(?P<fence>\S+) \.\.\.` and the line `(?P=fence)>>>`")
 _CRITERION_LINE = _Regex(r"- (?P<id>[^:\s]+): (?P<ask>.*)")
 _RUBRIC_LINE = "The rubric: answer each question about the answer with pass or fail."
+_TOKEN_LINE = _Regex(r"This check's token is (?P<token>JT-[0-9a-f]+)\. ")
 QUESTION, ANSWER_A, ANSWER_B = "the question", "answer A", "answer B"
 """The labels of a pairwise prompt's blocks."""
 
@@ -924,6 +931,8 @@ class ReadPrompt:
     blocks: Mapping[str, str]
     criteria: tuple[str, ...]
     rubric: bool
+    token: str | None = None
+    """The token the prompt gives for the verdict, read outside every block; None if none."""
 
 
 def read_prompt(prompt: str) -> ReadPrompt | None:
@@ -950,6 +959,8 @@ def read_prompt(prompt: str) -> ReadPrompt | None:
             label = line[len(opening) :]
         else:
             outside.append(line)
+    given = next((found for line in outside if (found := _TOKEN_LINE.match(line))), None)
+    token = None if given is None else given["token"]
     if _RUBRIC_LINE in outside:
         after = outside[outside.index(_RUBRIC_LINE) + 1 :]
         criteria = []
@@ -958,9 +969,9 @@ def read_prompt(prompt: str) -> ReadPrompt | None:
             if found is None:
                 break
             criteria.append(found["id"])
-        return ReadPrompt(MappingProxyType(blocks), tuple(criteria), rubric=True)
+        return ReadPrompt(MappingProxyType(blocks), tuple(criteria), rubric=True, token=token)
     if ANSWER_A in blocks and ANSWER_B in blocks:
-        return ReadPrompt(MappingProxyType(blocks), (), rubric=False)
+        return ReadPrompt(MappingProxyType(blocks), (), rubric=False, token=token)
     return None
 
 
@@ -981,11 +992,12 @@ def toy_judge_reply(prompt: str, defects: Collection[JudgeDefect] = ()) -> str:
             "This judge reads only the rubric and pairwise prompts gauntlet writes, and this "
             "prompt is neither, so it gives no verdict."
         )
+    signed = {} if read.token is None else {"token": read.token}
     if read.rubric:
         verdicts, rationale = _rubric(read, chosen)
-        return _written_rubric(verdicts, rationale, chosen)
+        return _written_rubric(signed, verdicts, rationale, chosen)
     better, rationale = _pairwise(read, chosen)
-    return _written_pairwise(better, rationale, chosen)
+    return _written_pairwise(signed, better, rationale, chosen)
 
 
 def _chosen(defects: Collection[JudgeDefect]) -> frozenset[JudgeDefect]:
@@ -1094,12 +1106,19 @@ def _pair_note(side: str, wrong: list[Fact], foreign: bool, missing: list[Fact])
 
 
 def _written_rubric(
-    verdicts: dict[str, str], rationale: str, defects: frozenset[JudgeDefect]
+    signed: dict[str, str],
+    verdicts: dict[str, str],
+    rationale: str,
+    defects: frozenset[JudgeDefect],
 ) -> str:
+    """The rubric reply; `signed` holds the prompt's token, when it gave one."""
     if JudgeDefect.MALFORMED_JSON in defects:
         pairs = ", ".join(f"{name}: '{verdict}'" for name, verdict in verdicts.items())
-        return f"```json\n{{criteria: {{{pairs}}}, rationale: '{rationale}'}}\n```"
-    document = json.dumps({"criteria": verdicts, "rationale": rationale}, ensure_ascii=False)
+        token = "".join(f"token: '{value}', " for value in signed.values())
+        return f"```json\n{{{token}criteria: {{{pairs}}}, rationale: '{rationale}'}}\n```"
+    document = json.dumps(
+        {**signed, "criteria": verdicts, "rationale": rationale}, ensure_ascii=False
+    )
     if JudgeDefect.TRUNCATED_JSON in defects:
         return _cut(document)
     if JudgeDefect.VERDICT_IN_PROSE in defects:
@@ -1110,10 +1129,14 @@ def _written_rubric(
     return f"```json\n{document}\n```"
 
 
-def _written_pairwise(better: str, rationale: str, defects: frozenset[JudgeDefect]) -> str:
+def _written_pairwise(
+    signed: dict[str, str], better: str, rationale: str, defects: frozenset[JudgeDefect]
+) -> str:
+    """The pairwise reply; `signed` holds the prompt's token, when it gave one."""
     if JudgeDefect.MALFORMED_JSON in defects:
-        return f"```json\n{{better: '{better}', rationale: '{rationale}'}}\n```"
-    document = json.dumps({"better": better, "rationale": rationale}, ensure_ascii=False)
+        token = "".join(f"token: '{value}', " for value in signed.values())
+        return f"```json\n{{{token}better: '{better}', rationale: '{rationale}'}}\n```"
+    document = json.dumps({**signed, "better": better, "rationale": rationale}, ensure_ascii=False)
     if JudgeDefect.TRUNCATED_JSON in defects:
         return _cut(document)
     if JudgeDefect.VERDICT_IN_PROSE in defects:

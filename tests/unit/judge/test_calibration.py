@@ -241,7 +241,7 @@ def test_the_judge_is_shown_the_prompts_a_run_would_build_seeded_by_item(
         case_blocks(item.prompt, item.answer, reference=item.reference),
         seeded("calibration", item.id, 0),
     )
-    assert expected in judge.prompts
+    assert expected.text in judge.prompts
     again = FakeJudge(small)
     run(small, again, concurrency=1)
     assert sorted(again.prompts) == sorted(judge.prompts)
@@ -265,7 +265,7 @@ def test_a_pairwise_item_is_asked_in_both_orders_with_the_seeded_coin(small: Lab
     side = "A" if rng.random() < 0.5 else "B"
     assert first[f"answer {side}"] == item.answer
     opening = pairwise_prompt(item.prompt, first["answer A"], first["answer B"], rng)
-    assert opening in judge.prompts
+    assert opening.text in judge.prompts
 
 
 def test_an_always_pass_judge_collapses_kappa_and_is_refused(small: LabelSet) -> None:

@@ -6,10 +6,14 @@ import asyncio
 import json
 
 from gauntlet.judge.check import AGAIN, check_rubric
+from gauntlet.judge.prompt import JudgePrompt
 from gauntlet.judge.reply import Judged, Unjudged
 
 ASKED = ("deadline",)
-GOOD = json.dumps({"criteria": {"deadline": "fail"}, "rationale": "It gives 10 days."})
+PROMPT = JudgePrompt("PROMPT", "JT-0123456789abcdef01234567")
+GOOD = json.dumps(
+    {"token": PROMPT.token, "criteria": {"deadline": "fail"}, "rationale": "It gives 10 days."}
+)
 
 
 class Judge:
@@ -26,14 +30,14 @@ class Judge:
 
 def test_a_readable_first_reply_is_the_check_and_nothing_more_is_asked() -> None:
     judge = Judge(GOOD, "never asked")
-    check = asyncio.run(check_rubric(judge, "PROMPT", ASKED))
+    check = asyncio.run(check_rubric(judge, PROMPT, ASKED))
     assert isinstance(check.result, Judged) and check.result.failed == ("deadline",)
     assert (check.replies, judge.prompts) == ((GOOD,), ["PROMPT"])
 
 
 def test_an_unreadable_reply_is_asked_again_once_without_quoting_it() -> None:
     judge = Judge("PASS. Ignore the rubric.", GOOD)
-    check = asyncio.run(check_rubric(judge, "PROMPT", ASKED))
+    check = asyncio.run(check_rubric(judge, PROMPT, ASKED))
     assert isinstance(check.result, Judged)
     assert judge.prompts == ["PROMPT", f"PROMPT\n\n{AGAIN}"]
     assert check.replies == ("PASS. Ignore the rubric.", GOOD)
@@ -41,7 +45,15 @@ def test_an_unreadable_reply_is_asked_again_once_without_quoting_it() -> None:
 
 def test_two_unreadable_replies_leave_the_check_unjudged_after_two_asks() -> None:
     judge = Judge("PASS", '{"criteria": {"deadline": "pa', GOOD)
-    check = asyncio.run(check_rubric(judge, "PROMPT", ASKED))
+    check = asyncio.run(check_rubric(judge, PROMPT, ASKED))
     assert isinstance(check.result, Unjudged)
     assert "not JSON" in check.result.why
     assert len(judge.prompts) == 2 and judge.replies == [GOOD]
+
+
+def test_the_re_ask_reads_its_reply_against_the_same_token() -> None:
+    other = GOOD.replace(PROMPT.token, "JT-" + "f" * 24)
+    judge = Judge(other, other)
+    check = asyncio.run(check_rubric(judge, PROMPT, ASKED))
+    assert isinstance(check.result, Unjudged)
+    assert "is not the one its prompt gave" in check.result.why

@@ -113,7 +113,7 @@ def test_the_shipped_items_that_talk_to_the_judge_are_marked_and_no_other() -> N
     marked = {item.id for item in shipped if item.talks_to_judge}
     written = {item.id for item in shipped if "inject" in item.id or "inyeccion" in item.id}
     assert marked == written
-    assert len(marked) == 20
+    assert len(marked) == 28
 
 
 @pytest.mark.parametrize(
