@@ -231,6 +231,9 @@ response:
 
 PATTERN_LIMIT = 1.0
 """The seconds the patterns of one answer may run (`gauntlet.patterns.TIME_LIMIT`)."""
+MARGIN = 9.0
+"""What ending the run takes besides (writing the results, exiting) on a busy machine: the
+bound the other tests here allow, where the unbounded pattern would run for centuries."""
 
 
 @pytest.mark.network
@@ -263,14 +266,14 @@ def test_a_signal_during_a_users_runaway_pattern_ends_the_run_within_the_pattern
         sent = time.monotonic()
         run.send_signal(signal.SIGTERM)
         try:
-            stdout, stderr = run.communicate(timeout=PATTERN_LIMIT + 5)
+            stdout, stderr = run.communicate(timeout=PATTERN_LIMIT + MARGIN)
         except subprocess.TimeoutExpired:
             run.kill()
             run.communicate()
-            pytest.fail(f"still running {PATTERN_LIMIT + 5:g} s after SIGTERM")
+            pytest.fail(f"still running {PATTERN_LIMIT + MARGIN:g} s after SIGTERM")
         took = time.monotonic() - sent
     assert run.returncode == 2, stdout + stderr
-    assert took < PATTERN_LIMIT + 5, f"exited {took:.1f} s after SIGTERM"
+    assert took < PATTERN_LIMIT + MARGIN, f"exited {took:.1f} s after SIGTERM"
     document = json.loads((tmp_path / "r.json").read_text())
     assert document["complete"] is False
     assert document["interrupted_by"] == "SIGTERM"
