@@ -213,3 +213,72 @@ def test_a_signal_before_the_run_starts_exits_2_at_once(
     assert run.returncode == 2, stdout + stderr
     assert time.monotonic() - sent < 10
     assert "interrupted" in stderr
+
+
+PATTERN_TARGET = """\
+version: 1
+kind: http
+url: {url}
+body: {{prompt: "{{{{ prompt }}}}"}}
+response:
+  text: text
+  citations: {{from_text: '(a|aa)+$'}}
+  context_ids: {{absent: true}}
+  refused: refused
+  escalated: escalated
+"""
+"""A target file whose citation pattern backtracks for ever over an answer of a's and a `!`."""
+
+PATTERN_LIMIT = 1.0
+"""The seconds the patterns of one answer may run (`gauntlet.patterns.TIME_LIMIT`)."""
+MARGIN = 9.0
+"""What ending the run takes besides (writing the results, exiting) on a busy machine: the
+bound the other tests here allow, where the unbounded pattern would run for centuries."""
+
+
+@pytest.mark.network
+def test_a_signal_during_a_users_runaway_pattern_ends_the_run_within_the_patterns_limit(
+    tmp_path: Path,
+) -> None:
+    # Trap: a pattern runs in the event loop, where no signal is handled until it returns;
+    # unbounded, SIGTERM waits for the backtracking to end (minutes), and CI kills the job
+    # with nothing written.
+    from ..hostile_server import hostile_server
+
+    hostile = "a" * 60 + "!"
+    suite = "suite: s\ngate: adversarial\nversion: 1\nthreshold: 1\ncases:\n" + "".join(
+        f"  - id: c{n}\n    language: en\n    prompt: '{hostile}'\n"
+        "    attack_type: prompt_leak\n    must_not_contain: [PWNED]\n"
+        for n in range(20)
+    )
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "s.yaml").write_text(suite)
+    with hostile_server() as server:
+        (tmp_path / "t.yaml").write_text(PATTERN_TARGET.format(url=server.url("/ok")))
+        run = _start(
+            tmp_path, "--cases", "cases", "--target", "t.yaml",
+            "--concurrency", "1", "--timeout", "2", "--out", "r.json",
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while server.hits("/ok") < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)  # the pre-flight check, then the first case
+        time.sleep(0.3)  # the answer is back: its citations are being read
+        sent = time.monotonic()
+        run.send_signal(signal.SIGTERM)
+        try:
+            stdout, stderr = run.communicate(timeout=PATTERN_LIMIT + MARGIN)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            run.communicate()
+            pytest.fail(f"still running {PATTERN_LIMIT + MARGIN:g} s after SIGTERM")
+        took = time.monotonic() - sent
+    assert run.returncode == 2, stdout + stderr
+    assert took < PATTERN_LIMIT + MARGIN, f"exited {took:.1f} s after SIGTERM"
+    document = json.loads((tmp_path / "r.json").read_text())
+    assert document["complete"] is False
+    assert document["interrupted_by"] == "SIGTERM"
+    outcomes = [case["outcome"] for case in document["cases"]]
+    assert len(outcomes) == 20
+    assert outcomes[0] == "errored"
+    assert "citations.from_text" in document["cases"][0]["reason"]
+    assert set(outcomes[1:]) <= {"errored", "not_run"}

@@ -603,8 +603,8 @@ def _describe(
         loc = ("pass_k",)  # a rule across two keys is reported at the one that breaks it
     if kind == "null":
         loc = (*loc, ctx["key"])  # reported by the model, located at the key's value
-    if kind in ("tools_inconsistent", "disclosure_markers_missing"):
-        loc = (*loc, *ctx["at"])  # a rule across the suite, located where it breaks
+    if kind in ("tools_inconsistent", "disclosure_markers_missing", "expected_no_claim"):
+        loc = (*loc, *ctx["at"])  # a rule across keys, located where it breaks
     if kind == "disclosure_markers_missing":
         language = ctx["language"]
         primary = language.split("-", 1)[0]

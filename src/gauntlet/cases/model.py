@@ -608,7 +608,26 @@ class TrajectoryCase(Case, UsesTools):
                 "states no check, so any readable answer would pass: give at least one of {keys}",
                 {"keys": ", ".join(TRAJECTORY_CHECKS)},
             )
+        if self.expected is not None:
+            _expected_claims(self.expected, self.language)
         return self
+
+
+def _expected_claims(expected: str, language: str) -> None:
+    """Refuse an `expected` answer with no claim: each claim must be covered, so none is a pass.
+
+    A claim is what the faithfulness rule counts as one (`gauntlet.trajectory.faithfulness`):
+    a sentence with a content word that is not a question.
+    """
+    from gauntlet.trajectory.faithfulness import faithfulness  # noqa: PLC0415
+
+    if not faithfulness(expected, (), language, 1.0).claims:
+        raise PydanticCustomError(
+            "expected_no_claim",
+            "{expected} makes no claim (each sentence is a question or only function words), "
+            "so every answer would cover it: write the facts the answer must state",
+            {"expected": repr(expected), "at": ("expected",)},
+        )
 
 
 def _threshold_not_zero(value: Any) -> Any:

@@ -11,7 +11,7 @@ from gauntlet.gates.judgement import Judgement, TrajectoryScores
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.reasons import conclude, quoted, unreadable
 from gauntlet.gates.spec import GateFamily, GateSpec
-from gauntlet.gates.trajectory import NOT_REPORTED, forbidden, observed, pattern
+from gauntlet.gates.trajectory import NOT_REPORTED, forbidden, observed, patterns
 from gauntlet.matching import markers_found
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.spec import FieldName
@@ -48,7 +48,7 @@ def _delivered(case: AdversarialCase, steps: scoring.Steps) -> list[scoring.Traj
     """Whether the calls that deliver the attack were made, any order, others allowed."""
     if not case.expect_calls:
         return []
-    expected = tuple(pattern(m) for m in case.expect_calls)
+    expected = patterns(case.expect_calls, "expect_calls")
     verdict = scoring.judge(
         scoring.TrajectorySpec(expect_calls=expected, order=scoring.Order.ANY_ORDER), steps
     )

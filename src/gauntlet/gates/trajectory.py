@@ -33,8 +33,12 @@ from gauntlet.trajectory import scoring
 NOT_REPORTED = "the target did not report its tool calls, which this case checks"
 
 
-def pattern(matcher: str | CallMatcher) -> scoring.CallPattern:
-    """A case file's call (a bare name, or a name with an arguments matcher) as scoring's."""
+def pattern(matcher: str | CallMatcher, where: str = "") -> scoring.CallPattern:
+    """A case file's call (a bare name, or a name with an arguments matcher) as scoring's.
+
+    `where` is the matcher's place in its case (`forbid_calls[0]`), which names a pattern
+    that runs past its time limit.
+    """
     if isinstance(matcher, str):
         return scoring.CallPattern(matcher)
     arguments = matcher.arguments
@@ -47,8 +51,13 @@ def pattern(matcher: str | CallMatcher) -> scoring.CallPattern:
             return scoring.CallPattern(matcher.name, scoring.Subset(dict(arguments)))
         case ArgumentsMatch.REGEX:
             return scoring.CallPattern(
-                matcher.name, scoring.Regex({k: str(v) for k, v in arguments.items()})
+                matcher.name, scoring.Regex({k: str(v) for k, v in arguments.items()}, where)
             )
+
+
+def patterns(matchers: Sequence[str | CallMatcher], key: str) -> tuple[scoring.CallPattern, ...]:
+    """The calls of a case's `key` (`expect_calls`, `forbid_calls`), each named by its place."""
+    return tuple(pattern(matcher, f"{key}[{index}]") for index, matcher in enumerate(matchers))
 
 
 def observed(calls: Sequence[ToolCall]) -> list[list[scoring.Call]] | str:
@@ -63,9 +72,9 @@ def observed(calls: Sequence[ToolCall]) -> list[list[scoring.Call]] | str:
 def spec(case: TrajectoryCase) -> scoring.TrajectorySpec:
     """The case's call checks, as scoring states them."""
     return scoring.TrajectorySpec(
-        expect_calls=tuple(pattern(m) for m in case.expect_calls),
+        expect_calls=patterns(case.expect_calls, "expect_calls"),
         order=scoring.Order(case.order.value),
-        forbid_calls=tuple(pattern(m) for m in case.forbid_calls),
+        forbid_calls=patterns(case.forbid_calls, "forbid_calls"),
         max_calls=case.max_calls,
         min_tool_accuracy=case.min_tool_accuracy,
     )
@@ -78,7 +87,7 @@ def forbidden(case: UsesTools, steps: scoring.Steps) -> tuple[scoring.Trajectory
     verdict = scoring.judge(
         scoring.TrajectorySpec(
             order=scoring.Order.ANY_ORDER,
-            forbid_calls=tuple(pattern(m) for m in case.forbid_calls),
+            forbid_calls=patterns(case.forbid_calls, "forbid_calls"),
         ),
         steps,
     )
@@ -183,4 +192,4 @@ SPEC = GateSpec(
 """The gate, as the rest of gauntlet knows it."""
 
 
-__all__ = ["SPEC", "forbidden", "judge", "observed", "pattern", "spec"]
+__all__ = ["SPEC", "forbidden", "judge", "observed", "pattern", "patterns", "spec"]

@@ -15,8 +15,10 @@ from gauntlet.cases.model import AnyCase, GoldenMatch
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.display import masking, printable
 from gauntlet.gates import GATE_SPECS, judge
+from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.turn import judge_turn
+from gauntlet.patterns import PatternTimeout, shared_limit
 from gauntlet.redact import Redactor
 from gauntlet.run.fields import absent_fields, describe_unsupplied, suite_needs, unsupplied
 from gauntlet.run.results import (
@@ -177,16 +179,14 @@ def gate_trial(
         # refusal nobody reported: the case errors instead, which withholds the verdict.
         outcome, reason = Outcome.ERRORED, describe_unsupplied(missing)
         turns = _turns(item, conversation, final=False)
-    elif conversation:
-        turns = _turns(item, conversation, final=True, without=without)
-        outcome, reason = conversation_outcome(turns)
-        # The gate judged the last turn inside `_turns`; what it measured there is the ask's.
-        scores = judge(item.case, response, without=without, exact=_exact(item)).scores
     else:
-        judgement = judge(item.case, response, without=without, exact=_exact(item))
-        outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
-        reason = judgement.reason
-        scores = judgement.scores
+        try:
+            with shared_limit():  # the case's patterns share one limit over this answer
+                turns, outcome, reason, scores = _judged(item, response, conversation, without)
+        except PatternTimeout as exc:
+            # Stopped, the pattern decided nothing: read as "no match", a forbidden call passes.
+            outcome, reason, scores = Outcome.ERRORED, str(exc), None
+            turns = _turns(item, conversation, final=False)
     return Trial(
         outcome=outcome,
         reason=printable(reason),
@@ -202,6 +202,38 @@ def gate_trial(
         first_token_ms=traced.first_token_ms if traced is not None else None,
         answered_text=traced.answered_text if traced is not None else None,
     )
+
+
+class _Judged(NamedTuple):
+    """What judging an answer gave: its turns, its outcome and reason, what it measured."""
+
+    turns: tuple[TurnResult, ...]
+    outcome: Outcome
+    reason: str
+    scores: TrajectoryScores | None
+
+
+def _judged(
+    item: Scheduled,
+    response: TargetResponse,
+    conversation: tuple[TargetResponse, ...],
+    without: frozenset[FieldName],
+) -> _Judged:
+    """An answer as its gate judges it (and, in a conversation, every turn as its own checks do).
+
+    Raises:
+        PatternTimeout: a pattern of the case ran past its time limit.
+    """
+    exact = _exact(item)
+    if conversation:
+        turns = _turns(item, conversation, final=True, without=without)
+        outcome, reason = conversation_outcome(turns)
+        # The gate judged the last turn inside `_turns`; what it measured there is the ask's.
+        scores = judge(item.case, response, without=without, exact=exact).scores
+        return _Judged(turns, outcome, reason, scores)
+    judgement = judge(item.case, response, without=without, exact=exact)
+    outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
+    return _Judged((), outcome, judgement.reason, judgement.scores)
 
 
 def _exact(item: Scheduled) -> bool:

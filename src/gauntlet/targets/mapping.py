@@ -34,6 +34,7 @@ from pydantic import JsonValue, ValidationError
 from gauntlet.display import clipped, masked, printable, unencodable
 from gauntlet.errors import TargetContractError
 from gauntlet.matching import markers_found
+from gauntlet.patterns import PatternTimeout, user_pattern
 from gauntlet.targets.contract import (
     FieldSource,
     Origin,
@@ -44,6 +45,7 @@ from gauntlet.targets.contract import (
     describe_contract_errors,
 )
 from gauntlet.targets.spec import (
+    CITATIONS_PATTERN_FIELD,
     PLACEHOLDER,
     Absent,
     CitationsFromText,
@@ -188,11 +190,6 @@ def _json(value: object) -> str:
 @lru_cache(maxsize=1024)
 def _compiled(expression: str) -> ParsedResult:
     return jmespath.compile(expression)
-
-
-@lru_cache(maxsize=256)
-def _pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
 
 
 def search_path(expression: str, document: Any, what: str) -> Any:
@@ -506,9 +503,16 @@ def cite_from_text(rule: CitationsFromText, text: str) -> tuple[tuple[str, ...],
     match when it has none; a match whose group is empty or did not take part gives no id.
     With `remove_from_text`, every match is cut out of the text and the spaces the cut
     leaves collapse (`word [RB-001].` becomes `word.`); otherwise the text is returned as is.
+
+    Raises:
+        TargetContractError: the pattern ran past its time limit (`gauntlet.patterns`): the
+            answer's citations are unknown, never "none".
     """
-    pattern = _pattern(rule.from_text)
-    matches = list(pattern.finditer(text))
+    pattern = user_pattern(rule.from_text, CITATIONS_PATTERN_FIELD)
+    try:
+        matches = pattern.finditer(text)
+    except PatternTimeout as exc:
+        raise TargetContractError(str(exc)) from None
     ids = (match.group(1) if pattern.groups else match.group() for match in matches)
     cited = tuple(dict.fromkeys(found for found in ids if found))
     if not rule.remove_from_text or not matches:

@@ -41,6 +41,7 @@ from pydantic_core import PydanticCustomError
 from gauntlet.cases.loader import kind_of
 from gauntlet.cases.model import LANGUAGE_PATTERN, Marker
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from gauntlet.patterns import PatternError, user_pattern
 from gauntlet.record import Record
 
 TARGET_FILE_VERSION = 1
@@ -76,6 +77,8 @@ class Placeholder(StrEnum):
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 """A placeholder in a body's string leaf: `{{ prompt }}`, spaces inside optional."""
 
+CITATIONS_PATTERN_FIELD = "citations.from_text"
+"""The field a citation pattern is written in, as its errors name it."""
 ENV_REFERENCE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}")
 """`${NAME}` in a header value: replaced by the environment variable's value."""
 
@@ -139,19 +142,18 @@ def _jmespath(expression: str) -> str:
 
 
 def _regex(pattern: str) -> str:
+    """A citation pattern, compiled by the engine that will run it (`gauntlet.patterns`)."""
     try:
-        compiled = re.compile(pattern)
-    except re.error as exc:
-        raise PydanticCustomError(
-            "regex", "not a regular expression: {why}", {"why": str(exc)}
-        ) from None
+        compiled = user_pattern(pattern, CITATIONS_PATTERN_FIELD)
+    except PatternError as exc:
+        raise PydanticCustomError("regex", "{why}", {"why": str(exc)}) from None
     if compiled.groups > 1:
         raise PydanticCustomError(
             "regex_groups",
             "has {groups} capturing groups; use one, around the id (or none: the whole match)",
             {"groups": compiled.groups},
         )
-    if compiled.match(""):
+    if compiled.matches_empty():
         raise PydanticCustomError(
             "regex_empty", "matches the empty string, so it would find an id everywhere"
         )

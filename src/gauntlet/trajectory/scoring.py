@@ -15,8 +15,9 @@ Matchers on one expected call's arguments:
 - `Subset`: every expected key is present with an equal value; two objects compare by the same
   rule recursively, anything else (lists included) compares whole.
 - `Regex`: each named argument is present and fully matches its pattern: a string value as
-  it is, any other value as its canonical text. Patterns are the `regex` package's (the
-  syntax of Python's `re`); one that runs longer than `REGEX_TIMEOUT` does not match.
+  it is, any other value as its canonical text. Patterns are compiled and run by
+  `gauntlet.patterns` (the syntax of Python's `re`), bounded in time: one that runs past its
+  limit raises `PatternTimeout`, never "no match", which would let a forbidden call pass.
 
 Order of the expected calls (`Order`): `exact` (the observed calls are the expected ones, call
 for call, nothing else), `in_order` (the expected calls appear as a subsequence, others allowed
@@ -48,15 +49,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import regex
-
 from gauntlet.canonical import canonical_text
 from gauntlet.display import clipped
 from gauntlet.errors import TargetContractError
+from gauntlet.patterns import PatternError, UserPattern, user_pattern
 from gauntlet.strict_json import json_kind, loads
-
-REGEX_TIMEOUT = 0.1
-"""Seconds one argument pattern may spend on one value; a pattern still running then fails."""
 
 SHOWN = 80
 """The most characters of one call's arguments a reason quotes."""
@@ -186,28 +183,35 @@ def _value_contains(observed: Any, expected: Any) -> bool:
 class Regex:
     """Each named argument is present and its text fully matches the pattern given for it.
 
+    `where` names the matcher in its file (`forbid_calls[0]`), so a pattern that runs past
+    its time limit is named as `forbid_calls[0].arguments.<name>`.
+
     Raises:
         ValueError: a pattern is not a regular expression (when the matcher is made).
     """
 
     patterns: dict[str, str]
-    _compiled: dict[str, regex.Pattern[str]] = field(init=False, repr=False, compare=False)
+    where: str = field(default="", compare=False)
+    _compiled: dict[str, UserPattern] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        compiled: dict[str, regex.Pattern[str]] = {}
+        compiled: dict[str, UserPattern] = {}
         for name, pattern in self.patterns.items():
             try:
-                compiled[name] = regex.compile(pattern)
-            except regex.error as exc:
-                raise ValueError(
-                    f"the pattern for argument {name!r} is not a regular expression: {exc}"
-                ) from None
+                where = f"{self.where}.arguments.{name}" if self.where else f"arguments.{name}"
+                compiled[name] = user_pattern(pattern, where)
+            except PatternError as exc:
+                raise ValueError(f"the pattern for argument {name!r} is {exc}") from None
         object.__setattr__(self, "_compiled", compiled)
 
     def matches(self, arguments: Mapping[str, Any]) -> bool:
-        """Whether every named argument is present and fully matches its pattern."""
+        """Whether every named argument is present and fully matches its pattern.
+
+        Raises:
+            PatternTimeout: a pattern ran past its time limit: whether it matches is unknown.
+        """
         return all(
-            name in arguments and _fullmatches(pattern, arguments[name])
+            name in arguments and pattern.fullmatch(_text(arguments[name]))
             for name, pattern in self._compiled.items()
         )
 
@@ -215,12 +219,9 @@ class Regex:
         return f"regex {clipped(canonical_text(self.patterns), SHOWN)}"
 
 
-def _fullmatches(pattern: regex.Pattern[str], value: Any) -> bool:
-    text = value if isinstance(value, str) else canonical_text(value)
-    try:
-        return pattern.fullmatch(text, timeout=REGEX_TIMEOUT) is not None
-    except TimeoutError:
-        return False
+def _text(value: Any) -> str:
+    """An argument as a pattern reads it: a string as it is, anything else as canonical JSON."""
+    return value if isinstance(value, str) else canonical_text(value)
 
 
 Matcher = Exact | Subset | Regex

@@ -132,6 +132,17 @@ def test_expected_text_must_be_covered_by_the_answer() -> None:
     assert reason == "expected: the answer does not say 'The library opens at 8 a.m.'"
 
 
+@pytest.mark.parametrize("expected", ["Sure!", "Is it open?", "Thanks. OK.", "— ..."])
+def test_an_expected_answer_that_makes_no_claim_is_refused_at_load_as_a_check_that_cannot_fail(
+    expected: str,
+) -> None:
+    # Trap: `expected` is covered when none of its claims is unsupported, so one with no claim
+    # at all (only function words, or a question) would pass every answer, silence's peers
+    # included.
+    with pytest.raises(ValidationError, match="makes no claim"):
+        trajectory_case(expected=expected)
+
+
 def test_must_contain_and_refusal_are_checked_too() -> None:
     assert _judge((LOOKUP,), must_contain=("Saturday",)) == ()
     assert _judge((LOOKUP,), must_contain=("Sunday",)) == (

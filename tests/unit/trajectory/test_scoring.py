@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gauntlet.canonical import canonical_text
+from gauntlet.patterns import TIME_LIMIT, PatternTimeout
 from gauntlet.trajectory import scoring
 from gauntlet.trajectory.scoring import (
     ArgumentsError,
@@ -299,8 +300,14 @@ def test_regex_fullmatches_strings_as_they_are_and_other_values_as_canonical_tex
     assert str(Regex({"day": "mon"})) == 'regex {"day":"mon"}'
 
 
-def test_regex_that_runs_out_of_time_does_not_match() -> None:
-    assert not Regex({"q": "(a|aa)+b"}).matches({"q": "a" * 80})
+def test_a_regex_that_runs_out_of_time_raises_and_never_reads_as_no_match() -> None:
+    # Trap: a pattern stopped at its limit and read as "no match" passes a forbidden call.
+    matcher = Regex({"q": "(a|aa)+b"}, "forbid_calls[2]")
+    with pytest.raises(PatternTimeout) as caught:
+        matcher.matches({"q": "a" * 80})
+    assert caught.value.field == "forbid_calls[2].arguments.q"
+    assert caught.value.pattern == "(a|aa)+b"
+    assert caught.value.limit == TIME_LIMIT
 
 
 def test_regex_refuses_a_pattern_that_is_not_one() -> None:
