@@ -432,9 +432,7 @@ def test_a_system_file_at_the_size_cap_is_read(tmp_path: Path) -> None:
     assert len(target.system_text) == MAX_SYSTEM_FILE_BYTES
 
 
-_BESIDE = (
-    "name a file in the target file's directory (or below it), relative to that directory"
-)
+_BESIDE = "name a file in the target file's directory (or below it), relative to that directory"
 _ITSELF = "name the file itself, so the prompt sent is the one kept beside it"
 
 
