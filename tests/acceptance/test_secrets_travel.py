@@ -151,3 +151,27 @@ def test_every_secret_is_masked_in_the_form_it_travelled_in_the_probe(
     assert "response (first" in result.stdout
     assert "[REDACTED]" in result.stdout
     assert _leaked(_shown(result)) == []
+
+
+def test_probe_sends_and_prints_no_file_that_is_not_beside_the_target_file(
+    tmp_path: Path, cases: Path, run_cli: RunCli
+) -> None:
+    # Trap: `system_file: /proc/self/environ` read, sent as the system prompt and printed
+    # by `probe` with the request, the environment's secrets with it.
+    path = tmp_path / "target.yaml"
+    path.write_text(
+        "version: 1\nkind: openai-chat\nbase_url: http://127.0.0.1:9/v1\nmodel: m\n"
+        "system_file: /proc/self/environ\n"
+        "response:\n  citations: {absent: true}\n  context_ids: {absent: true}\n"
+        "  escalated: {absent: true}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("probe", "--target", path, "--cases", cases)
+    assert (result.code, result.stdout) == (2, ""), result.show()
+    assert result.stderr == (
+        f"{path}:5:14: system_file: /proc/self/environ: an absolute path, which could name "
+        "any file on this machine\n"
+        "  hint: name a file in the target file's directory (or below it), relative to that "
+        "directory\n"
+        "1 problem in 1 file; nothing was run.\n"
+    )
