@@ -10,14 +10,21 @@ What counts as a secret is decided by name, not by guessing at values: `Authoriz
 `Cookie` and any header or query parameter named like a credential (`key`, `token`, `secret`,
 `sig`, `password`, `session`, ...), every value read from the environment with `${VAR}`, and
 the URL's password (not its user name, which names an account). A value shorter than
-`MIN_SECRET_LENGTH` is never masked: masking `1` would rewrite every `1` in every answer.
+`MIN_SECRET_LENGTH` is not masked (masking `1` would rewrite every `1` in every answer), and
+`on_unmasked` is told which, when it is learned; a value that is a credential by what it is
+(a fetched access token) is masked whatever its length.
+
+Each secret is learned in the forms it travels and comes back in: the caller gives the forms
+it sends (see `gauntlet.targets.http.request_secrets`), and every value is also masked as a
+JSON string writes it, since raw answers and error bodies quoted in messages are JSON.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:  # only for the type: the command line imports this module at start-up
@@ -42,6 +49,8 @@ class Secret(NamedTuple):
     value: str
     what: str
     """E.g. `the value of header Authorization`."""
+    always: bool = False
+    """Masked whatever its length: a credential by what it is (a fetched access token)."""
 
 
 def is_credential_name(name: str) -> bool:
@@ -54,15 +63,24 @@ class Redactor:
 
     Args:
         secrets: The values to mask, bare or as `Secret`s; blanks are ignored, and values
-            shorter than `MIN_SECRET_LENGTH` are kept aside in `unmasked`.
+            shorter than `MIN_SECRET_LENGTH` (unless `always`) are kept aside in `unmasked`.
+        on_unmasked: Told what each secret too short to mask is, once, as soon as it is
+            learned (a token fetched in the middle of a run, too): the command line prints
+            a note.
     """
 
-    def __init__(self, secrets: Iterable[str | Secret] = ()) -> None:
+    def __init__(
+        self,
+        secrets: Iterable[str | Secret] = (),
+        *,
+        on_unmasked: Callable[[str], None] | None = None,
+    ) -> None:
         self._values: frozenset[str] = frozenset()
         self._lock = threading.Lock()
         self.unmasked: tuple[str, ...] = ()
         """What each secret too short to mask is, in the order given, each once."""
         self._pattern: re.Pattern[str] | None = None
+        self.on_unmasked = on_unmasked
         self.learn(*secrets)
 
     def learn(self, *secrets: str | Secret) -> None:
@@ -73,15 +91,19 @@ class Redactor:
         Values already known cost nothing.
         """
         given = [s if isinstance(s, Secret) else Secret(s, "a secret") for s in secrets]
+        masked = {s.value for s in given if s.value and (s.always or _long_enough(s.value))}
+        short = [s.what for s in given if s.value and not (s.always or _long_enough(s.value))]
         with self._lock:
-            values = self._values | {s.value for s in given if len(s.value) >= MIN_SECRET_LENGTH}
-            short = (s.what for s in given if 0 < len(s.value) < MIN_SECRET_LENGTH)
-            self.unmasked = tuple(dict.fromkeys((*self.unmasked, *short)))
-            if values == self._values:
-                return
-            ordered = sorted(values, key=lambda value: (-len(value), value))
-            self._pattern = re.compile("|".join(map(re.escape, ordered)))
-            self._values = values
+            values = self._values | {form for value in masked for form in _forms(value)}
+            told = [what for what in dict.fromkeys(short) if what not in self.unmasked]
+            self.unmasked = (*self.unmasked, *told)
+            if values != self._values:
+                ordered = sorted(values, key=lambda value: (-len(value), value))
+                self._pattern = re.compile("|".join(map(re.escape, ordered)))
+                self._values = values
+        if self.on_unmasked is not None:
+            for what in told:
+                self.on_unmasked(what)
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -106,6 +128,15 @@ class Redactor:
         if not _holds(data, pattern):
             return record
         return type(record).model_validate(_masked(data, pattern))
+
+
+def _long_enough(value: str) -> bool:
+    return len(value) >= MIN_SECRET_LENGTH
+
+
+def _forms(value: str) -> set[str]:
+    """`value`, and as a JSON string writes it (with and without escapes for non-ASCII)."""
+    return {value, *(json.dumps(value, ensure_ascii=ascii)[1:-1] for ascii in (True, False))}
 
 
 def _holds(value: Any, pattern: re.Pattern[str]) -> bool:

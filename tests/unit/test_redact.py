@@ -207,3 +207,46 @@ def test_a_header_value_read_with_a_line_break_is_refused_without_it() -> None:
     assert refused.value.worded({"header": "--header"}) == (
         "--header X-Token: a header value cannot hold a line break"
     )
+
+
+def test_a_secret_is_masked_as_a_json_string_writes_it() -> None:
+    # Trap: a raw answer or an error body quoted as JSON spells `"` as `\"` and `é` as
+    # `\u00e9`, so the secret as given is nowhere in it.
+    secret = 'pa"ss\\wörd-1'  # noqa: S105 - a test value
+    redactor = Redactor([secret])
+    for spelled in ('pa\\"ss\\\\wörd-1', 'pa\\"ss\\\\w\\u00f6rd-1'):
+        assert redactor.text(f"body: {spelled}.") == f"body: {MASK}."
+
+
+def test_a_secret_too_short_to_mask_is_told_once_when_it_is_learned() -> None:
+    # Trap: the note printed once after the target is built, so a secret learned later (a
+    # judge's target file, a token fetched mid-run, `probe`) is neither masked nor named.
+    told: list[str] = []
+    redactor = Redactor([Secret("tiny", "the URL's password")], on_unmasked=told.append)
+    redactor.learn(Secret("tiny", "the URL's password"), Secret("t0k", "the value of X-Id"))
+    assert told == ["the URL's password", "the value of X-Id"]
+
+
+def test_a_credential_by_what_it_is_is_masked_whatever_its_length() -> None:
+    # Trap: an access token under 8 characters treated as a header value might be: neither
+    # masked nor named, though the docs say every token fetched is masked.
+    told: list[str] = []
+    redactor = Redactor(on_unmasked=told.append)
+    redactor.learn(Secret("t0k-9", "an OAuth access token", always=True))
+    assert (redactor.text("Bearer t0k-9"), told) == (f"Bearer {MASK}", [])
+
+
+def test_a_padded_environment_value_is_learned_as_it_travels() -> None:
+    # Trap: the value registered with its spaces while the header goes out trimmed, so the
+    # target's echo of it (and its trimmed form) is never masked.
+    header = parse_header("X-Tenant: ${PADDED}", {"PADDED": "  padded-4f0d2a91  "})
+    assert header.value == "padded-4f0d2a91"
+    target = HttpTarget("http://api.test/ask", headers=[header])
+    assert "padded-4f0d2a91" in _values(target)
+
+
+def test_a_query_credential_is_learned_as_aiohttp_sends_it() -> None:
+    # Trap: the value learned as written and decoded, while yarl re-quotes the query on the
+    # wire (`%2F` goes out as `/`), the form a server that echoes its request line says back.
+    target = HttpTarget("http://api.test/ask?api-key=q-key%2B5e%2F91c%3D7b")
+    assert {"q-key%2B5e%2F91c%3D7b", "q-key%2B5e/91c%3D7b", "q-key+5e/91c=7b"} <= _values(target)

@@ -243,6 +243,8 @@ def _json_schema(schema: JsonObject) -> JsonObject:
     # where it is written. Imported here, not at the top: only suites with tools need it.
     from jsonschema import Draft202012Validator, SchemaError  # noqa: PLC0415
 
+    from gauntlet.cases.tool_schema import outside_the_schema  # noqa: PLC0415
+
     if schema.get("type") != "object":
         raise PydanticCustomError(
             "tool_schema_not_object",
@@ -256,6 +258,10 @@ def _json_schema(schema: JsonObject) -> JsonObject:
             "not a JSON Schema (draft 2020-12): {why}",
             {"why": exc.message},
         ) from None
+    # Checked after the schema is known to be one: its refs are looked up in it.
+    outside = outside_the_schema(schema)
+    if outside is not None:
+        raise PydanticCustomError("tool_schema_outside", "{why}", {"why": outside})
     return schema
 
 

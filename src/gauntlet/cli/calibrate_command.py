@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gauntlet.cli.console import note_unmasked, stderr, stdout
+from gauntlet.cli.console import stderr, stdout
 from gauntlet.cli.options import (
     replace_out,
 )
@@ -121,7 +121,6 @@ def _calibrate(
     loaded = load_target_file(judge_file)
     fingerprint = judge_fingerprint(loaded)
     target = build_target(loaded, concurrency=concurrency, redactor=Options.redactor)
-    note_unmasked(Options.redactor)
 
     async def ask_all(progress: ProgressDisplay) -> Any:
         try:

@@ -10,7 +10,7 @@ from rich.text import Text
 from gauntlet.cli.state import safe
 from gauntlet.display import printable
 from gauntlet.errors import ConfigErrors, GauntletError
-from gauntlet.redact import MIN_SECRET_LENGTH, Redactor
+from gauntlet.redact import MIN_SECRET_LENGTH
 
 
 class GuardedConsole(Console):
@@ -56,11 +56,14 @@ def report_error(error: GauntletError, err: Console) -> None:
         err.print(f"error: {error}", markup=False)
 
 
-def note_unmasked(redactor: Redactor) -> None:
-    """Say which secrets are too short to mask: sent, but shown wherever they appear."""
-    for what in redactor.unmasked:
-        stderr().print(
-            f"note: {what} is shorter than {MIN_SECRET_LENGTH} characters: it is sent, but "
-            "not masked in any output (masking so short a value would rewrite the answers)",
-            markup=False,
-        )
+def note_unmasked(what: str) -> None:
+    """Say that the secret `what` is too short to mask: sent, but shown wherever it appears.
+
+    The redactor of every invocation calls it as soon as it learns such a secret, whichever
+    command learned it and whenever (a judge's target file, `probe`, a token mid-run).
+    """
+    stderr().print(
+        f"note: {what} is shorter than {MIN_SECRET_LENGTH} characters: it is sent, but "
+        "not masked in any output (masking so short a value would rewrite the answers)",
+        markup=False,
+    )

@@ -31,7 +31,7 @@ _INTERRUPTED = 130
 def run_args(args: list[str]) -> int:
     """Run the command line with `args` and return the exit code."""
     Options.show_traceback = False
-    Options.redactor = Redactor()
+    Options.redactor = Redactor(on_unmasked=_note_unmasked)
     previous = _terminate_like_interrupt()
     try:
         _check_arguments(args)
@@ -106,6 +106,13 @@ def _stderr_line(text: str) -> None:
     from gauntlet.cli.console import stderr
 
     stderr().print(text, markup=False)
+
+
+def _note_unmasked(what: str) -> None:
+    """Print the note for a secret too short to mask (rich is imported only if one is)."""
+    from gauntlet.cli.console import note_unmasked
+
+    note_unmasked(what)
 
 
 def _check_arguments(args: Sequence[str]) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gauntlet.cli.console import note_unmasked, stderr, stdout
+from gauntlet.cli.console import stderr, stdout
 from gauntlet.cli.options import (
     CasesOption,
     HistoryOption,
@@ -462,7 +462,6 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
             return build_callable_target(request.callable_spec, concurrency=concurrency)
     else:
         return build_toy_target(request.toy_defects or [], concurrency=concurrency)
-    note_unmasked(redactor)
     return built
 
 

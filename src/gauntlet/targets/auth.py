@@ -242,7 +242,10 @@ def _token(body: bytes, redactor: Redactor) -> _Token:
         raise TargetContractError(f"the answer is a JSON {json_kind(data)}, not an object")
     token = data.get("access_token")
     if isinstance(token, str) and token:
-        redactor.learn(Secret(token, "an OAuth access token"))
+        # Masked whatever its length: it is a credential by what it is, and the server chose
+        # it, so no note could let the user pick a longer one.
+        what = "an OAuth access token"
+        redactor.learn(Secret(token, what, always=True), Secret(token.strip(), what, always=True))
     else:
         found = "missing" if "access_token" not in data else f"a {json_kind(token)}"
         if token == "":

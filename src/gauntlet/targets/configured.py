@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from gauntlet.errors import TargetContractError
-from gauntlet.redact import Redactor, Secret
+from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
 from gauntlet.targets.client import (
@@ -45,7 +45,13 @@ from gauntlet.targets.contract import (
     Usage,
 )
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request
-from gauntlet.targets.http import PROBE_PROMPT, Header, HttpTarget, parse_header
+from gauntlet.targets.http import (
+    PROBE_PROMPT,
+    Header,
+    HttpTarget,
+    parse_header,
+    request_secrets,
+)
 from gauntlet.targets.mapping import (
     TOOL_CALLS_PATH,
     Mapped,
@@ -165,6 +171,7 @@ class _FileTarget(abc.ABC):
         auth: Authenticator | None,
         response: Any,
         clock: Clock,
+        body: Any = None,
     ) -> None:
         self._auth = auth
         parts = urlsplit(url)
@@ -174,12 +181,12 @@ class _FileTarget(abc.ABC):
         self._response = response
         self._clock = clock
         self._static = provides(response)
-        self._header_secrets = tuple(
-            Secret(value, "a value read from the environment")
-            for header in headers
-            for value in header.from_environment
+        # Learned as the request is made: the URL and headers as they travel, and any value
+        # a body names like a credential (the body is sent as the file wrote it).
+        self._request_secrets = tuple(
+            dict.fromkeys((*request_secrets(url, headers), *body_secrets(body)))
         )
-        client.redactor.learn(*self._header_secrets)
+        client.redactor.learn(*self._request_secrets)
         self._headers = CIMultiDictProxy(
             CIMultiDict(
                 {"Content-Type": "application/json", "User-Agent": f"gauntlet/{__version__}"}
@@ -189,9 +196,10 @@ class _FileTarget(abc.ABC):
 
     @property
     def secrets(self) -> tuple[Secret, ...]:
-        """Every value read from the environment, and the client's credentials."""
+        """What the request carries (see `request_secrets`), and the client's credentials."""
         auth = self._auth.secrets if self._auth is not None else ()
-        return tuple(dict.fromkeys((*self._header_secrets, *auth, *self._client.exchange.secrets)))
+        exchange = self._client.exchange.secrets
+        return tuple(dict.fromkeys((*self._request_secrets, *auth, *exchange)))
 
     def provides(self, language: str) -> Provenance:
         """The file's mapping, with a phrase rule that has no phrases for `language` absent."""
@@ -291,7 +299,14 @@ class OpenAIChatTarget(_FileTarget):
         clock: Clock = time.perf_counter,
     ) -> None:
         super().__init__(
-            completions_url(spec.base_url), spec.name, headers, client, auth, spec.response, clock
+            completions_url(spec.base_url),
+            spec.name,
+            headers,
+            client,
+            auth,
+            spec.response,
+            clock,
+            spec.extra_body,
         )
         self._spec = spec
         self._system = system if system is not None else spec.system
@@ -421,7 +436,9 @@ class TemplateTarget(_FileTarget):
         *,
         clock: Clock = time.perf_counter,
     ) -> None:
-        super().__init__(spec.url, spec.name, headers, client, auth, spec.response, clock)
+        super().__init__(
+            spec.url, spec.name, headers, client, auth, spec.response, clock, spec.body
+        )
         self._spec = spec
         if spec.response.stream is StreamFormat.SSE:
             self._headers = _with(self._headers, "Accept", "text/event-stream")
@@ -512,6 +529,25 @@ class TemplateTarget(_FileTarget):
                 )
             pieces.append(piece)
         return pieces
+
+
+def body_secrets(body: Any) -> list[Secret]:
+    """Each text a body template gives a key named like a credential, as written and as sent.
+
+    A body is sent as the file wrote it (no `${VAR}` is read into it), so a credential in it
+    is written in the file; it is still never shown. Text with a placeholder is the case's.
+    """
+    found: list[Secret] = []
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if isinstance(value, str) and is_credential_name(key) and "{{" not in value:
+                found.append(Secret(value, f"the body's {key}"))
+            else:
+                found += body_secrets(value)
+    elif isinstance(body, list):
+        for item in body:
+            found += body_secrets(item)
+    return found
 
 
 def _session_id(

@@ -33,6 +33,7 @@ from typing import Protocol
 from urllib.parse import SplitResult, unquote, unquote_plus, urlsplit, urlunsplit
 
 import aiohttp
+import yarl
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from gauntlet.display import clipped
@@ -480,6 +481,28 @@ def shown_url(url: str) -> str:
         masked = raw and is_credential_name(unquote_plus(name))
         fields.append(f"{name}{equals}{MASK}" if masked else field)
     return urlunsplit(parts._replace(query="&".join(fields)))
+
+
+def query_secrets(url: str) -> list[Secret]:
+    """Each query value of `url` named like a credential, in every form it travels.
+
+    As written, as aiohttp sends it (yarl quotes a query its own way: `%2F` goes out as `/`),
+    and decoded as a server reads it (`+` as a space, and as a plus): a target that says back
+    its query says it in one of these.
+    """
+    try:
+        sent = yarl.URL(url).raw_query_string
+    except (ValueError, TypeError):  # refused when it is sent, without its value
+        sent = ""
+    found = []
+    for query in dict.fromkeys((urlsplit(url).query, sent)):
+        for field in query.split("&") if query else []:
+            name, _, raw = field.partition("=")
+            if not (raw and is_credential_name(unquote_plus(name))):
+                continue
+            what = f"the URL's {unquote_plus(name)} parameter"
+            found += [Secret(form, what) for form in (raw, unquote_plus(raw), unquote(raw))]
+    return list(dict.fromkeys(found))
 
 
 def basic_credentials(username: str, password: str | None) -> str:

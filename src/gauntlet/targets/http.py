@@ -18,9 +18,9 @@ import asyncio
 import json
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
-from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
@@ -60,6 +60,7 @@ from gauntlet.targets.exchange import (
     basic_credentials,
     environment_proxy,
     header_secrets,
+    query_secrets,
     shown_url,
     without_userinfo,
 )
@@ -83,6 +84,7 @@ __all__ = [
     "environment_proxy",
     "parse_contract_body",
     "parse_header",
+    "request_secrets",
     "shown_url",
 ]
 
@@ -140,7 +142,9 @@ def parse_header(header: str, environ: Mapping[str, str]) -> Header:
         read.append(environ[variable])
         return environ[variable]
 
-    value = _ENV_REFERENCE.sub(expand, match["value"].strip())
+    # Trimmed after the variables are read, as HTTP trims it: the value that travels, and so
+    # the value (and each variable's part of it) that a target can say back.
+    value = _ENV_REFERENCE.sub(expand, match["value"]).strip()
     if "\r" in value or "\n" in value:
         raise UsageError(_HEADER_PARAMETER, f" {name}: a header value cannot hold a line break")
     return Header(name, value, tuple(read))
@@ -205,7 +209,7 @@ class HttpTarget:
             else list(headers or [])
         )
         self._headers = {header.name: header.value for header in given}
-        self._from_environment = {v for header in given for v in header.from_environment}
+        self._from_environment = {header.name: header.from_environment for header in given}
         self._secret_headers = {
             header.name
             for header in given
@@ -261,21 +265,13 @@ class HttpTarget:
         answers. Tokens fetched during the run are not known here: they are taught to the
         run's `Redactor` as they arrive.
         """
-        found: list[Secret] = []
-        for name, value in self._headers.items():
-            if name in self._secret_headers:
-                found += header_secrets(value, f"the value of header {name}")
-        found += [
-            Secret(value, "a value read from the environment")
-            for value in sorted(self._from_environment)
+        sent = [
+            Header(name, value, self._from_environment.get(name, ()))
+            for name, value in self._headers.items()
         ]
+        found = request_secrets(self.url, sent, credentials=self._secret_headers)
         found += self._exchange.secrets
         found += self._url_password
-        found += [
-            Secret(form, f"the URL's {name} parameter")
-            for name, forms in _credential_query_values(urlsplit(self.url).query)
-            for form in forms
-        ]
         if self._auth is not None:
             found += self._auth.secrets
         return tuple(dict.fromkeys(secret for secret in found if secret.value))
@@ -350,14 +346,31 @@ class HttpTarget:
         await self._exchange.aclose()
 
 
-def _credential_query_values(query: str) -> list[tuple[str, tuple[str, ...]]]:
-    """Each query parameter named like a credential, with its value as written and decoded."""
-    found = []
-    for field in query.split("&"):
-        name, _, raw = field.partition("=")
-        if raw and is_credential_name(unquote_plus(name)):
-            found.append((unquote_plus(name), tuple(dict.fromkeys((raw, unquote_plus(raw))))))
-    return found
+def request_secrets(
+    url: str, headers: Sequence[Header], *, credentials: Collection[str] = ()
+) -> list[Secret]:
+    """The secrets a request to `url` with `headers` carries, in the forms they travel in.
+
+    The one place that decides what of a request is secret, for every HTTP target: each
+    header named like a credential, written with `${VAR}` or listed in `credentials` (its
+    value as sent, the token after its scheme and a `Basic` pair decoded); each value read
+    from the environment, as read and as it travels (a header value's edges are trimmed:
+    HTTP keeps no space around a value); and each query value named like a credential, as
+    written, as sent and decoded.
+    """
+    found: list[Secret] = []
+    for header in headers:
+        if (
+            header.from_environment
+            or is_credential_name(header.name)
+            or header.name in (credentials)
+        ):
+            found += header_secrets(header.value, f"the value of header {header.name}")
+        for value in header.from_environment:
+            what = "a value read from the environment"
+            found += [Secret(value, what), Secret(value.strip(), what)]
+    found += query_secrets(url)
+    return list(dict.fromkeys(secret for secret in found if secret.value))
 
 
 def _request_headers(headers: Mapping[str, str]) -> dict[str, str]:

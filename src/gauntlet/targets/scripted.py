@@ -51,6 +51,7 @@ from gauntlet.cases.model import (
     TrajectorySuite,
     UsesTools,
 )
+from gauntlet.cases.tool_schema import tool_validator
 from gauntlet.display import clipped
 from gauntlet.errors import TargetError
 from gauntlet.targets.contract import ToolCall, Usage, total_usage
@@ -91,13 +92,10 @@ class Scripted:
         return {tool.name: tool for tool in self.tools}
 
     def validator(self, tool: ToolSpec) -> Draft202012Validator:
-        """The tool's arguments schema, compiled once."""
-        # Imported here, not at the top, as the case models do: only cases with tools need it.
-        from jsonschema import Draft202012Validator  # noqa: PLC0415
-
+        """The tool's arguments schema, compiled once, on a registry that retrieves nothing."""
         found = self._validators.get(tool.name)
         if found is None:
-            found = self._validators[tool.name] = Draft202012Validator(tool.parameters)
+            found = self._validators[tool.name] = tool_validator(tool.parameters)
         return found
 
 
@@ -166,9 +164,17 @@ def _refusal(scripted: Scripted, requested: Requested) -> str | None:
         return f"{UNKNOWN_TOOL} {requested.name!r}: the tools are {offered}"
     if isinstance(requested.arguments, ArgumentsError):
         return f"{NOT_AN_OBJECT}: {requested.arguments.why}"
-    from jsonschema.exceptions import best_match  # noqa: PLC0415 - see `Scripted.validator`
+    # Imported here, not at the top, as the case models do: only cases with tools need it.
+    from jsonschema.exceptions import best_match  # noqa: PLC0415
+    from referencing.exceptions import Unresolvable  # noqa: PLC0415
 
-    problem = best_match(scripted.validator(tool).iter_errors(requested.arguments))
+    try:
+        problem = best_match(scripted.validator(tool).iter_errors(requested.arguments))
+    except Unresolvable as exc:  # the loader refuses such a schema; this is the last guard
+        raise TargetError(
+            f"the schema of tool {tool.name} refers outside itself ({getattr(exc, 'ref', '?')}), "
+            "which gauntlet never fetches"
+        ) from None
     if problem is None:
         return None
     where = f" at {problem.json_path}" if problem.path else ""

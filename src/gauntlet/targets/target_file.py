@@ -20,6 +20,7 @@ import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
+from pathlib import PurePath
 from typing import Any, NamedTuple, get_args, get_origin
 from urllib.parse import urlsplit
 
@@ -598,22 +599,26 @@ class _Checks:
     # ---------------------------------------------------------------- system_file
 
     def read_system_file(self, name: str) -> str | None:
-        """`system_file`'s text, or None with the error: a regular UTF-8 file, not a link."""
+        """`system_file`'s text, or None with the error: a regular UTF-8 file beside the file.
+
+        Only what is in the target file's directory, or below it, is read: an absolute path,
+        a `..` that climbs out, or a symlink anywhere on the way is refused before anything
+        is opened, so no target file can send (or `probe` print) another file's content.
+        """
         file = self.base_dir / name
-        problem, hint = None, None
-        try:
-            if file.is_symlink():
-                problem = "is a symlink"
-                hint = "name the file itself, so the prompt sent is the one kept beside it"
-            else:
+        problem, hint = _outside(self.base_dir, name)
+        if problem is None:
+            try:
                 raw = read_regular_file(file, limit=MAX_SYSTEM_FILE_BYTES, what="a system prompt")
-        except RefusedFileError as exc:  # not a regular file, or too large
-            problem = exc.reason
-        except FileNotFoundError:
-            problem = "no such file"
-            hint = "system_file is read relative to the directory of the target file"
-        except OSError as exc:
-            problem = f"cannot read: {exc.strerror}"
+            except RefusedFileError as exc:  # not a regular file, or too large
+                problem = exc.reason
+            except FileNotFoundError:
+                problem = "no such file"
+                hint = "system_file is read relative to the directory of the target file"
+            except OSError as exc:
+                problem = f"cannot read: {exc.strerror}"
+            except ValueError:  # a NUL in the name, which no path can hold
+                problem = "cannot be a file name: it holds a NUL character"
         if problem is None and raw.startswith(b"\xef\xbb\xbf"):
             problem, hint = "starts with a byte-order mark", "save it as UTF-8 without BOM"
         if problem is None:
@@ -692,6 +697,38 @@ class _Checks:
 _AUTH_HINT = (
     "use `auth:`, or a header that reads them, such as `Authorization: Basic ${CREDENTIALS}`"
 )
+
+_BESIDE = "name a file in the target file's directory (or below it), relative to that directory"
+_ITSELF = "name the file itself, so the prompt sent is the one kept beside it"
+
+
+def _outside(base_dir: FsPath, name: str) -> tuple[str | None, str | None]:
+    """Why `name` may reach outside `base_dir`, and a hint; (None, None) when it cannot.
+
+    Decided on the name as written and on what is on disk, never by resolving: with no
+    symlink on the way, `..` means the directory above, so counting is enough.
+    """
+    written = PurePath(name)
+    if written.is_absolute() or written.anchor:
+        return "an absolute path, which could name any file on this machine", _BESIDE
+    depth = 0
+    for part in written.parts:
+        depth += -1 if part == ".." else 0 if part == "." else 1
+        if depth < 0:
+            return "leaves the target file's directory", _BESIDE
+    walked = base_dir
+    parts = [part for part in written.parts if part != "."]
+    for index, part in enumerate(parts):
+        walked /= part
+        try:
+            linked = part != ".." and walked.is_symlink()
+        except (OSError, ValueError):  # unreadable on the way: reading it says why
+            return None, None
+        if linked and index == len(parts) - 1:
+            return "is a symlink", _ITSELF
+        if linked:
+            return f"goes through a symlink ({FsPath(*parts[: index + 1])})", _ITSELF
+    return None, None
 
 
 def _body_strings(body: Any, path: NodePath = ("body",)) -> Iterator[tuple[NodePath, bool, str]]:

@@ -1361,3 +1361,59 @@ def test_phrases_for_only_the_suites_languages_pass_the_english_pre_flight_check
     assert case.trials[0].provenance[FieldName.ESCALATED] == FieldSource(
         origin=Origin.DERIVED, rule="phrases for es (1)"
     )
+
+
+# ------------------------------------------------------------------ secrets as they travel
+
+CARRIER = """\
+version: 1
+kind: {kind}
+{where}: http://api.test/v1?api-version=2&api-key=q-key%2B5e%2F91c%3D7b
+headers: {{X-Api-Key: literal-key-0123, X-Tenant: "${{PADDED}}"}}
+{rest}
+"""
+CHAT_REST = (
+    "model: m\nextra_body: {user: {auth_token: body-token-4567}}\n"
+    "response:\n  citations: {absent: true}\n  context_ids: {absent: true}\n"
+    "  escalated: {absent: true}\n"
+)
+HTTP_REST = (
+    'body: {prompt: "{{ prompt }}", credentials: [{secret: body-token-4567}]}\n'
+    "response:\n  text: text\n  citations: {absent: true}\n  context_ids: {absent: true}\n"
+    "  refused: {absent: true}\n  escalated: {absent: true}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "where", "rest"),
+    [("openai-chat", "base_url", CHAT_REST), ("http", "url", HTTP_REST)],
+)
+def test_a_file_target_learns_every_secret_its_request_carries_as_it_travels(
+    kind: str, where: str, rest: str
+) -> None:
+    # Trap: a file target that learns only its `${VAR}` values as the environment holds them,
+    # while its request carries a credential query value (percent-encoded one way as written,
+    # another as aiohttp sends it, decoded as the server reads it), a credential header
+    # written in the file, a padded variable trimmed, and a credential in the body.
+    redactor = Redactor()
+    spoken = [
+        "q-key+5e/91c=7b",
+        "q-key%2B5e%2F91c%3D7b",
+        "q-key%2B5e/91c%3D7b",
+        "literal-key-0123",
+        "padded-4f0d2a91",
+        "body-token-4567",
+    ]
+    echo = " ".join(spoken)
+    reply = {"text": echo, "choices": [{"message": {"content": echo}, "finish_reason": "stop"}]}
+    target, exchange = _build(
+        CARRIER.format(kind=kind, where=where, rest=rest),
+        lambda request: MockReply.json(reply),
+        environ={"PADDED": "  padded-4f0d2a91  "},
+        redactor=redactor,
+    )
+    said = _ask(target).response.text
+    [sent] = exchange.requests
+    assert sent.headers["X-Tenant"] == "padded-4f0d2a91"
+    assert redactor.text(said) == " ".join([MASK] * len(spoken))
+    assert set(spoken) <= {secret.value for secret in target.secrets}

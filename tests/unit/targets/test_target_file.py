@@ -432,6 +432,48 @@ def test_a_system_file_at_the_size_cap_is_read(tmp_path: Path) -> None:
     assert len(target.system_text) == MAX_SYSTEM_FILE_BYTES
 
 
+_BESIDE = "name a file in the target file's directory (or below it), relative to that directory"
+_ITSELF = "name the file itself, so the prompt sent is the one kept beside it"
+
+
+@pytest.mark.parametrize(
+    ("written", "why", "hint"),
+    [
+        (
+            "/proc/self/environ",
+            "an absolute path, which could name any file on this machine",
+            _BESIDE,
+        ),
+        ("../outside.txt", "leaves the target file's directory", _BESIDE),
+        ("prompts/../../outside.txt", "leaves the target file's directory", _BESIDE),
+        ("linked/outside.txt", "goes through a symlink (linked)", _ITSELF),
+        ("prompts/linked-file.txt", "is a symlink", _ITSELF),
+    ],
+)
+def test_a_target_file_reads_only_what_is_beside_it(
+    tmp_path: Path, written: str, why: str, hint: str
+) -> None:
+    # Trap: the name joined to the directory and read as it stands, so an absolute path, a
+    # `..` or a symlinked directory sends any file the process can read (the environment,
+    # another project's keys) to the target as the system prompt, and `probe` prints it.
+    base = tmp_path / "conf"
+    (base / "prompts").mkdir(parents=True)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("OUTSIDE-SECRET", encoding="utf-8")
+    (base / "linked").symlink_to(tmp_path, target_is_directory=True)
+    (base / "prompts" / "linked-file.txt").symlink_to(outside)
+    errors = _errors(OPENAI + f"system_file: {written}\n", base=base)
+    assert errors == [f"t.yaml:9:14: system_file: {base / written}: {why}\n  hint: {hint}"]
+
+
+def test_a_system_file_below_the_target_files_directory_is_read(tmp_path: Path) -> None:
+    # Trap: a rule against `..` that refuses every path with a directory in it.
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "s.txt").write_text("Be brief.", encoding="utf-8")
+    target = _parse(OPENAI + "system_file: ./prompts/../prompts/s.txt\n", base=tmp_path)
+    assert target.system_text == "Be brief."
+
+
 # ------------------------------------------------------------------ reading the file
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from gauntlet.cases.tool_schema import tool_validator
 from gauntlet.matching import normalise
 
 LANGUAGES = ("en", "es")
@@ -420,14 +421,10 @@ def check_arguments(name: str, arguments: Mapping[str, Any]) -> None:
     Raises:
         ToolArgumentsError: no such tool, or the arguments do not fit its schema.
     """
-    from jsonschema import Draft202012Validator  # noqa: PLC0415 - only tool calls need it
-
     tool = TOOLS.get(name)
     if tool is None:
         raise ToolArgumentsError(f"unknown tool: {name}")
-    error = next(
-        iter(Draft202012Validator(dict(tool.parameters)).iter_errors(dict(arguments))), None
-    )
+    error = next(iter(tool_validator(dict(tool.parameters)).iter_errors(dict(arguments))), None)
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "arguments"
         raise ToolArgumentsError(f"{name}: {where}: {error.message}")
