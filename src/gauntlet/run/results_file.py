@@ -124,6 +124,8 @@ def parse_results(raw: bytes, source: str) -> Results:
         error=ResultsError,
     )
     assert isinstance(data, dict)  # noqa: S101 - a schema_version was read from it
+    if version < RESCORED_SINCE and _without_rescoring(data):
+        raw = json.dumps(data).encode()
     if version == 1:  # version 2 added `run_id`; a version 1 file has none
         raw = json.dumps(_inserted_after(data, "shard", "run_id", None)).encode()
     if version in (3, 4):  # version 5 moved each ask's tool calls into its response
@@ -145,6 +147,32 @@ def parse_results(raw: bytes, source: str) -> Results:
     if custody is not None:
         raise ResultsError(f"{source}: {custody}")
     return results
+
+
+RESCORED_SINCE = 7
+"""The format that carries each case as run (and cut answers, and the signature)."""
+
+
+def _without_rescoring(data: dict[str, Any]) -> bool:
+    """Drop what arrived with format 7 from an older file's data; True if anything was there.
+
+    An older file is read as its format wrote it: with no case to score again, its outcomes
+    are re-counted only, and the pack says so. (A file relabelled as older to escape being
+    scored again says so in its pack too; a signing key refuses it, as it carries no
+    signature.)
+    """
+    found = data.pop("signature", None) is not None
+    for case in data.get("cases") or ():
+        if not isinstance(case, dict):
+            continue
+        found |= case.pop("definition", None) is not None
+        for trial in case.get("trials") or ():
+            if isinstance(trial, dict):
+                found |= trial.pop("cut", None) is not None
+                for turn in trial.get("turns") or ():
+                    if isinstance(turn, dict):
+                        found |= turn.pop("cut", None) is not None
+    return found
 
 
 GATES_SINCE: dict[GateName, int] = {GateName.DISCLOSURE: 6}
