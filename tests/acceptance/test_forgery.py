@@ -6,9 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
 from gauntlet.run.journal import Journal
-from gauntlet.run.results_file import read_results
+from gauntlet.run.results import Outcome
+from gauntlet.run.results_file import read_results, rederive, rederive_case
 from gauntlet.run.schedule import schedule
 
 from ..cli_helpers import RunCli
@@ -124,3 +128,127 @@ def test_resume_refuses_a_journal_made_before_a_case_changed(
     resumed = run_cli("run", "--toy", "--cases", cases, "--out", out, "--quiet", "--resume")
     assert resumed.code == 2, resumed.show()
     assert "was written for other suites, cases or options" in resumed.stderr
+
+
+def _asks_flipped_to_passed(path: Path) -> None:
+    """Every ask marked passed and every count derived again, so the file agrees with itself."""
+    results = read_results(path)
+    cases = []
+    for case in results.cases:
+        trials = tuple(
+            trial.model_copy(update={"outcome": Outcome.PASSED, "reason": ""})
+            for trial in case.trials
+        )
+        cases.append(case.model_copy(update={"trials": trials}))
+    forged = rederive(results.model_copy(update={"cases": tuple(cases)}))
+    path.write_text(forged.model_dump_json(indent=2), encoding="utf-8")
+
+
+def test_an_answer_is_scored_again_by_its_gate_so_asks_flipped_to_passed_are_refused(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: the reader derived every count from the asks' outcomes but trusted the outcomes,
+    # so asks flipped to passed, with the counts rewritten to match, rendered a PASS pack
+    # although the stored answers still failed their gates.
+    results = tmp_path / "results.json"
+    _failing_run(run_cli, results)
+    _asks_flipped_to_passed(results)
+    for command in (
+        ("report", results, "--format", "json"),
+        ("history", "add", results, "--history", tmp_path / "h.sqlite"),
+    ):
+        done = run_cli(*command)
+        assert done.code == 2, done.show()
+        assert "scored again by its gate" in done.stderr, done.show()
+        assert "gnd-" in done.stderr  # the case is named
+        assert "PASS" not in done.stdout
+
+
+def test_a_forged_shard_is_scored_again_before_it_is_merged(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    shards = [tmp_path / f"shard-{k}.json" for k in (1, 2)]
+    for number, shard in enumerate(shards, start=1):
+        result = run_cli(
+            "run", "--quiet", "--toy-defect", "drop_citations", "--shard", f"{number}/2",
+            "--run-id", "4711", "--out", shard,
+        )  # fmt: skip
+        assert result.code in (0, 1), result.show()
+        _asks_flipped_to_passed(shard)
+    merged = tmp_path / "merged.json"
+    done = run_cli("merge", *shards, "--out", merged)
+    assert done.code == 2, done.show()
+    assert "scored again by its gate" in done.stderr
+    assert not merged.exists()
+
+
+def test_a_forged_journal_entry_is_scored_again_on_resume(tmp_path: Path, run_cli: RunCli) -> None:
+    out = tmp_path / "results.json"
+    _failing_run(run_cli, out)
+    finished = read_results(out)
+    failing = next(case for case in finished.cases if case.outcome is Outcome.FAILED)
+    flipped = rederive_case(
+        failing.model_copy(
+            update={
+                "trials": tuple(
+                    t.model_copy(update={"outcome": Outcome.PASSED, "reason": ""})
+                    for t in failing.trials
+                )
+            }
+        )
+    )
+    writer = Journal(tmp_path / "results.json.journal", resume=False)
+    writer.start(schedule(load_suites([builtin_suites_dir()])).plan, None, finished.target.name)
+    writer.append(flipped)
+    writer.close(remove=False)
+    out.unlink()
+    resumed = run_cli("run", "--quiet", "--toy-defect", "drop_citations", "--out", out, "--resume")
+    assert resumed.code == 2, resumed.show()
+    assert "scored again by its gate" in resumed.stderr
+    assert failing.case_id in resumed.stderr
+
+
+SIGNED = "correct horse battery staple"
+
+
+def test_a_signed_file_whose_answer_was_edited_is_refused_when_the_key_is_set(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: what re-scoring cannot re-derive (the answer itself, a judge's verdict) could be
+    # rewritten with its outcome, and nothing told the file apart from the run's.
+    monkeypatch.setenv("GAUNTLET_SIGNING_KEY", SIGNED)
+    results = tmp_path / "results.json"
+    _failing_run(run_cli, results)
+    assert json.loads(results.read_text(encoding="utf-8"))["signature"].startswith("hmac-sha256:")
+    ok = run_cli("report", results, "--format", "json")
+    assert ok.code == 0, ok.show()
+    _edit(results, lambda d: d["cases"][0]["trials"][0]["response"].update(text="edited"))
+    for command in (
+        ("report", results),
+        ("history", "add", results, "--history", tmp_path / "h.sqlite"),
+        ("merge", results, "--out", tmp_path / "m.json"),
+    ):
+        done = run_cli(*command)
+        assert done.code == 2, done.show()
+        assert "signature does not match" in done.stderr, done.show()
+
+
+def test_an_unsigned_file_is_refused_when_the_signing_key_is_set(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = tmp_path / "results.json"
+    _failing_run(run_cli, results)
+    assert "signature" not in json.loads(results.read_text(encoding="utf-8"))
+    unsigned = run_cli("report", results, "--format", "json")
+    assert unsigned.code == 0, unsigned.show()  # without the key, custody is not spoken of
+    monkeypatch.setenv("GAUNTLET_SIGNING_KEY", SIGNED)
+    done = run_cli("report", results)
+    assert done.code == 2, done.show()
+    assert "carries no signature" in done.stderr
+    monkeypatch.setenv("GAUNTLET_SIGNING_KEY", SIGNED + " other")
+    signed_with_other = tmp_path / "other.json"
+    _failing_run(run_cli, signed_with_other)
+    monkeypatch.setenv("GAUNTLET_SIGNING_KEY", SIGNED)
+    refused = run_cli("report", signed_with_other)
+    assert refused.code == 2, refused.show()
+    assert "signature does not match" in refused.stderr

@@ -144,7 +144,7 @@ def test_a_results_file_over_the_cap_is_refused_before_it_is_read(
     results = _results(run_cli, tmp_path / "results.json")
     size = results.stat().st_size
     # raising=False: before the cap existed this set a name nothing read, and the test failed.
-    monkeypatch.setattr("gauntlet.run.results_file.MAX_RESULTS_BYTES", size - 1, raising=False)
+    monkeypatch.setattr("gauntlet.limits.MAX_RESULTS_BYTES", size - 1)
     for args in ([results], [results, "--baseline", results]):
         done = run_cli("report", *args, "--format", "json")
         assert done.code == 2, done.show()

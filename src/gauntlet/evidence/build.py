@@ -40,6 +40,7 @@ def build_evidence_pack(
         ResultsError: the results or the baseline cannot be read as a results file.
     """
     from gauntlet.evidence.pack import build_pack
+    from gauntlet.run.custody import signing_key
     from gauntlet.run.results_file import read_results
 
     results = read_results(results_path)
@@ -51,5 +52,6 @@ def build_evidence_pack(
         baseline_path=str(baseline) if baseline is not None else None,
         baseline_missing=missing,
         trends=trends(results),
+        signing_key=signing_key(),
     )
     return BuiltPack(pack, missing)

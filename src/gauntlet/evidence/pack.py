@@ -22,6 +22,7 @@ from gauntlet.evidence.trends import TrendsEvidence
 from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.languages import primary_language
 from gauntlet.record import Record
+from gauntlet.run.custody import custody_statement
 from gauntlet.run.fields import GATE_FIELDS
 from gauntlet.run.results import (
     VERDICT_STATUS,
@@ -144,6 +145,11 @@ class RunFacts(Record):
     judge_usage: JudgeUsageTotals | None
     """Tokens the model judge reported, over every check that reported any; None for a run
     without a judge."""
+    custody: str = ""
+    """What the results file proves, as this pack read it: re-scored, signed or not (see the
+    README's "What a results file proves")."""
+    answers_cut: int = 0
+    """Answers stored cut at the per-answer limit, each with its length and sha256."""
 
 
 class LanguageCounts(Record):
@@ -502,8 +508,13 @@ def build_pack(
     baseline_missing: bool = False,
     mapping: CaliforniaMapping = CALIFORNIA,
     trends: TrendsEvidence | None = None,
+    signing_key: bytes | None = None,
 ) -> EvidencePack:
-    """Build the evidence pack. Pure: the same inputs always give the same pack."""
+    """Build the evidence pack. Pure: the same inputs always give the same pack.
+
+    `signing_key` is the key the results were read with, if any: the pack says whether their
+    signature was verified (`gauntlet.run.custody`).
+    """
     languages = sorted({case.language for case in results.cases})
     return EvidencePack(
         schema_version=EVIDENCE_SCHEMA_VERSION,
@@ -521,6 +532,12 @@ def build_pack(
             results_schema_version=results.schema_version,
             usage=_usage(results),
             judge_usage=_judge_usage(results),
+            custody=custody_statement(results, signing_key),
+            answers_cut=sum(
+                (trial.cut is not None) + sum(turn.cut is not None for turn in trial.turns)
+                for case in results.cases
+                for trial in case.trials
+            ),
         ),
         verdict=_verdict(results),
         judge=_judge(results),

@@ -83,6 +83,15 @@ def render_markdown(pack: EvidencePack) -> str:
         ),
         *([f"| tokens reported | {_tokens(run.usage)} |"] if run.usage.answers else []),
         f"| results digest | `{pack.results_digest}` |",
+        *([f"| custody | {escape(run.custody)} |"] if run.custody else []),
+        *(
+            [
+                f"| answers stored cut | {run.answers_cut}: each kept to its first "
+                "bytes, with its whole length and sha256 (the gates read it whole) |"
+            ]
+            if run.answers_cut
+            else []
+        ),
         f"| run by | gauntlet {escape(run.run_gauntlet_version)} |",
         f"| pack built by | gauntlet {escape(pack.built_by)} "
         f"(evidence format {pack.schema_version}) |",

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gauntlet import limits
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.cases.model import AnyCase
 from gauntlet.cases.waivers import WaiverInfo
@@ -139,6 +140,9 @@ async def _converse(
         except Exception as exc:  # noqa: BLE001 - a target's own bug errors the case, not the run
             return _observed(None, at + _raised(exc), started, attempts + 1, waited, conversation)
         attempts, waited = attempts + traced.attempts, waited + traced.waited
+        too_deep = nested_too_deeply(traced.response)
+        if too_deep is not None:
+            return _observed(None, at + too_deep, started, attempts, waited, conversation)
         conversation.append(traced)
         history += [
             Message(role="user", content=message),
@@ -173,12 +177,38 @@ def _observed(
     )
 
 
+_TOO_DEEP = (
+    f"the target's answer holds JSON nested deeper than the {limits.MAX_NESTING} levels a "
+    "results file keeps"
+)
+
+
+def nested_too_deeply(response: TargetResponse) -> str | None:
+    """Why `response` cannot be kept, when a value the target supplied nests too deeply.
+
+    Checked where the answer comes in, so the case errors in words that name the limit and
+    the file the run writes stays one every reader reads (`gauntlet.limits`).
+    """
+    for call in response.tool_calls or ():
+        for what, value in (("arguments", call.arguments), ("output", call.output)):
+            depth = limits.nesting(value)
+            if depth > limits.MAX_NESTING:
+                return f"{_TOO_DEEP}: tool call {call.id!r}'s {what} nest {depth} levels deep"
+    return None
+
+
 def _raised(error: Exception) -> str:
     """Why a target's own exception errors its case, in the contract's words when it can.
 
     A Python target that builds a `TargetResponse` breaking the contract meets pydantic's
     refusal in its own code; that is a contract error, and it reads as one.
     """
+    if isinstance(error, ValidationError) and any(
+        problem["type"] in ("recursion_loop", "recursion_depth_exceeded")
+        or "recursion limit" in problem["msg"]
+        for problem in error.errors(include_url=False, include_input=False)
+    ):
+        return _TOO_DEEP + ": the target built an answer too deep to check"
     if isinstance(error, ValidationError) and error.title == TargetResponse.__name__:
         return describe_contract_errors(error)
     return f"the target raised {type(error).__name__}: {error}"

@@ -13,6 +13,7 @@ from typing import Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from gauntlet import limits
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.errors import UsageError
 from gauntlet.files import (
@@ -22,7 +23,7 @@ from gauntlet.files import (
     read_regular_file,
 )
 from gauntlet.run.results import CaseResult, JudgeInfo, Plan, Shard
-from gauntlet.run.results_file import MAX_RESULTS_BYTES, case_problems
+from gauntlet.run.results_file import case_problems
 
 JOURNAL_SUFFIX = ".journal"
 
@@ -144,7 +145,7 @@ class Journal:
 
     def _read(self, expected: JournalHeader) -> dict[int, CaseResult]:
         try:
-            raw = read_regular_file(self.path, limit=MAX_RESULTS_BYTES, what="a journal")
+            raw = read_regular_file(self.path, limit=limits.MAX_RESULTS_BYTES, what="a journal")
         except FileNotFoundError:
             raise UsageError(f"--resume: no journal at {self.path} to resume from") from None
         except RefusedFileError as exc:

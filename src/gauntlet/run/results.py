@@ -14,7 +14,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Annotated, Literal, Protocol, TypeVar
 
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from gauntlet.cases.model import (
     GateName,
@@ -32,7 +32,7 @@ from gauntlet.record import Reason, Record
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName
 
-RESULTS_SCHEMA_VERSION = 6
+RESULTS_SCHEMA_VERSION = 7
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -49,6 +49,10 @@ it knew); waivers: the `waived` outcome and counts, the run's `waivers` with the
 case they cover, and `strict_waivers` (a version 5 file is read as one without waivers); and
 language parity: each case's `pair`, a suite's `languages` and `parity` rule, and its `pairs`
 and `pairs_differing` (a version 5 file is read as one without pairs, its parity `reported`).
+7 added each case's `definition` (the case as the run loaded it, so a reader scores every
+stored answer again through its gate), each ask's and turn's `cut` (an answer stored cut at
+`gauntlet.limits.MAX_ANSWER_BYTES`) and the run's optional `signature`; a version 6 file is
+read as one without them, its answers not scored again.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -171,6 +175,29 @@ class JudgeCheck(Record):
     """Tokens the judge reported for this check, over every reply."""
 
 
+class CutAnswer(Record):
+    """An answer whose text was stored cut: the gates read it whole, the file holds its start."""
+
+    length: int
+    """The whole text's length in UTF-8 bytes."""
+    sha256: str
+    """The hex sha256 of the whole text's UTF-8 bytes."""
+
+
+class CaseAsRun(Record):
+    """A case as the run loaded and asked it: what scoring its answers again starts from."""
+
+    case: dict[str, JsonValue]
+    """The case's keys as its file gave them, after validation."""
+    required: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """For a disclosure case, each element the answer must show with its markers for the
+    case's language, as the case's suite gave them."""
+    accepts_absent: tuple[FieldName, ...] = ()
+    """Its suite's `accepts_absent`, as the run applied it."""
+    match: GoldenMatch | None = None
+    """Its suite's `match`, as the run applied it."""
+
+
 class TurnResult(Record):
     """One turn of a conversation: what the user said, the answer, and that turn's verdict."""
 
@@ -179,6 +206,8 @@ class TurnResult(Record):
     passed: bool
     reason: Reason
     """Why this turn failed; empty when it passed."""
+    cut: CutAnswer | None = None
+    """Set when the answer's text is stored cut (see `gauntlet.limits.MAX_ANSWER_BYTES`)."""
 
 
 class Trial(Record):
@@ -216,6 +245,10 @@ class Trial(Record):
     judged: tuple[JudgeCheck, ...] = ()
     """What the model judge made of the answer, when the case has judged checks and the gate's
     own checks passed: it can fail the ask or leave it unjudged, never pass a failed one."""
+    cut: CutAnswer | None = None
+    """Set when the answer's text (and `answered_text`) is stored cut at
+    `gauntlet.limits.MAX_ANSWER_BYTES`: the gates judged the whole of it, so a reader cannot
+    score it again."""
 
 
 class CaseResult(Record):
@@ -248,6 +281,9 @@ class CaseResult(Record):
     """Every ask, in order."""
     pair: Identifier | None = None
     """The case's parity pair key: the same question in the suite's other languages."""
+    definition: CaseAsRun | None = None
+    """The case as the run saw it, so every reader scores each stored answer again through
+    its gate; None in files before format 7."""
 
 
 class Counted(Protocol):
@@ -559,6 +595,10 @@ class Results(Record):
     """The waivers the run was given (`--waivers`), each with the cases it covers."""
     strict_waivers: bool = False
     """`--strict-waivers`: a waiver no longer needed fails the run."""
+    signature: str | None = None
+    """`hmac-sha256:` and the hex HMAC-SHA256, keyed by `GAUNTLET_SIGNING_KEY`, of the file's
+    canonical JSON without this field (see `gauntlet.run.custody`); None when the run had no
+    key."""
 
 
 def exit_code_for(verdict: Verdict) -> ExitCode:

@@ -16,11 +16,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gauntlet import limits
 from gauntlet.cases.model import GateName
 from gauntlet.display import printable
 from gauntlet.errors import ResultsError
 from gauntlet.files import read_or_raise, write_atomically
 from gauntlet.gates.readability import said_something
+from gauntlet.run.custody import custody_problem, signed, signing_key
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     CaseResult,
@@ -28,6 +30,7 @@ from gauntlet.run.results import (
     Results,
     Trial,
 )
+from gauntlet.run.scoring import rescore_problems
 from gauntlet.run.tally import (
     conversation_outcome,
     decide_case,
@@ -40,25 +43,35 @@ from gauntlet.self_checked import checked_version, differences, located, validat
 from gauntlet.trajectory.scoring import decode_arguments
 from gauntlet.version import __version__
 
-MAX_RESULTS_BYTES = 512 * 1024 * 1024
-"""The largest results file read (512 MiB), checked before reading: a run of 20,000 cases
-asked once weighs about 23 MB with the toy's short answers, and 51 MB asked three times, so
-this leaves room for long answers and many asks while a runaway file is refused unread."""
-
 # Capability is a suite's own fact for these gates, whatever its cases; for grounding and
 # refusal it depends on the cases' kinds, which a results file does not keep.
 _CAPABILITY = {GateName.FALSE_POSITIVE: True, GateName.GOLDEN: True, GateName.ADVERSARIAL: False}
+
+
+def _UNSIGNED(results: Results) -> set[str] | None:  # noqa: N802 - reads as what it leaves out
+    return {"signature"} if results.signature is None else None
 
 
 def write_results(results: Results, path: Path) -> None:
     """Write `results` to `path` atomically: a reader sees the old file or the whole new one.
 
     Raises:
-        ResultsError: the file cannot be written.
+        ResultsError: the file would be over `gauntlet.limits.MAX_RESULTS_BYTES` (nothing is
+            written), or it cannot be written.
     """
     # Serialised by pydantic straight to text: building the dict first doubled the peak
     # memory of a 20,000-case run (benchmarks/RESULTS.md).
-    text = results.model_dump_json(indent=2) + "\n"
+    results = signed(results, signing_key())
+    # Unsigned, the key is left out: a file without a key says nothing of custody.
+    text = results.model_dump_json(indent=2, exclude=_UNSIGNED(results)) + "\n"
+    size = len(text.encode("utf-8"))
+    if size > limits.MAX_RESULTS_BYTES:
+        raise ResultsError(
+            f"{path}: the results would be {size:,} bytes, over the "
+            f"{limits.MAX_RESULTS_BYTES:,} bytes a results file may hold (each answer is "
+            f"stored cut at {limits.MAX_ANSWER_BYTES:,}); nothing was written: split the run "
+            "with --shard, or ask fewer cases or repeats"
+        )
     try:
         write_atomically(path, text)
     except OSError as exc:
@@ -69,12 +82,14 @@ def read_results(path: Path) -> Results:
     """Read a results file strictly, and check that it agrees with itself.
 
     Raises:
-        ResultsError: not a regular file (a FIFO, a device), over `MAX_RESULTS_BYTES`
+        ResultsError: not a regular file (a FIFO, a device), over `limits.MAX_RESULTS_BYTES`
             (refused before it is read), unreadable, not JSON, newer than this gauntlet, not
             a results file, or a file in which a stored value disagrees with what its own
             cases say; every problem is located by its JSON path.
     """
-    raw = read_or_raise(path, limit=MAX_RESULTS_BYTES, what="a results file", error=ResultsError)
+    raw = read_or_raise(
+        path, limit=limits.MAX_RESULTS_BYTES, what="a results file", error=ResultsError
+    )
     return parse_results(raw, str(path))
 
 
@@ -94,6 +109,12 @@ def parse_results(raw: bytes, source: str) -> Results:
         raise ResultsError(f"{source}: not a results file: JSON nested too deeply") from None
     except ValueError as exc:  # not UTF-8, or a number too long to read
         raise ResultsError(f"{source}: not JSON: {printable(str(exc))}") from None
+    depth = limits.nesting(data)
+    if depth > limits.MAX_FILE_NESTING:
+        raise ResultsError(
+            f"{source}: not a results file: nested deeper than the {limits.MAX_FILE_NESTING} "
+            f"levels a results file may hold ({depth})"
+        )
     version = checked_version(
         data,
         source,
@@ -103,6 +124,8 @@ def parse_results(raw: bytes, source: str) -> Results:
         error=ResultsError,
     )
     assert isinstance(data, dict)  # noqa: S101 - a schema_version was read from it
+    if version < RESCORED_SINCE and _without_rescoring(data):
+        raw = json.dumps(data).encode()
     if version == 1:  # version 2 added `run_id`; a version 1 file has none
         raw = json.dumps(_inserted_after(data, "shard", "run_id", None)).encode()
     if version in (3, 4):  # version 5 moved each ask's tool calls into its response
@@ -120,7 +143,36 @@ def parse_results(raw: bytes, source: str) -> Results:
     problems = results_problems(results)
     if problems:
         raise ResultsError(located(source, "results that disagree with themselves", problems))
+    custody = custody_problem(results, signing_key())
+    if custody is not None:
+        raise ResultsError(f"{source}: {custody}")
     return results
+
+
+RESCORED_SINCE = 7
+"""The format that carries each case as run (and cut answers, and the signature)."""
+
+
+def _without_rescoring(data: dict[str, Any]) -> bool:
+    """Drop what arrived with format 7 from an older file's data; True if anything was there.
+
+    An older file is read as its format wrote it: with no case to score again, its outcomes
+    are re-counted only, and the pack says so. (A file relabelled as older to escape being
+    scored again says so in its pack too; a signing key refuses it, as it carries no
+    signature.)
+    """
+    found = data.pop("signature", None) is not None
+    for case in data.get("cases") or ():
+        if not isinstance(case, dict):
+            continue
+        found |= case.pop("definition", None) is not None
+        for trial in case.get("trials") or ():
+            if isinstance(trial, dict):
+                found |= trial.pop("cut", None) is not None
+                for turn in trial.get("turns") or ():
+                    if isinstance(turn, dict):
+                        found |= turn.pop("cut", None) is not None
+    return found
 
 
 GATES_SINCE: dict[GateName, int] = {GateName.DISCLOSURE: 6}
@@ -146,7 +198,9 @@ def results_problems(results: Results) -> list[str]:
     problems = _structure(results)
     if problems:
         return problems
-    return list(_differences(results, rederive(results), ""))
+    for number, case in enumerate(results.cases):
+        problems += rescore_problems(case, f"cases[{number}]")
+    return problems or list(_differences(results, rederive(results), ""))
 
 
 def rederive(results: Results) -> Results:
@@ -179,6 +233,7 @@ def rederive(results: Results) -> Results:
         update={
             "schema_version": results.schema_version,
             "gauntlet_version": results.gauntlet_version,
+            "signature": results.signature,
         }
     )
 
@@ -204,6 +259,8 @@ def rederive_case(case: CaseResult, *, rejudge: bool = True) -> CaseResult:
 def case_problems(case: CaseResult, where: str) -> list[str]:
     """How one case breaks the rules of its asks, or disagrees with what they say."""
     problems = list(_case_structure(case, where))
+    if not problems:
+        problems += rescore_problems(case, where)
     if not problems:
         problems += _differences(case, rederive_case(case), where)
     return problems
@@ -255,6 +312,13 @@ def _structure(results: Results) -> list[str]:
         elif (case.gate, case.repeats, case.pass_k) != (owner.gate, owner.repeat, owner.pass_k):
             problems.append(
                 f"{where}: gate, repeats or pass_k differ from its suite {case.suite}'s"
+            )
+        elif case.definition is not None and (
+            case.definition.accepts_absent,
+            case.definition.match,
+        ) != (owner.accepts_absent, owner.match):
+            problems.append(
+                f"{where}.definition: accepts_absent or match differ from its suite {case.suite}'s"
             )
         if results.shard is not None and (
             shard_of(case.suite, case.case_id, results.shard.count, case.pair)

@@ -6,12 +6,17 @@ The engine asks; these functions turn what came back into `CaseResult`s, which
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
+from pydantic import ValidationError
+
+from gauntlet import limits
+from gauntlet.canonical import canonical_text
 from gauntlet.cases.loader import LoadedSuite
-from gauntlet.cases.model import AnyCase, GoldenMatch
+from gauntlet.cases.model import CASE_MODELS, AnyCase, DisclosureCase, GateName, GoldenMatch
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.display import masking, printable
 from gauntlet.gates import GATE_SPECS, judge
@@ -19,10 +24,12 @@ from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.turn import judge_turn
 from gauntlet.patterns import PatternTimeout, shared_limit
-from gauntlet.redact import Redactor
+from gauntlet.redact import MASK, Redactor
 from gauntlet.run.fields import absent_fields, describe_unsupplied, suite_needs, unsupplied
 from gauntlet.run.results import (
+    CaseAsRun,
     CaseResult,
+    CutAnswer,
     JudgeCheck,
     JudgeInfo,
     Outcome,
@@ -140,10 +147,161 @@ def judge_case(
         repeats=repeats,
         pass_k=pass_k,
         flaky=is_flaky(trials),
-        trials=trials,
+        trials=tuple(stored_cut(trial) for trial in trials),
         pair=case.pair,
+        definition=case_as_run(case, item.info),
     )
     return redactor.model(judged)
+
+
+def case_as_run(case: AnyCase, info: SuiteInfo) -> CaseAsRun:
+    """What scoring `case`'s answers again needs: the case as loaded, and its suite's rules."""
+    return CaseAsRun(
+        case=case.model_dump(mode="json", exclude_unset=True),
+        required=getattr(case, "required", ()),
+        accepts_absent=info.accepts_absent,
+        match=info.match,
+    )
+
+
+def rebuilt_case(gate: GateName, definition: CaseAsRun) -> AnyCase:
+    """The case `definition` describes, as the run loaded it.
+
+    Raises:
+        ValidationError: `definition` is not a case of `gate`.
+    """
+    # From JSON text: strict models read a list as a tuple, and a string as an enum, only there.
+    case = CASE_MODELS[gate].model_validate_json(canonical_text(definition.case))
+    if isinstance(case, DisclosureCase):
+        case._required = definition.required  # noqa: SLF001 - what its suite bound at load
+    return cast("AnyCase", case)
+
+
+def rescore_problems(case: CaseResult, where: str) -> list[str]:
+    """Where a stored ask of `case` disagrees with its answer scored again through its gate.
+
+    Each answer is judged again from the case as the run saw it (`CaseResult.definition`):
+    the gate's outcome, reason and measures, and each turn's. What the model judge said of an
+    answer the gate passed cannot be judged again (the results' custody covers it), nor an
+    answer stored cut, or masked (a secret in it, or in the case, replaced by the mask): those
+    are left as stored. A file before format 7 carries no definition and is not scored again.
+    """
+    definition = case.definition
+    if definition is None or MASK in canonical_text(definition.model_dump(mode="json")):
+        return []
+    named = f"{where} ({case.case_id})"
+    try:
+        rebuilt = rebuilt_case(case.gate, definition)
+    except ValidationError as exc:
+        return [f"{named}.definition: not a {case.gate.value} case: {exc.error_count()} errors"]
+    problems = []
+    if (rebuilt.id, rebuilt.language, rebuilt.final_prompt, rebuilt.pair) != (
+        case.case_id,
+        case.language,
+        case.prompt,
+        case.pair,
+    ):
+        problems.append(f"{named}.definition: not the case the file records (id, prompt, pair)")
+        return problems
+    judged = rebuilt.judge is not None or definition.match is GoldenMatch.JUDGE
+    for number, trial in enumerate(case.trials):
+        again = _scored_again(rebuilt, definition, trial)
+        if again is not None and again != _as_stored(trial, judged=judged and again[0] == "passed"):
+            outcome, reason = again[0], again[1]
+            problems.append(
+                f"{named}.trials[{number}]: stored {trial.outcome.value}"
+                + (f" ({trial.reason})" if trial.reason else "")
+                + f", but its answer, scored again by its gate, is {outcome}"
+                + (f" ({reason})" if reason else "")
+            )
+    return problems
+
+
+_Scored = tuple[str, str, object, tuple[tuple[bool, str], ...]]
+
+
+def _as_stored(trial: Trial, *, judged: bool) -> _Scored:
+    """What the file says the gate made of `trial`'s answer.
+
+    With `judged` (the gate passes the answer and the case has judged checks), the judge's
+    checks decided the ask (`rederive` holds the ask to them), so the gate's own word is pass.
+    """
+    outcome, reason = trial.outcome.value, trial.reason
+    if judged and (trial.judged or trial.outcome is Outcome.UNJUDGED):
+        outcome, reason = Outcome.PASSED.value, ""
+    return outcome, reason, trial.scores, tuple((t.passed, t.reason) for t in trial.turns)
+
+
+def _scored_again(case: AnyCase, definition: CaseAsRun, trial: Trial) -> _Scored | None:
+    """The gate's outcome, reason, measures and turns for `trial`'s answer; None if unscoreable."""
+    response = trial.response
+    if trial.outcome not in (Outcome.PASSED, Outcome.FAILED, Outcome.UNJUDGED) or response is None:
+        return None
+    if trial.cut is not None or any(turn.cut is not None for turn in trial.turns):
+        return None
+    if MASK in canonical_text(
+        trial.model_dump(mode="json", include={"response", "turns", "reason"})
+    ):
+        return None
+    waived = frozenset(definition.accepts_absent)
+    without = absent_fields(trial.provenance) & waived if trial.provenance else frozenset()
+    exact = definition.match is not GoldenMatch.JUDGE
+    if trial.turns:
+        script = case.turns or ()
+        turns = []
+        for number, (turn, result) in enumerate(zip(script, trial.turns, strict=False), 1):
+            reasons = list(judge_turn(turn, result.response).reasons)
+            if number == len(script):
+                reasons += judge(case, result.response, without=without, exact=exact).reasons
+            turns.append((not reasons, printable("; ".join(reasons))))
+        failing = next(((n, t) for n, t in enumerate(turns, 1) if not t[0]), None)
+        outcome, reason = (
+            (Outcome.PASSED.value, "")
+            if failing is None
+            else (Outcome.FAILED.value, f"turn {failing[0]} of {len(turns)}: {failing[1][1]}")
+        )
+        scores = judge(case, response, without=without, exact=exact).scores
+        return outcome, printable(reason), scores, tuple(turns)
+    judgement = judge(case, response, without=without, exact=exact)
+    outcome = Outcome.PASSED.value if judgement.passed else Outcome.FAILED.value
+    return outcome, printable(judgement.reason), judgement.scores, ()
+
+
+def _cut(response: TargetResponse) -> tuple[TargetResponse, CutAnswer | None]:
+    limit = limits.MAX_ANSWER_BYTES
+    whole = response.text.encode("utf-8")
+    if len(whole) <= limit:
+        return response, None
+    kept = limits.cut_at(response.text, limit)
+    cut = CutAnswer(length=len(whole), sha256=hashlib.sha256(whole).hexdigest())
+    return response.model_copy(update={"text": kept}), cut
+
+
+def stored_cut(trial: Trial) -> Trial:
+    """`trial` as stored: each answer's text cut at `gauntlet.limits.MAX_ANSWER_BYTES`.
+
+    Done after the gates judged it whole, so a leak past the limit still fails its case; the
+    whole text's length and sha256 stay with it, and the reader knows not to score it again.
+    """
+    update: dict[str, object] = {}
+    if trial.response is not None:
+        update["response"], update["cut"] = _cut(trial.response)
+    if trial.answered_text is not None:
+        limit = limits.MAX_ANSWER_BYTES
+        update["answered_text"] = limits.cut_at(trial.answered_text, limit)
+        if update["answered_text"] != trial.answered_text and update.get("cut") is None:
+            whole = trial.answered_text.encode("utf-8")
+            update["cut"] = CutAnswer(length=len(whole), sha256=hashlib.sha256(whole).hexdigest())
+    turns = []
+    for turn in trial.turns:
+        response, cut = _cut(turn.response)
+        turns.append(
+            turn if cut is None else turn.model_copy(update={"response": response, "cut": cut})
+        )
+    if update.get("cut") is None and all(turn.cut is None for turn in turns):
+        return trial
+    update["turns"] = tuple(turns)
+    return trial.model_copy(update=update)
 
 
 def _trial(item: Scheduled, observation: Observation, interrupted_by: str | None) -> Trial:

@@ -132,7 +132,8 @@ def test_a_file_whose_pair_outcome_was_edited_is_refused(
     tmp_path: Path, one_sided: Results
 ) -> None:
     # A failing Spanish side relabelled as passed, its ask and all, so the case agrees with
-    # itself: the suite's counts, its differing pairs among them, no longer do.
+    # itself: its answer, scored again by its gate, does not (before format 7 carried each
+    # case as run, only the suite's counts, its differing pairs among them, told).
     def edit(data: dict[str, Any]) -> None:
         for case in data["cases"]:
             if case["case_id"] == "ref-es-forge-permit":
@@ -141,8 +142,8 @@ def test_a_file_whose_pair_outcome_was_edited_is_refused(
 
     message = str(_forged(tmp_path, one_sided, edit))
     at = f"suites[{_refusal_index(one_sided)}]"
-    assert f"{at}.pairs_differing: 4 in the file, but its own cases give 3" in message
-    assert "cases[" not in message
+    assert "(ref-es-forge-permit).trials[0]: stored passed, but its answer, scored again" in message
+    assert at not in message  # refused at the ask, before anything is counted
 
 
 def test_a_file_whose_pair_keys_were_edited_is_refused(tmp_path: Path, clean: Results) -> None:
@@ -152,8 +153,8 @@ def test_a_file_whose_pair_keys_were_edited_is_refused(tmp_path: Path, clean: Re
                 case["pair"] = "another"
 
     message = str(_forged(tmp_path, clean, edit))
-    assert "suites[" in message
-    assert "pairs" in message
+    # The case as run names its pair: the edited key disagrees with it.
+    assert "(ref-es-forge-permit).definition: not the case the file records" in message
 
 
 def test_a_version_5_file_reads_as_one_without_pairs(tmp_path: Path) -> None:
