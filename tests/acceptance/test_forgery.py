@@ -252,3 +252,29 @@ def test_an_unsigned_file_is_refused_when_the_signing_key_is_set(
     refused = run_cli("report", signed_with_other)
     assert refused.code == 2, refused.show()
     assert "signature does not match" in refused.stderr
+
+
+def test_an_answer_whose_patterns_cannot_finish_again_is_refused_never_taken_as_stored(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: re-scoring outside the run's shared pattern limit, or letting its timeout escape
+    # as an internal error (or be skipped, so the stored word stands unchecked).
+    from gauntlet.patterns import PatternTimeout
+    from gauntlet.run import scoring
+
+    results = tmp_path / "results.json"
+    assert run_cli("run", "--quiet", "--out", results).code == 0
+    stored = read_results(results)
+    case = stored.cases[0]
+
+    def runaway(*_: object) -> None:
+        raise PatternTimeout("forbid_calls[0].arguments.q", "(a+)+$", 1.0)
+
+    monkeypatch.setattr(scoring, "_scored_again", runaway)
+    problems = scoring.rescore_problems(case, "cases[0]")
+    assert len(problems) == len(case.trials)
+    assert (
+        f"cases[0] ({case.case_id}).trials[0]: stored passed, but its answer could not"
+        in (problems[0])
+    )
+    assert "ran past its time limit" in problems[0]

@@ -205,7 +205,15 @@ def rescore_problems(case: CaseResult, where: str) -> list[str]:
         return problems
     judged = rebuilt.judge is not None or definition.match is GoldenMatch.JUDGE
     for number, trial in enumerate(case.trials):
-        again = _scored_again(rebuilt, definition, trial)
+        try:
+            with shared_limit():  # as at the run: the case's patterns share one limit
+                again = _scored_again(rebuilt, definition, trial)
+        except PatternTimeout as exc:
+            problems.append(
+                f"{named}.trials[{number}]: stored {trial.outcome.value}, but its answer "
+                f"could not be scored again: {exc}"
+            )
+            continue
         if again is not None and again != _as_stored(trial, judged=judged and again[0] == "passed"):
             outcome, reason = again[0], again[1]
             problems.append(
