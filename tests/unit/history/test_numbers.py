@@ -277,3 +277,20 @@ def test_report_and_site_refuse_a_history_holding_a_latency_out_of_range(
         assert done.code == 2, done.show()
         assert "table trials, run 1, case " in done.stderr
         assert "latency_ms: 1e+308 is out of range" in done.stderr
+
+
+@pytest.mark.parametrize("z", ["-inf", "-Infinity", "-1e999"])
+def test_a_z_threshold_that_is_not_a_finite_number_is_refused(
+    run_cli: RunCli, tmp_path: Path, z: str
+) -> None:
+    # Trap: `--z -inf` is below 0, so it passed the check and reached the pack as -Infinity:
+    # JSON no reader accepts, and a rule reading `z <= -inf`.
+    path = tmp_path / "history.sqlite"
+    append_run(path, later(clean(), -60), {})
+    results = tmp_path / "results.json"
+    write_results(clean(), results)
+    done = run_cli("report", results, "--format", "json", "--history", path, "--z", z)
+    assert done.code == 2, done.show()
+    assert "--z" in done.stderr
+    assert "a finite number below 0" in done.stderr
+    assert "Infinity" not in done.stdout
