@@ -123,7 +123,7 @@ def test_a_case_named_as_the_loader_would_refuse_is_refused(
     path = _edited(tmp_path, "clean")
     with sqlite3.connect(path) as connection:
         connection.execute("PRAGMA foreign_keys = OFF")
-        connection.execute("UPDATE cases SET {column} = ? WHERE position = 0", (value,))  # noqa: S608
+        connection.execute(f"UPDATE cases SET {column} = ? WHERE position = 0", (value,))  # noqa: S608
     message = _refused(path)
     assert "table cases, run 1, case " in message
     assert said in message
