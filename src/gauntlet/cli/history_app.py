@@ -53,13 +53,19 @@ def history_add(
     (the same results, started at the same time, with the same run id and shard), `already
     stored as run N`. Safe to run from several CI jobs at once on one file.
     """
-    from gauntlet.history.store import append_run, check_history, parse_labels
+    from gauntlet.errors import HistoryError
+    from gauntlet.history.store import append_run, check_history, parse_labels, records_of
     from gauntlet.run.results_file import read_results
 
     with named_options(labels="--label"):
         labels = parse_labels(label or [])
     check_history(history)
     read = [(path, read_results(path)) for path in results]
+    for path, run in read:  # every number in its range, before anything is stored
+        try:
+            records_of(run, labels)
+        except HistoryError as exc:
+            raise HistoryError(f"{path}: {exc}") from None
     for path, run in read:
         appended = append_run(history, run, labels)
         said = "added as run" if appended.added else "already stored as run"

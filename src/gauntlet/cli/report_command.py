@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from enum import StrEnum
 from pathlib import Path
@@ -178,8 +179,10 @@ def _report_trends(
         return None
     if window is not None and window < 1:
         raise UsageError(f"--window {window}: must be at least 1")
-    if z_threshold is not None and not z_threshold < 0:
-        raise UsageError(f"--z {z_threshold:g}: must be below 0 (a drop in standard deviations)")
+    if z_threshold is not None and not (math.isfinite(z_threshold) and z_threshold < 0):
+        raise UsageError(
+            f"--z {z_threshold:g}: must be a finite number below 0 (a drop in standard deviations)"
+        )
     if compare_on is not None and not compare_on.strip():
         raise UsageError("--compare-on: a label name is needed")
     if not history.is_file():

@@ -461,5 +461,5 @@ def _check_window(window: int) -> None:
 
 
 def _check_threshold(threshold: float) -> None:
-    if not threshold < 0:
-        raise ValueError(f"threshold must be below 0 (a drop), not {threshold}")
+    if not (math.isfinite(threshold) and threshold < 0):
+        raise ValueError(f"threshold must be a finite number below 0 (a drop), not {threshold}")

@@ -27,11 +27,28 @@ from pathlib import Path
 from typing import Any
 
 from gauntlet.canonical import canonical_json
+from gauntlet.cases.model import ParityRule
 from gauntlet.display import printable
 from gauntlet.errors import HistoryError, Parameter, UsageError
 from gauntlet.evidence.digest import results_digest
 from gauntlet.files import describe_kind
+from gauntlet.history.numbers import (
+    MAX_REPEAT,
+    integer_problem,
+    latency_problem,
+    time_problem,
+    tokens_or_none,
+    tokens_problem,
+)
 from gauntlet.history.records import CaseRecord, History, RunRecord
+from gauntlet.history.rederive import (
+    StoredAsk,
+    StoredRun,
+    StoredSuite,
+    case_problems,
+    name_problem,
+    verdict_problem,
+)
 from gauntlet.run.results import Outcome, Results, Trial, Verdict
 from gauntlet.self_checked import located
 from gauntlet.targets.contract import Usage
@@ -52,6 +69,7 @@ MAX_LABEL_VALUE = 200
 
 _OUTCOMES = ", ".join(f"'{outcome.value}'" for outcome in Outcome)
 _VERDICTS = ", ".join(f"'{verdict.value}'" for verdict in Verdict)
+_PARITY = ", ".join(f"'{rule.value}'" for rule in ParityRule)
 _DIGIT = "[0-9]"
 _TIMESTAMP = (
     f"{_DIGIT * 4}-{_DIGIT * 2}-{_DIGIT * 2}T{_DIGIT * 2}:{_DIGIT * 2}:{_DIGIT * 2}.{_DIGIT * 6}Z"
@@ -135,6 +153,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             SELECT runs.key, label.key, label.value FROM runs, json_each(runs.labels) AS label""",
         "ALTER TABLE runs DROP COLUMN labels",
         "CREATE INDEX runs_in_order ON runs (started_at, key)",
+    ),
+    # 3: what a run's verdict is derived from on reading: each suite's threshold, asks that
+    # must pass and parity rule, and each case's parity pair (NULL in runs stored before).
+    (
+        "ALTER TABLE suites ADD COLUMN threshold REAL"
+        " CHECK (threshold IS NULL OR (threshold > 0 AND threshold <= 1))",
+        "ALTER TABLE suites ADD COLUMN pass_k INTEGER"
+        " CHECK (pass_k IS NULL OR (typeof(pass_k) = 'integer' AND pass_k >= 1))",
+        "ALTER TABLE suites ADD COLUMN parity TEXT"
+        f" CHECK (parity IS NULL OR parity IN ({_PARITY}))",
+        "ALTER TABLE cases ADD COLUMN pair TEXT",
     ),
 )
 """Every schema change, oldest first: applying steps `MIGRATIONS[v:]` to a version-`v` file
@@ -243,12 +272,17 @@ def target_fingerprint(results: Results) -> str:
 
 
 def _tokens(usage: Usage | None) -> int | None:
+    """An ask's tokens as the history keeps them: not reported (None) when out of range.
+
+    A target's own count is its word: 2**63 tokens, or fewer than none, says nothing about
+    cost, and the run it came with is kept (see `gauntlet.history.numbers`).
+    """
     if usage is None:
         return None
     if usage.total_tokens is not None:
-        return usage.total_tokens
+        return tokens_or_none(usage.total_tokens)
     if usage.prompt_tokens is not None and usage.completion_tokens is not None:
-        return usage.prompt_tokens + usage.completion_tokens
+        return tokens_or_none(usage.prompt_tokens + usage.completion_tokens)
     return None
 
 
@@ -261,7 +295,7 @@ def _case_tokens(trials: Sequence[Trial]) -> int | None:
     counts = [_tokens(trial.usage) for trial in trials]
     if not counts or any(count is None for count in counts):
         return None
-    return sum(count for count in counts if count is not None)
+    return tokens_or_none(sum(count for count in counts if count is not None))
 
 
 def records_of(
@@ -270,7 +304,20 @@ def records_of(
     """The run and its cases as the history keeps them. Pure.
 
     The run's `number` is 0: a number is its place among the stored runs, given on reading.
+
+    Raises:
+        HistoryError: a number no history holds (see `gauntlet.history.numbers`): a latency
+            that is not a finite week or less, a time outside 1970 to 9999, an index, version
+            or shard past the integers kept. A token count out of range is kept as not
+            reported instead.
     """
+    problems = number_problems(results)
+    if problems:
+        shown = "\n".join(f"  {problem}" for problem in problems[:10])
+        more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""  # noqa: PLR2004
+        raise HistoryError(
+            f"a run with numbers no history holds (was the results file edited?):\n{shown}{more}"
+        )
     key = run_key(results)
     run = RunRecord(
         key=key,
@@ -303,6 +350,44 @@ def records_of(
         for case in results.cases
     )
     return run, cases
+
+
+def number_problems(results: Results) -> list[str]:
+    """Every number of `results` the history would store that is out of its range. Pure."""
+    problems = [
+        f"{name}: {problem}"
+        for name, moment in (
+            ("started_at", results.started_at),
+            ("finished_at", results.finished_at),
+        )
+        if (problem := time_problem(moment)) is not None
+    ]
+    for index, suite in enumerate(results.suites):
+        problem = integer_problem(suite.version, 1)
+        if problem is not None:
+            problems.append(f"suites[{index}] ({suite.suite}).version: {problem}")
+    if results.shard is not None:
+        for name, value in (("index", results.shard.index), ("count", results.shard.count)):
+            problem = integer_problem(value, 1)
+            if problem is not None:
+                problems.append(f"shard.{name}: {problem}")
+    for number, case in enumerate(results.cases):
+        where = f"cases[{number}] ({printable(case.case_id)})"
+        for name, value, low, high in (
+            ("index", case.index, 0, None),
+            ("repeats", case.repeats, 1, MAX_REPEAT),
+            ("passes", case.passes, 0, MAX_REPEAT),
+        ):
+            problem = (
+                integer_problem(value, low) if high is None else integer_problem(value, low, high)
+            )
+            if problem is not None:
+                problems.append(f"{where}.{name}: {problem}")
+        for ask, trial in enumerate(case.trials, start=1):
+            problem = latency_problem(trial.latency_ms)
+            if problem is not None:
+                problems.append(f"{where}, ask {ask}: latency_ms: {problem}")
+    return problems
 
 
 # --- opening a file -------------------------------------------------------------------------
@@ -495,8 +580,20 @@ def _insert(
         ),
     )
     connection.executemany(
-        "INSERT INTO suites (run_key, position, name, version) VALUES (?, ?, ?, ?)",
-        [(run.key, position, name, version) for position, (name, version) in enumerate(run.suites)],
+        "INSERT INTO suites (run_key, position, name, version, threshold, pass_k, parity) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                run.key,
+                position,
+                suite.suite,
+                suite.version,
+                suite.threshold,
+                suite.pass_k,
+                suite.parity.value,
+            )
+            for position, suite in enumerate(results.suites)
+        ],
     )
     connection.executemany(
         "INSERT INTO labels (run_key, key, value) VALUES (?, ?, ?)",
@@ -504,7 +601,7 @@ def _insert(
     )
     connection.executemany(
         "INSERT INTO cases (run_key, position, suite, gate, case_id, language, outcome, passes, "
-        "repeats, latency_ms, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "repeats, latency_ms, tokens, pair) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 run.key,
@@ -518,6 +615,7 @@ def _insert(
                 case.repeats,
                 case.latency_ms,
                 case.tokens,
+                result.pair,
             )
             for case, result in zip(cases, results.cases, strict=True)
         ],
@@ -545,67 +643,99 @@ def _insert(
 
 _RUN_COLUMNS = (
     "key, started_at, finished_at, gauntlet_version, target_kind, target_name, "
-    "target_fingerprint, plan_digest, results_digest, verdict"
+    "target_fingerprint, plan_digest, results_digest, verdict, complete, interrupted_by, "
+    "shard_index"
 )
 _CASE_COLUMNS = (
-    "cases.run_key, suite, gate, case_id, language, outcome, passes, repeats, latency_ms, tokens"
+    "cases.run_key, suite, gate, case_id, language, outcome, passes, repeats, latency_ms, tokens, "
+    "pair"
 )
+
+
+@dataclass
+class _Rows:
+    """A history's rows as read, by run key: what its records are built and checked from."""
+
+    runs: list[tuple[Any, ...]]
+    labels: dict[str, dict[str, str]]
+    suites: dict[str, list[tuple[Any, ...]]]
+    cases: list[tuple[Any, ...]]
+    asks: dict[tuple[str, str, str], list[tuple[Any, ...]]]
 
 
 def load_history(path: Path) -> History:
     """Every stored run, oldest first (numbered 1, 2, ...), and their cases in run order.
 
-    Each row is checked as it is read, and the file's foreign keys and pages as a whole: a
-    row edited by hand into something gauntlet never writes is refused, located.
+    Each row is checked as it is read, and the file's foreign keys and pages as a whole; then
+    each case is derived again from its asks and each run's verdict from its cases
+    (`gauntlet.history.rederive`). A row edited by hand into something gauntlet never writes,
+    or into a claim its own rows do not make, is refused, located by table and run.
 
     Raises:
-        HistoryError: as `open_history`, or a row that breaks the schema's rules.
+        HistoryError: as `open_history`, or a row that breaks the schema's rules, holds a
+            number out of its range (`gauntlet.history.numbers`), or disagrees with its rows.
     """
     with open_history(path) as connection:
-        runs = connection.execute(
-            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY started_at, key"  # noqa: S608 - constants
-        ).fetchall()
-        labels: dict[str, dict[str, str]] = {}
+        rows = _Rows(
+            runs=connection.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY started_at, key"  # noqa: S608
+            ).fetchall(),
+            labels={},
+            suites={},
+            cases=connection.execute(
+                f"SELECT {_CASE_COLUMNS} FROM cases JOIN runs ON runs.key = cases.run_key "  # noqa: S608
+                "ORDER BY runs.started_at, runs.key, cases.position"
+            ).fetchall(),
+            asks={},
+        )
         for run_key_, key, value in connection.execute(
             "SELECT run_key, key, value FROM labels ORDER BY run_key, key"
         ):
-            labels.setdefault(run_key_, {})[key] = value
-        suites: dict[str, list[tuple[str, int]]] = {}
-        for run_key_, name, version in connection.execute(
-            "SELECT run_key, name, version FROM suites ORDER BY run_key, position"
+            rows.labels.setdefault(run_key_, {})[key] = value
+        for row in connection.execute(
+            "SELECT run_key, name, version, threshold, pass_k, parity FROM suites "
+            "ORDER BY run_key, position"
         ):
-            suites.setdefault(run_key_, []).append((name, version))
-        cases = connection.execute(
-            f"SELECT {_CASE_COLUMNS} FROM cases JOIN runs ON runs.key = cases.run_key "  # noqa: S608
-            "ORDER BY runs.started_at, runs.key, cases.position"
-        ).fetchall()
-        # Rows first, each named; then what only SQLite sees (pages, other rules, links).
-        history, problems = _records(runs, labels, suites, cases)
+            rows.suites.setdefault(row[0], []).append(row[1:])
+        for row in connection.execute(
+            "SELECT run_key, suite, case_id, trial, outcome, latency_ms, tokens FROM trials "
+            "ORDER BY run_key, suite, case_id, trial"
+        ):
+            rows.asks.setdefault(row[:3], []).append(row[3:])
+        # Rows first, each named; then what only SQLite sees (pages, other rules, links); then
+        # what the rows say of each other.
+        history, problems = _records(rows)
         if not problems:
             problems = _file_problems(connection)
+        if not problems:
+            problems = _derived_problems(history, rows)
     if problems:
         raise HistoryError(located(str(path), "a damaged history", problems))
     return history
 
 
-def _records(
-    runs: list[tuple[Any, ...]],
-    labels: dict[str, dict[str, str]],
-    suites: dict[str, list[tuple[str, int]]],
-    cases: list[tuple[Any, ...]],
-) -> tuple[History, list[str]]:
+def _records(rows: _Rows) -> tuple[History, list[str]]:
     problems: list[str] = []
     records = []
-    for number, row in enumerate(runs, start=1):
-        record = _run_record(row, number, labels.get(row[0], {}), suites.get(row[0], []))
+    for number, row in enumerate(rows.runs, start=1):
+        suites = [(name, version) for name, version, *_ in rows.suites.get(row[0], [])]
+        record = _run_record(row[:10], number, rows.labels.get(row[0], {}), suites)
         if isinstance(record, str):
             problems.append(f"table runs, run {number}: {record}")
         else:
             records.append(record)
-    numbers = {row[0]: number for number, row in enumerate(runs, start=1)}
+    numbers = {row[0]: number for number, row in enumerate(rows.runs, start=1)}
+    for (run_key_, suite, case_id), asks in rows.asks.items():
+        for ask in asks:
+            broken = _ask_problem(ask)
+            if broken is not None:
+                problems.append(
+                    f"table trials, run {numbers.get(run_key_, '?')}, case "
+                    f"{printable(str(case_id))} of {printable(str(suite))}, ask {ask[0]}: {broken}"
+                )
     case_records = []
-    for row in cases:
-        case = _case_record(row)
+    for row in rows.cases:
+        case = _case_record(row[:10])
         if isinstance(case, str):
             problems.append(
                 f"table cases, run {numbers[row[0]]}, case {printable(str(row[3]))}: {case}"
@@ -613,6 +743,64 @@ def _records(
         else:
             case_records.append(case)
     return History(runs=tuple(records), cases=tuple(case_records)), problems
+
+
+def _ask_problem(ask: tuple[Any, ...]) -> str | None:
+    """Why one row of `trials` breaks its rules (numbers in range, a known outcome)."""
+    _, outcome, latency, tokens = ask
+    if outcome not in {member.value for member in Outcome}:
+        return f"outcome: {printable(str(outcome))!r} is not one of {_OUTCOMES}"
+    for column, problem in (
+        ("latency_ms", latency_problem(latency)),
+        ("tokens", tokens_problem(tokens)),
+    ):
+        if problem is not None:
+            return f"{column}: {problem}"
+    return None
+
+
+def _derived_problems(history: History, rows: _Rows) -> list[str]:
+    """Each case against its asks, each run's verdict against its cases, located."""
+    problems: list[str] = []
+    by_run: dict[str, list[CaseRecord]] = {}
+    for case in history.cases:
+        by_run.setdefault(case.run_key, []).append(case)
+    runs = {row[0]: row for row in rows.runs}
+    pairs: dict[str, dict[tuple[str, str], str | None]] = {}
+    for row in rows.cases:
+        pair = row[10] if isinstance(row[10], str) else None
+        pairs.setdefault(row[0], {})[(row[1], row[3])] = pair
+    for run in history.runs:
+        suites = [
+            StoredSuite(name=name, threshold=threshold, pass_k=pass_k, parity=parity)
+            for name, _, threshold, pass_k, parity in rows.suites.get(run.key, [])
+        ]
+        named = {suite.name: suite for suite in suites}
+        cases = by_run.get(run.key, [])
+        broken = False
+        for case in cases:
+            asks = [
+                StoredAsk(number=number, outcome=outcome, latency_ms=latency, tokens=tokens)
+                for number, outcome, latency, tokens in rows.asks.get(
+                    (run.key, case.suite, case.case_id), []
+                )
+            ]
+            found = case_problems(case, asks, named.get(case.suite))
+            broken = broken or bool(found)
+            problems += [
+                f"table cases, run {run.number}, case {printable(case.case_id)}: {problem}"
+                for problem in found
+            ]
+        if broken:
+            continue  # a verdict is derived only from cases that agree with their asks
+        row = runs[run.key]
+        stored = StoredRun(
+            complete=bool(row[10]), interrupted_by=row[11], sharded=row[12] is not None
+        )
+        problem = verdict_problem(run, stored, suites, cases, pairs.get(run.key, {}))
+        if problem is not None:
+            problems.append(f"table runs, run {run.number}: {problem}")
+    return problems
 
 
 def _file_problems(connection: sqlite3.Connection) -> list[str]:
@@ -679,11 +867,11 @@ def _case_record(row: tuple[Any, ...]) -> CaseRecord | str:
         return f"outcome: {printable(str(outcome))!r} is not one of {_OUTCOMES}"
     if not (isinstance(passes, int) and isinstance(repeats, int) and 0 <= passes <= repeats):
         return f"passes {passes!r} of repeats {repeats!r}: not 0 <= passes <= repeats"
-    if latency is not None and not (isinstance(latency, float) and latency >= 0):
-        return f"latency_ms: {latency!r} is not a number of milliseconds"
-    if tokens is not None and not (isinstance(tokens, int) and tokens >= 0):
-        return f"tokens: {tokens!r} is not a count"
-    return CaseRecord(
+    if latency is not None and (problem := latency_problem(latency)) is not None:
+        return f"latency_ms: {problem}"
+    if (problem := tokens_problem(tokens)) is not None:
+        return f"tokens: {problem}"
+    record = CaseRecord(
         run_key=key,
         suite=suite,
         gate=gate,
@@ -695,3 +883,4 @@ def _case_record(row: tuple[Any, ...]) -> CaseRecord | str:
         latency_ms=latency,
         tokens=tokens,
     )
+    return name_problem(record) or record

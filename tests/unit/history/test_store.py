@@ -208,7 +208,7 @@ def test_the_file_is_a_wal_gauntlet_history_of_the_newest_schema(tmp_path: Path)
     assert _rows(path, "PRAGMA journal_mode") == [("wal",)]
     assert _rows(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
     assert _rows(path, "PRAGMA user_version") == [(HISTORY_SCHEMA_VERSION,)]
-    assert HISTORY_SCHEMA_VERSION == 2
+    assert HISTORY_SCHEMA_VERSION == 3  # noqa: PLR2004 - the schema this test pins
     assert _rows(path, "PRAGMA integrity_check") == [("ok",)]
 
 
@@ -282,6 +282,14 @@ def _version_1(path: Path) -> None:
                 for n, case in enumerate(cases)
             ],
         )
+        connection.executemany(
+            "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (run.key, case.suite, case.case_id, n, trial.outcome.value, trial.latency_ms, None)
+                for case in results.cases
+                for n, trial in enumerate(case.trials, start=1)
+            ],
+        )
 
 
 def test_a_version_1_history_is_upgraded_with_its_rows_and_labels_kept(tmp_path: Path) -> None:
@@ -289,7 +297,7 @@ def test_a_version_1_history_is_upgraded_with_its_rows_and_labels_kept(tmp_path:
     _version_1(path)
     assert "labels" in [row[1] for row in _rows(path, "PRAGMA table_info(runs)")]
     history = load_history(path)
-    assert _rows(path, "PRAGMA user_version") == [(2,)]
+    assert _rows(path, "PRAGMA user_version") == [(HISTORY_SCHEMA_VERSION,)]
     assert "labels" not in [row[1] for row in _rows(path, "PRAGMA table_info(runs)")]
     assert _rows(path, "SELECT key, value FROM labels ORDER BY key") == [
         ("branch", "main"),
@@ -361,7 +369,10 @@ def test_a_history_from_a_newer_gauntlet_is_refused(tmp_path: Path) -> None:
     append_run(path, clean(), {})
     with sqlite3.connect(path) as connection:
         connection.execute(f"PRAGMA user_version = {HISTORY_SCHEMA_VERSION + 1}")
-    with pytest.raises(HistoryError, match="schema version 3 is newer than this gauntlet"):
+    with pytest.raises(
+        HistoryError,
+        match=f"schema version {HISTORY_SCHEMA_VERSION + 1} is newer than this gauntlet",
+    ):
         load_history(path)
     with pytest.raises(HistoryError, match="upgrade gauntlet"):
         append_run(path, later(clean(), 1), {})

@@ -156,7 +156,7 @@ def test_the_cli_glue_reads_the_store(tmp_path: Path) -> None:
         (None, 3, None, None, "--window needs --history FILE"),
         (None, None, -2.0, "branch", "--z, --compare-on needs --history FILE"),
         ("h", 0, None, None, "--window 0: must be at least 1"),
-        ("h", None, 0.5, None, "--z 0.5: must be below 0"),
+        ("h", None, 0.5, None, "--z 0.5: must be a finite number below 0"),
         ("h", None, None, " ", "--compare-on: a label name is needed"),
         ("absent", None, None, None, "no such file"),
     ],
@@ -189,7 +189,7 @@ def test_report_with_history_writes_the_trends_section(
     assert "### Case regressions" in done.stdout
     refused = run_cli("report", results, "--history", history, "--z", "1")
     assert refused.code == 2, refused.show()
-    assert "--z 1: must be below 0" in refused.stderr
+    assert "--z 1: must be a finite number below 0" in refused.stderr
 
 
 def test_the_section_shows_only_the_parts_it_has() -> None:
