@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
+import regex
+
 from gauntlet.invisible import blank_fillers_as_spaces, has_blank_filler, remove_invisible
 
 # Written by hand, not taken from a package: the confusables packages on PyPI are unmaintained,
@@ -86,6 +88,35 @@ LOOKALIKES: Mapping[str, str] = MappingProxyType(
 _FOLD_LOOKALIKES = str.maketrans(dict(LOOKALIKES))
 
 
+APOSTROPHE_LIKE = "\u00b4\u02bc\u2032\u2033"
+"""Marks read as an apostrophe or a quote that Unicode's Quotation_Mark property leaves out.
+
+The acute accent, the modifier letter apostrophe (the apostrophe of some orthographies, and
+what some keyboards type), and the prime and double prime (what OCR and some fonts give for
+a straight quote). Everything else comes from Unicode data (see `fold_punctuation`).
+"""
+
+# Non-ASCII members only: the one ASCII dash is `-` itself, and the ASCII quotes are folded by
+# `str.replace`, so the per-character property lookups run on the rare non-ASCII text alone.
+_DASH = regex.compile(r"[[^\x00-\x7f]&&\p{Dash}]", regex.V1)
+_QUOTE = regex.compile(rf"[[^\x00-\x7f]&&[\p{{Quotation_Mark}}{APOSTROPHE_LIKE}]]", regex.V1)
+
+
+def fold_punctuation(text: str) -> str:
+    """`text` with every dash a hyphen-minus and every quotation mark or apostrophe a `'`.
+
+    The dashes are Unicode's Dash property (hyphens, the non-breaking hyphen, en and em dashes,
+    the minus sign and its superscript and subscript forms, the wave dash, and the rest), the
+    quotes its Quotation_Mark property (curly, low, angle and corner quotes, straight `"`), both
+    read from the `regex` package's Unicode data, plus `APOSTROPHE_LIKE`. A reader does not tell
+    `CANARY\u20117f3a` from `CANARY-7f3a`, nor `don\u2019t` from `don't`, so neither may a
+    marker; single and double quotes are one mark, since no marker turns on which was used.
+    """
+    if not text.isascii():
+        text = _QUOTE.sub("'", _DASH.sub("-", text))
+    return text.replace('"', "'")
+
+
 def collapse_whitespace(text: str) -> str:
     """`text` with leading and trailing whitespace removed and every inner run made one space."""
     return " ".join(text.split())
@@ -94,7 +125,8 @@ def collapse_whitespace(text: str) -> str:
 def normalise(text: str) -> str:
     """`text` in the form markers are compared in.
 
-    First everything that shows nothing goes (see `remove_invisible`): default-ignorable code
+    First dashes and quotation marks fold to `-` and `'` (see `fold_punctuation`), before the
+    acute accent would decompose to a space and a mark. Then everything that shows nothing goes (see `remove_invisible`): default-ignorable code
     points (zero-width spaces and joiners, bidi marks, soft hyphens, the combining grapheme
     joiner, variation selectors, tag characters, the Hangul fillers), other format characters,
     combining marks and the braille blank, after NFKD and before NFKC, so a marker split by
@@ -103,7 +135,7 @@ def normalise(text: str) -> str:
     runs become one space. Both sides of a match are normalised alike, so accents fold too:
     `canción` and `cancion` match either way round.
     """
-    folded = remove_invisible(text).translate(_FOLD_LOOKALIKES).casefold()
+    folded = remove_invisible(fold_punctuation(text)).translate(_FOLD_LOOKALIKES).casefold()
     return collapse_whitespace(folded)
 
 
