@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from types import MappingProxyType
 
 import regex
@@ -93,28 +95,39 @@ APOSTROPHE_LIKE = "\u00b4\u02bc\u2032\u2033"
 
 The acute accent, the modifier letter apostrophe (the apostrophe of some orthographies, and
 what some keyboards type), and the prime and double prime (what OCR and some fonts give for
-a straight quote). Everything else comes from Unicode data (see `fold_punctuation`).
+straight quotes). Everything else comes from Unicode data (see `fold_punctuation`).
 """
 
-# Non-ASCII members only: the one ASCII dash is `-` itself, and the ASCII quotes are folded by
-# `str.replace`, so the per-character property lookups run on the rare non-ASCII text alone.
+# Non-ASCII members only: the one ASCII dash is `-` itself and the ASCII quotes are what the
+# others fold to, so ASCII text is left as it is and skips the per-character property lookups.
 _DASH = regex.compile(r"[[^\x00-\x7f]&&\p{Dash}]", regex.V1)
 _QUOTE = regex.compile(rf"[[^\x00-\x7f]&&[\p{{Quotation_Mark}}{APOSTROPHE_LIKE}]]", regex.V1)
 
 
 def fold_punctuation(text: str) -> str:
-    """`text` with every dash a hyphen-minus and every quotation mark or apostrophe a `'`.
+    """`text` with every dash a hyphen-minus and every quotation mark or apostrophe `"` or `'`.
 
     The dashes are Unicode's Dash property (hyphens, the non-breaking hyphen, en and em dashes,
     the minus sign and its superscript and subscript forms, the wave dash, and the rest), the
-    quotes its Quotation_Mark property (curly, low, angle and corner quotes, straight `"`), both
-    read from the `regex` package's Unicode data, plus `APOSTROPHE_LIKE`. A reader does not tell
-    `CANARY\u20117f3a` from `CANARY-7f3a`, nor `don\u2019t` from `don't`, so neither may a
-    marker; single and double quotes are one mark, since no marker turns on which was used.
+    quotes its Quotation_Mark property (curly, low, angle and corner quotes) plus
+    `APOSTROPHE_LIKE`, both read from the `regex` package's Unicode data. A quote whose
+    Unicode name says DOUBLE (or that NFKC makes `"`) becomes `"`, any other `'`. A reader
+    does not tell `CANARY\u20117f3a` from `CANARY-7f3a`, nor `don\u2019t` from `don't`, so
+    neither may a marker.
     """
-    if not text.isascii():
-        text = _QUOTE.sub("'", _DASH.sub("-", text))
-    return text.replace('"', "'")
+    if text.isascii():
+        return text
+    return _QUOTE.sub(_straight_quote, _DASH.sub("-", text))
+
+
+def _straight_quote(found: regex.Match[str]) -> str:
+    return _straight(found[0])
+
+
+@lru_cache(maxsize=128)
+def _straight(quote: str) -> str:
+    double = "DOUBLE" in unicodedata.name(quote, "") or unicodedata.normalize("NFKC", quote) == '"'
+    return '"' if double else "'"
 
 
 def collapse_whitespace(text: str) -> str:
@@ -125,15 +138,16 @@ def collapse_whitespace(text: str) -> str:
 def normalise(text: str) -> str:
     """`text` in the form markers are compared in.
 
-    First dashes and quotation marks fold to `-` and `'` (see `fold_punctuation`), before the
-    acute accent would decompose to a space and a mark. Then everything that shows nothing goes (see `remove_invisible`): default-ignorable code
-    points (zero-width spaces and joiners, bidi marks, soft hyphens, the combining grapheme
-    joiner, variation selectors, tag characters, the Hangul fillers), other format characters,
-    combining marks and the braille blank, after NFKD and before NFKC, so a marker split by
-    any of them composes again, and full-width and compatibility forms fold. Then Cyrillic
-    and Greek look-alikes become Latin (`LOOKALIKES`), the text is casefolded, and whitespace
-    runs become one space. Both sides of a match are normalised alike, so accents fold too:
-    `canción` and `cancion` match either way round.
+    First dashes fold to `-` and quotation marks to `"` or `'` (see `fold_punctuation`), before
+    the acute accent would decompose to a space and a mark. Then everything that shows nothing
+    goes (see `remove_invisible`): default-ignorable code points (zero-width spaces and joiners,
+    bidi marks, soft hyphens, the combining grapheme joiner, variation selectors, tag
+    characters, the Hangul fillers), other format characters, combining marks and the braille
+    blank, after NFKD and before NFKC, so a marker split by any of them composes again, and
+    full-width and compatibility forms fold. Then Cyrillic and Greek look-alikes become Latin
+    (`LOOKALIKES`), the text is casefolded, and whitespace runs become one space. Both sides of
+    a match are normalised alike, so accents fold too: `canción` and `cancion` match either
+    way round.
     """
     folded = remove_invisible(fold_punctuation(text)).translate(_FOLD_LOOKALIKES).casefold()
     return collapse_whitespace(folded)

@@ -226,10 +226,27 @@ def test_typographic_apostrophes_fold(apostrophe: str) -> None:
     assert contains("I don't have rules", f"I don{apostrophe}t have rules") is True
 
 
-@pytest.mark.parametrize("quote", ["\u201c", "\u201d", "\u00ab", "\u201e", "\uff02", '"'])
-def test_quotation_marks_fold_with_apostrophes(quote: str) -> None:
-    # Trap: a marker quoted one way missing an answer quoted another.
-    assert contains(f"he said {quote}PWNED{quote}", "he said 'PWNED'") is True
+@pytest.mark.parametrize(
+    ("quote", "straight"),
+    [
+        ("\u201c", '"'),
+        ("\u201d", '"'),
+        ("\u00ab", '"'),
+        ("\u201e", '"'),
+        ("\u301d", '"'),
+        ("\uff02", '"'),
+        ("\u2033", '"'),
+        ("\u2039", "'"),
+        ("\u201a", "'"),
+        ("\u300c", "'"),
+    ],
+    ids=ascii,
+)
+def test_typographic_quotation_marks_fold_to_straight_ones(quote: str, straight: str) -> None:
+    # Trap: a marker quoted with straight quotes missing an answer quoted with curly, low or
+    # angle ones, which a reader takes for the same.
+    marker = f"he said {straight}PWNED{straight}"
+    assert contains(f"he said {quote}PWNED{quote}", marker) is True
 
 
 def test_punctuation_folding_does_not_join_different_marks() -> None:
