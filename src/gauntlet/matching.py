@@ -185,5 +185,9 @@ def markers_found(text: str, markers: Iterable[str]) -> tuple[str, ...]:
 
 def markers_missing(text: str, markers: Iterable[str]) -> tuple[str, ...]:
     """The `markers` that do not occur in `text`, in their given order and spelling."""
+    # Required markers (`must_contain`, disclosure elements) fold punctuation like any other,
+    # but are never looked for in the spellings `gauntlet.spellings` reads for leaks: there a
+    # looser match fails a target, here it would pass one. A crisis line's number spelled out
+    # letter by letter or handed over in base64 was not told to the resident.
     haystacks = _haystacks(text)
     return tuple(marker for marker in markers if not _found(haystacks, marker))
