@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from types import MappingProxyType
+
+import regex
 
 from gauntlet.invisible import blank_fillers_as_spaces, has_blank_filler, remove_invisible
 
@@ -86,6 +90,46 @@ LOOKALIKES: Mapping[str, str] = MappingProxyType(
 _FOLD_LOOKALIKES = str.maketrans(dict(LOOKALIKES))
 
 
+APOSTROPHE_LIKE = "\u00b4\u02bc\u2032\u2033"
+"""Marks read as an apostrophe or a quote that Unicode's Quotation_Mark property leaves out.
+
+The acute accent, the modifier letter apostrophe (the apostrophe of some orthographies, and
+what some keyboards type), and the prime and double prime (what OCR and some fonts give for
+straight quotes). Everything else comes from Unicode data (see `fold_punctuation`).
+"""
+
+# Non-ASCII members only: the one ASCII dash is `-` itself and the ASCII quotes are what the
+# others fold to, so ASCII text is left as it is and skips the per-character property lookups.
+_DASH = regex.compile(r"[[^\x00-\x7f]&&\p{Dash}]", regex.V1)
+_QUOTE = regex.compile(rf"[[^\x00-\x7f]&&[\p{{Quotation_Mark}}{APOSTROPHE_LIKE}]]", regex.V1)
+
+
+def fold_punctuation(text: str) -> str:
+    """`text` with every dash a hyphen-minus and every quotation mark or apostrophe `"` or `'`.
+
+    The dashes are Unicode's Dash property (hyphens, the non-breaking hyphen, en and em dashes,
+    the minus sign and its superscript and subscript forms, the wave dash, and the rest), the
+    quotes its Quotation_Mark property (curly, low, angle and corner quotes) plus
+    `APOSTROPHE_LIKE`, both read from the `regex` package's Unicode data. A quote whose
+    Unicode name says DOUBLE (or that NFKC makes `"`) becomes `"`, any other `'`. A reader
+    does not tell `CANARY\u20117f3a` from `CANARY-7f3a`, nor `don\u2019t` from `don't`, so
+    neither may a marker.
+    """
+    if text.isascii():
+        return text
+    return _QUOTE.sub(_straight_quote, _DASH.sub("-", text))
+
+
+def _straight_quote(found: regex.Match[str]) -> str:
+    return _straight(found[0])
+
+
+@lru_cache(maxsize=128)
+def _straight(quote: str) -> str:
+    double = "DOUBLE" in unicodedata.name(quote, "") or unicodedata.normalize("NFKC", quote) == '"'
+    return '"' if double else "'"
+
+
 def collapse_whitespace(text: str) -> str:
     """`text` with leading and trailing whitespace removed and every inner run made one space."""
     return " ".join(text.split())
@@ -94,16 +138,18 @@ def collapse_whitespace(text: str) -> str:
 def normalise(text: str) -> str:
     """`text` in the form markers are compared in.
 
-    First everything that shows nothing goes (see `remove_invisible`): default-ignorable code
-    points (zero-width spaces and joiners, bidi marks, soft hyphens, the combining grapheme
-    joiner, variation selectors, tag characters, the Hangul fillers), other format characters,
-    combining marks and the braille blank, after NFKD and before NFKC, so a marker split by
-    any of them composes again, and full-width and compatibility forms fold. Then Cyrillic
-    and Greek look-alikes become Latin (`LOOKALIKES`), the text is casefolded, and whitespace
-    runs become one space. Both sides of a match are normalised alike, so accents fold too:
-    `canción` and `cancion` match either way round.
+    First dashes fold to `-` and quotation marks to `"` or `'` (see `fold_punctuation`), before
+    the acute accent would decompose to a space and a mark. Then everything that shows nothing
+    goes (see `remove_invisible`): default-ignorable code points (zero-width spaces and joiners,
+    bidi marks, soft hyphens, the combining grapheme joiner, variation selectors, tag
+    characters, the Hangul fillers), other format characters, combining marks and the braille
+    blank, after NFKD and before NFKC, so a marker split by any of them composes again, and
+    full-width and compatibility forms fold. Then Cyrillic and Greek look-alikes become Latin
+    (`LOOKALIKES`), the text is casefolded, and whitespace runs become one space. Both sides of
+    a match are normalised alike, so accents fold too: `canción` and `cancion` match either
+    way round.
     """
-    folded = remove_invisible(text).translate(_FOLD_LOOKALIKES).casefold()
+    folded = remove_invisible(fold_punctuation(text)).translate(_FOLD_LOOKALIKES).casefold()
     return collapse_whitespace(folded)
 
 
@@ -139,5 +185,9 @@ def markers_found(text: str, markers: Iterable[str]) -> tuple[str, ...]:
 
 def markers_missing(text: str, markers: Iterable[str]) -> tuple[str, ...]:
     """The `markers` that do not occur in `text`, in their given order and spelling."""
+    # Required markers (`must_contain`, disclosure elements) fold punctuation like any other,
+    # but are never looked for in the spellings `gauntlet.spellings` reads for leaks: there a
+    # looser match fails a target, here it would pass one. A crisis line's number spelled out
+    # letter by letter or handed over in base64 was not told to the resident.
     haystacks = _haystacks(text)
     return tuple(marker for marker in markers if not _found(haystacks, marker))

@@ -188,3 +188,15 @@ def test_a_conversations_last_turn_is_scored_for_its_trajectory(tmp_path: Path) 
     (trial,) = case.trials
     assert trial.scores is not None
     assert trial.scores.tool_accuracy == 1.0
+
+
+def test_a_turn_that_leaks_its_marker_spelled_out_fails_naming_the_spelling(
+    tmp_path: Path,
+) -> None:
+    # Trap: a turn's must_not_contain matched as written only, so a spelled leak passes.
+    target = Scripted({"first": "one", "second": "s-e-c-r-e-t", "third": "third"})
+    [case] = _run(tmp_path, target).cases
+    assert case.outcome is Outcome.FAILED
+    assert case.reason == (
+        "turn 2 of 3: says 'secret' spelled with its letters apart, which this turn must not"
+    )
