@@ -19,7 +19,7 @@ from typing import Any
 
 from gauntlet.cli.state import Options
 from gauntlet.display import printable, unencodable
-from gauntlet.errors import ExitCode, GauntletError, UsageError
+from gauntlet.errors import ExitCode, GauntletError, UsageError, describe_raised
 from gauntlet.redact import Redactor
 
 __all__ = ["run_args"]
@@ -57,7 +57,7 @@ def run_args(args: list[str]) -> int:
 
             _stderr_line(traceback.format_exc())
         _stderr_line(
-            f"internal error: {type(bug).__name__}: {bug}\n"
+            f"internal error: {describe_raised(bug)}\n"
             "  this is a bug in gauntlet; re-run with --traceback and report it"
         )
         return ExitCode.HARNESS_ERROR
