@@ -189,7 +189,10 @@ def test_a_waiver_text_with_a_control_character_is_refused_located(
     setup: Path, run_cli: RunCli, field: str
 ) -> None:
     # Trap: the file accepted it and the results refused it later: "internal error".
-    line = {"reason": "    reason: Citations are being rebuilt\n", "owner": "    owner: maria.lopez\n"}
+    line = {
+        "reason": "    reason: Citations are being rebuilt\n",
+        "owner": "    owner: maria.lopez\n",
+    }
     text = waivers_text().replace(line[field], f'    {field}: "rebuilt \\e[31m now"\n')
     (setup / "waivers.yaml").write_text(text, encoding="utf-8")
     for args in (["validate"], ["run", "--toy-defect", "drop_citations"]):

@@ -66,19 +66,14 @@ def _one_line(text: str) -> str:
     whitespace is refused here, where it can be located, rather than on the way out.
     """
     folded = " ".join(text.split())
-    shown = printable(folded)
-    if shown != folded:
-        found = next(char for char, escaped in zip(folded, _escaped(folded)) if escaped)
+    if printable(folded) != folded:
+        found = next(char for char in folded if printable(char) != char)
         raise PydanticCustomError(
             "control_character",
             "holds U+{code}, a control or bidi character; write it as plain text",
             {"code": f"{ord(found):04X}"},
         )
     return folded
-
-
-def _escaped(text: str) -> list[bool]:
-    return [printable(char) != char for char in text]
 
 
 OneLine = Annotated[Text, AfterValidator(_one_line)]
