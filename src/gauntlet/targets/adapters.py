@@ -41,6 +41,18 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 
+class TargetRaisedError(TargetError):
+    """A Python target's own code raised `raised` (worded by `describe_raised`).
+
+    Args:
+        raised: What was raised, as `Type: text`.
+    """
+
+    def __init__(self, raised: str) -> None:
+        self.raised = raised
+        super().__init__(f"the target raised {raised}")
+
+
 class CallableTarget:
     """A Python target adapted to `AsyncTarget`.
 
@@ -230,11 +242,11 @@ def target_raised(error: BaseException) -> TargetError:
         try:
             text = str(error)
         except BaseException:  # noqa: BLE001 - a subclass of the target's own may do anything
-            return TargetError(f"the target raised {describe_raised(error)}")
+            return TargetRaisedError(describe_raised(error))
         # One of gauntlet's own classes keeps its class; a subclass the target made is ours.
         kind = type(error) if type(error).__module__ == TargetError.__module__ else TargetError
         return kind(text)
-    return TargetError(f"the target raised {describe_raised(error)}")
+    return TargetRaisedError(describe_raised(error))
 
 
 def is_cancelling() -> bool:
