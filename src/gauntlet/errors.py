@@ -208,3 +208,17 @@ class TargetTimeoutError(TargetError):
 
 class TargetContractError(TargetError):
     """An answer that is not a `TargetResponse`; the message names the field and the problem."""
+
+
+def describe_raised(error: BaseException) -> str:
+    """`Type: text` of an exception another's code raised, whatever its `__str__` does.
+
+    A target's exception (or any other code's) is hostile input: its `__str__` may raise, even
+    `SystemExit`. Such an exception is named by its type and says its text could not be read.
+    """
+    name = type(error).__name__
+    try:
+        text = str(error)
+    except BaseException as failure:  # noqa: BLE001 - its text is the target's code too
+        return f"{name} (its text could not be read: {type(failure).__name__})"
+    return f"{name}: {text}" if text else name

@@ -12,6 +12,12 @@ MAX_NESTING = 64
 object or array counts one level, so `{"a": {}}` is 2. Deeper is that case's error, at the
 target's seam, worded with this limit."""
 
+TOO_DEEP = (
+    f"the target's answer holds JSON nested deeper than the {MAX_NESTING} levels a "
+    "results file keeps"
+)
+"""How a case whose answer nests past `MAX_NESTING` is worded, wherever that is found."""
+
 MAX_FILE_NESTING = 128
 """The deepest a results file or a journal line may nest: `MAX_NESTING` and the file's own
 envelope (a case, its asks, a turn, a response, its calls) with room to spare, and well under

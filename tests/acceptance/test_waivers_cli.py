@@ -159,3 +159,46 @@ def test_schema_waivers_prints_the_waivers_file_schema(run_cli: RunCli) -> None:
     schema = json.loads(done.stdout)
     assert schema["title"] == "gauntlet waivers file"
     assert set(schema["properties"]) == {"max_days", "waivers"}
+
+
+@pytest.mark.parametrize("style", ["|", ">", "|-", ">+"])
+def test_a_waiver_reason_written_as_a_block_scalar_is_read(
+    setup: Path, run_cli: RunCli, style: str
+) -> None:
+    # Trap: a multi-line `reason` (YAML's `|` or `>`) gave "internal error" in validate and run.
+    text = waivers_text().replace(
+        "    reason: Citations are being rebuilt\n",
+        f"    reason: {style}\n      Citations are being rebuilt\n      after the index move.\n",
+    )
+    (setup / "waivers.yaml").write_text(text, encoding="utf-8")
+    done = run_cli("validate", "--cases", setup / "cases", "--waivers", setup / "waivers.yaml")
+    assert done.code == 0, done.show()
+    assert "internal error" not in done.stderr
+    code, out = _run(run_cli, setup)
+    assert code == 0, out
+    assert "internal error" not in out
+    reason = json.loads((setup / "results.json").read_text(encoding="utf-8"))["waivers"][0]
+    assert reason["reason"].startswith("Citations are being rebuilt"), reason
+    assert "after the index move." in reason["reason"], reason
+    report = run_cli("report", setup / "results.json")
+    assert report.code == 0, report.show()
+
+
+@pytest.mark.parametrize("field", ["reason", "owner"])
+def test_a_waiver_text_with_a_control_character_is_refused_located(
+    setup: Path, run_cli: RunCli, field: str
+) -> None:
+    # Trap: the file accepted it and the results refused it later: "internal error".
+    line = {
+        "reason": "    reason: Citations are being rebuilt\n",
+        "owner": "    owner: maria.lopez\n",
+    }
+    text = waivers_text().replace(line[field], f'    {field}: "rebuilt \\e[31m now"\n')
+    (setup / "waivers.yaml").write_text(text, encoding="utf-8")
+    for args in (["validate"], ["run", "--toy-defect", "drop_citations"]):
+        done = run_cli(*args, "--cases", setup / "cases", "--waivers", setup / "waivers.yaml")
+        assert done.code == 2, done.show()
+        assert "internal error" not in done.stderr, done.show()
+        row = 3 if field == "reason" else 4
+        assert f"waivers.yaml:{row}:" in done.stderr, done.show()
+        assert "holds U+001B, a control or bidi character" in done.stderr, done.show()

@@ -27,7 +27,7 @@ from datetime import date, timedelta
 from pathlib import Path as FsPath
 from typing import Annotated, Any
 
-from pydantic import Field, TypeAdapter, model_validator
+from pydantic import AfterValidator, Field, TypeAdapter, model_validator
 from pydantic_core import PydanticCustomError
 
 from gauntlet.cases.loader import (
@@ -43,6 +43,7 @@ from gauntlet.cases.loader import (
 )
 from gauntlet.cases.model import GateName, Identifier, Text
 from gauntlet.cases.yaml_nodes import Document, Mark, NodePath
+from gauntlet.display import printable
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
 from gauntlet.record import Reason, Record, StrictRecord
 
@@ -57,6 +58,28 @@ ISO_DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 TICKET_PATTERN = r"^https?://[^\s/?#]+[^\s]*$"
 
 
+def _one_line(text: str) -> str:
+    """`text` with every run of whitespace (line breaks among it) folded to one space.
+
+    A reason written over several lines (YAML's `|` or `>`) is read as the sentence it is;
+    results and reports hold reasons on one line. A control or bidi character that is not
+    whitespace is refused here, where it can be located, rather than on the way out.
+    """
+    folded = " ".join(text.split())
+    if printable(folded) != folded:
+        found = next(char for char in folded if printable(char) != char)
+        raise PydanticCustomError(
+            "control_character",
+            "holds U+{code}, a control or bidi character; write it as plain text",
+            {"code": f"{ord(found):04X}"},
+        )
+    return folded
+
+
+OneLine = Annotated[Text, AfterValidator(_one_line)]
+"""Free text of a waiver, read onto one line: its whitespace folded, its controls refused."""
+
+
 class Waiver(StrictRecord):
     """One waiver: a case (or a suite's cases) whose failure is tolerated until `expires`."""
 
@@ -64,9 +87,10 @@ class Waiver(StrictRecord):
     """The case id it covers. Exactly one of `case` and `suite`."""
     suite: Identifier | None = None
     """The suite all of whose cases it covers. Exactly one of `case` and `suite`."""
-    reason: Text
-    """Why the failure is tolerated, in a sentence a reviewer can check."""
-    owner: Text
+    reason: OneLine
+    """Why the failure is tolerated, in a sentence a reviewer can check; it may be written over
+    several lines (`reason: |`), and is read as one, its whitespace folded."""
+    owner: OneLine
     """Who decided."""
     ticket: Annotated[str, Field(pattern=TICKET_PATTERN, max_length=2048)]
     """Where the decision is tracked: an http(s) URL."""

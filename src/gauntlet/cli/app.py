@@ -52,7 +52,10 @@ def _main(
     show_traceback: Annotated[
         bool,
         typer.Option(
-            "--traceback", help="On an internal error, show the Python traceback.", hidden=False
+            "--traceback",
+            help="On an internal error, show the Python traceback (taken anywhere on the line, "
+            "after a command's own options too).",
+            hidden=False,
         ),
     ] = False,
     version: Annotated[
@@ -62,7 +65,10 @@ def _main(
         ),
     ] = False,
 ) -> None:
-    Options.show_traceback = show_traceback
+    # `run_args` takes `--traceback` out of the line wherever it is; this is for help and
+    # for the app called without it.
+    if show_traceback:
+        Options.show_traceback = True
 
 
 app.command()(validate)

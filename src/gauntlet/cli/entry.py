@@ -19,7 +19,7 @@ from typing import Any
 
 from gauntlet.cli.state import Options
 from gauntlet.display import printable, unencodable
-from gauntlet.errors import ExitCode, GauntletError, UsageError
+from gauntlet.errors import ExitCode, GauntletError, UsageError, describe_raised
 from gauntlet.redact import Redactor
 
 __all__ = ["run_args"]
@@ -35,6 +35,7 @@ def run_args(args: list[str]) -> int:
     previous = _terminate_like_interrupt()
     try:
         _check_arguments(args)
+        args = _take_traceback(args)
         status = _dispatch(args)
         if status == _INTERRUPTED:
             # typer turns Ctrl-C outside a run into 130; the contract has 2 for "could not
@@ -51,19 +52,55 @@ def run_args(args: list[str]) -> int:
         # Ctrl-C or SIGTERM before a command's own handling began (while it was importing).
         _stderr_line("interrupted")
         return ExitCode.HARNESS_ERROR
+    except OSError as failed:
+        # The machine refused the harness a file (a full disk, a size limit, a permission):
+        # what happened, not "a bug in gauntlet".
+        _traceback_if_asked()
+        _stderr_line(f"error: {_os_error(failed)}")
+        return ExitCode.HARNESS_ERROR
     except Exception as bug:  # noqa: BLE001 - the last line of defence: never a bare traceback
-        if Options.show_traceback:
-            import traceback
-
-            _stderr_line(traceback.format_exc())
+        _traceback_if_asked()
         _stderr_line(
-            f"internal error: {type(bug).__name__}: {bug}\n"
+            f"internal error: {describe_raised(bug)}\n"
             "  this is a bug in gauntlet; re-run with --traceback and report it"
         )
         return ExitCode.HARNESS_ERROR
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+TRACEBACK = "--traceback"
+
+
+def _take_traceback(args: list[str]) -> list[str]:
+    """`args` without `--traceback`, which is noted wherever it stands before a `--`.
+
+    The internal-error hint says "re-run with --traceback": added at the end of the command
+    it must work, though typer knows it as an option of `gauntlet` only.
+    """
+    end = args.index("--") if "--" in args else len(args)
+    if TRACEBACK not in args[:end]:
+        return args
+    Options.show_traceback = True
+    return [arg for arg in args[:end] if arg != TRACEBACK] + args[end:]
+
+
+def _traceback_if_asked() -> None:
+    if Options.show_traceback:
+        import traceback
+
+        _stderr_line(traceback.format_exc())
+
+
+def _os_error(error: OSError) -> str:
+    """`path: why` of an `OSError`, as the operating system said it."""
+    if not error.strerror:
+        return describe_raised(error)
+    where = next(
+        (str(name) for name in (error.filename, error.filename2) if name is not None), None
+    )
+    return f"{where}: {error.strerror}" if where else error.strerror
 
 
 def _dispatch(args: list[str]) -> int:

@@ -28,6 +28,7 @@ from gauntlet.run.results import (
     VERDICT_STATUS,
     CalibrationSummary,
     CaseResult,
+    GateState,
     JudgeCheck,
     LanguageCount,
     LanguageKappa,
@@ -40,13 +41,13 @@ from gauntlet.run.results import (
     WaiverResult,
     exit_code_for,
 )
-from gauntlet.run.tally import PairCheck, pair_checks
+from gauntlet.run.tally import PairCheck, gate_state, pair_checks
 from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.version import __version__
 
-EVIDENCE_SCHEMA_VERSION = 7
+EVIDENCE_SCHEMA_VERSION = 8
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -70,7 +71,9 @@ each pair whose sides differ with every side's case, outcome and reason (`parity
 `pair`; drift's pairs that now differ or agree. 7 added the run against its stored history
 (`trends`, null without `--history`): each gate x language, gate and suite pass rate and the
 run's latency and tokens with their z rule, and the case regressions with their binomial
-p-values (see `gauntlet.history.stats`)."""
+p-values (see `gauntlet.history.stats`). 8 added each gate's `state` (`pass`, `fail`, `not_run`):
+a gate an interrupted run left short of its threshold by unasked cases alone is not run, not
+failed."""
 
 
 class VerdictStatus(StrEnum):
@@ -210,6 +213,9 @@ class GateEvidence(Record):
 
     gate: GateName
     met: bool
+    state: GateState
+    """`pass`, `fail`, or `not_run`: cases of it were left unasked by an interrupted run,
+    and had they passed, it would have met its threshold (`met` is false then)."""
     total: int
     passed: int
     failed: int
@@ -553,6 +559,7 @@ def build_pack(
         gates=tuple(
             GateEvidence(
                 **gate.model_dump(include=_GATE_COPIED),
+                state=gate_state(gate, results.suites),
                 pass_rate=round(gate.passed / max(gate.total - gate.waived, 1), 4),
                 wilson_low=round(gate.wilson_low, 4),
                 wilson_high=round(gate.wilson_high, 4),

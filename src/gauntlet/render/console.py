@@ -22,8 +22,15 @@ from rich.text import Text
 
 from gauntlet.display import printable
 from gauntlet.evidence.scores import gate_distributions
-from gauntlet.run.results import JudgeInfo, Outcome, Results, Verdict, WaiverState
-from gauntlet.run.tally import pair_checks, parity_failures
+from gauntlet.run.results import (
+    GateState,
+    JudgeInfo,
+    Outcome,
+    Results,
+    Verdict,
+    WaiverState,
+)
+from gauntlet.run.tally import gate_state, pair_checks, parity_failures
 from gauntlet.run.waivers import waived_failures
 from gauntlet.words import plural
 
@@ -68,12 +75,20 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
             f"{gate.passed}/{gate.total}" + (f" ({gate.waived} waived)" if gate.waived else ""),
             ", ".join(f"{t:g}" for t in thresholds),
         ]
+        state = gate_state(gate, results.suites)
+        # An interrupted run's gate that its unasked cases could still pass is not run, not
+        # failed; one its asked cases already fail is FAIL whatever the rest would say.
+        unasked = gate.not_run if state is GateState.NOT_RUN else 0
         gaps = [
             f"{count} {word}"
-            for count, word in ((gate.errored, "ERRORED"), (gate.unjudged, "UNJUDGED"))
+            for count, word in (
+                (gate.errored, "ERRORED"),
+                (gate.unjudged, "UNJUDGED"),
+                (unasked, "NOT RUN"),
+            )
             if count
         ]
-        rows.append((cells, ", ".join(gaps) or ("PASS" if gate.met else "FAIL")))
+        rows.append((cells, ", ".join(gaps) or state.value.upper()))
     widths = [
         max([len(header[i]), *(len(cells[i]) for cells, _ in rows)]) for i in range(len(header) - 1)
     ]

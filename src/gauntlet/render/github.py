@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from gauntlet.display import printable
 from gauntlet.evidence.pack import BaselineStatus, EvidencePack, VerdictStatus
-from gauntlet.run.results import Outcome
+from gauntlet.run.results import GateState, Outcome
 
 SUMMARY_LIMIT = 1_000_000
 """Bytes of Markdown written to the job summary; GitHub refuses a step summary over 1 MiB."""
@@ -34,8 +34,9 @@ def github_outputs(pack: EvidencePack) -> str:
         else f"{pack.verdict.status.value}-{pack.verdict.withheld_because.value}",
         "results-digest": pack.results_digest,
         "gates-total": str(len(pack.gates)),
-        "gates-passed": str(sum(1 for gate in pack.gates if gate.met)),
-        "gates-failed": str(sum(1 for gate in pack.gates if not gate.met)),
+        "gates-passed": str(sum(1 for gate in pack.gates if gate.state is GateState.PASS)),
+        "gates-failed": str(sum(1 for gate in pack.gates if gate.state is GateState.FAIL)),
+        "gates-not-run": str(sum(1 for gate in pack.gates if gate.state is GateState.NOT_RUN)),
         "cases-total": str(pack.totals.total),
         "cases-passed": str(pack.totals.passed),
         "cases-failed": str(pack.totals.failed),

@@ -21,8 +21,6 @@ from functools import partial
 from types import FrameType
 from typing import Any
 
-from pydantic import ValidationError
-
 from gauntlet import limits
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.cases.model import AnyCase
@@ -50,7 +48,7 @@ from gauntlet.run.scoring import (
     needs_judge,
     score,
 )
-from gauntlet.targets.adapters import as_async_target
+from gauntlet.targets.adapters import as_async_target, is_cancelling, target_raised
 from gauntlet.targets.contract import (
     PROBE_LANGUAGE,
     AsyncTarget,
@@ -59,7 +57,6 @@ from gauntlet.targets.contract import (
     Target,
     TargetResponse,
     Traced,
-    describe_contract_errors,
 )
 from gauntlet.targets.scripted import Scripted, scripted_for
 
@@ -137,7 +134,9 @@ async def _converse(
                 None, at + str(exc), started, attempts + exc.attempts, waited + exc.waited,
                 conversation,
             )  # fmt: skip
-        except Exception as exc:  # noqa: BLE001 - a target's own bug errors the case, not the run
+        except BaseException as exc:  # noqa: BLE001 - a target cannot end the run
+            if isinstance(exc, asyncio.CancelledError) and is_cancelling():
+                raise  # the run's own cancellation, after the grace period
             return _observed(None, at + _raised(exc), started, attempts + 1, waited, conversation)
         attempts, waited = attempts + traced.attempts, waited + traced.waited
         too_deep = nested_too_deeply(traced.response)
@@ -177,12 +176,6 @@ def _observed(
     )
 
 
-_TOO_DEEP = (
-    f"the target's answer holds JSON nested deeper than the {limits.MAX_NESTING} levels a "
-    "results file keeps"
-)
-
-
 def nested_too_deeply(response: TargetResponse) -> str | None:
     """Why `response` cannot be kept, when a value the target supplied nests too deeply.
 
@@ -193,25 +186,18 @@ def nested_too_deeply(response: TargetResponse) -> str | None:
         for what, value in (("arguments", call.arguments), ("output", call.output)):
             depth = limits.nesting(value)
             if depth > limits.MAX_NESTING:
-                return f"{_TOO_DEEP}: tool call {call.id!r}'s {what} nest {depth} levels deep"
+                return f"{limits.TOO_DEEP}: tool call {call.id!r}'s {what} nest {depth} levels deep"
     return None
 
 
-def _raised(error: Exception) -> str:
+def _raised(error: BaseException) -> str:
     """Why a target's own exception errors its case, in the contract's words when it can.
 
     A Python target that builds a `TargetResponse` breaking the contract meets pydantic's
-    refusal in its own code; that is a contract error, and it reads as one.
+    refusal in its own code; that is a contract error, and it reads as one. Anything else,
+    `SystemExit` and the rest of `BaseException` among them, is "the target raised" it.
     """
-    if isinstance(error, ValidationError) and any(
-        problem["type"] in ("recursion_loop", "recursion_depth_exceeded")
-        or "recursion limit" in problem["msg"]
-        for problem in error.errors(include_url=False, include_input=False)
-    ):
-        return _TOO_DEEP + ": the target built an answer too deep to check"
-    if isinstance(error, ValidationError) and error.title == TargetResponse.__name__:
-        return describe_contract_errors(error)
-    return f"the target raised {type(error).__name__}: {error}"
+    return str(target_raised(error))
 
 
 CaseDone = Callable[[Scheduled, list[Observation]], None]
@@ -567,7 +553,7 @@ class _Session:
     async def _until_stopped(
         self, target: AsyncTarget, what: str, stop: asyncio.Event
     ) -> Traced | None:
-        probing = asyncio.ensure_future(target.probe())
+        probing = asyncio.ensure_future(_probed(target))
         stopping = asyncio.ensure_future(stop.wait())
         try:
             await asyncio.wait({probing, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -600,6 +586,22 @@ class _Session:
     def _interrupt(self, number: signal.Signals, stop: asyncio.Event) -> None:
         self.interrupted_by = number.name
         stop.set()
+
+
+async def _probed(target: AsyncTarget) -> Traced | None:
+    """`target.probe()`, any `BaseException` but the run's own cancellation a `TargetError`.
+
+    The probe runs in its own task, which lets `SystemExit` and `KeyboardInterrupt` out of
+    the event loop: whatever a target raises is turned into an error here, inside the task.
+    """
+    try:
+        return await target.probe()
+    except Exception:
+        raise  # a Python target's are worded by its adapter; anything else is a bug of ours
+    except BaseException as exc:  # noqa: BLE001 - a target cannot end the run
+        if isinstance(exc, asyncio.CancelledError) and is_cancelling():
+            raise
+        raise target_raised(exc) from None
 
 
 def _since(started: float) -> float:

@@ -7,6 +7,7 @@ last one and is ignored: that case is simply asked again.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Literal, TextIO
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gauntlet import limits
 from gauntlet.cases.waivers import WaiverInfo
-from gauntlet.errors import UsageError
+from gauntlet.errors import ResultsError, UsageError
 from gauntlet.files import (
     RefusedFileError,
     check_writable_in_place,
@@ -63,6 +64,8 @@ class Journal:
         self.resume = resume
         self._handle: TextIO | None = None
         self._header: JournalHeader | None = None
+        self._broken = False
+        """A write failed: nothing more is written, and what was stays for `--resume`."""
 
     def start(
         self,
@@ -118,13 +121,24 @@ class Journal:
             self._write(self._header.model_dump_json())
 
     def close(self, *, remove: bool) -> None:
-        """Close the file, synced to disk; remove it when the results file holds everything."""
+        """Close the file, synced to disk; remove it when the results file holds everything.
+
+        Raises:
+            ResultsError: the journal could not be synced (the disk filled, say); never
+                raised again for a journal whose write already failed.
+        """
         if self._handle is not None:
-            if not remove:
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
-            self._handle.close()
-            self._handle = None
+            handle, self._handle = self._handle, None
+            try:
+                if not remove:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                handle.close()
+            except OSError as exc:
+                with contextlib.suppress(OSError):  # what it could not write, it cannot now
+                    handle.close()
+                if not self._broken:
+                    raise self._failed(exc) from None
         if remove:
             self.path.unlink(missing_ok=True)
 
@@ -139,9 +153,31 @@ class Journal:
             ) from None
 
     def _write(self, line: str) -> None:
+        """Write one line at once; a failure (a full disk, a file-size limit) is said once.
+
+        Every line before the failed one stays, and a line cut short is the last one, which
+        `--resume` asks again: the run continues from what the journal holds.
+
+        Raises:
+            ResultsError: the line could not be written.
+        """
         assert self._handle is not None  # noqa: S101 - keep() opens it
-        self._handle.write(line + "\n")
-        self._handle.flush()
+        if self._broken:
+            return  # already said: the run ends with that error
+        try:
+            self._handle.write(line + "\n")
+            self._handle.flush()
+        except OSError as exc:
+            self._broken = True
+            raise self._failed(exc) from None
+
+    def _failed(self, error: OSError) -> ResultsError:
+        why = error.strerror or type(error).__name__
+        return ResultsError(
+            f"{self.path}: cannot write the journal: {why}; the cases it holds are kept, and "
+            "`gauntlet run` with the same options and --resume continues from them once "
+            "there is room"
+        )
 
     def _read(self, expected: JournalHeader) -> dict[int, CaseResult]:
         try:

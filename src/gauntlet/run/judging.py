@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from gauntlet.cases.model import AnyCase, GoldenCase, GoldenMatch
 from gauntlet.display import printable
-from gauntlet.errors import TargetError
+from gauntlet.errors import TargetError, describe_raised
 from gauntlet.judge.check import Ask, ask_readable, check_rubric
 from gauntlet.judge.judge_file import UsageTally, judge_asker
 from gauntlet.judge.pairwise import (
@@ -30,6 +30,7 @@ from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import QUOTED, Judged
 from gauntlet.languages import primary_language
 from gauntlet.run.results import CheckOutcome, JudgeCheck, SuiteInfo, check_outcome
+from gauntlet.targets.adapters import TargetRaisedError
 from gauntlet.targets.contract import AsyncTarget, TargetResponse
 
 __all__ = ["Judging"]
@@ -87,10 +88,12 @@ class Judging:
                         made = await self._rubric(case, ask_number, response, earlier, ask)
                     else:
                         made = await self._pairwise(case, ask_number, response, earlier, ask)
+                except TargetRaisedError as exc:  # a Python judge's own code
+                    made = _unjudged(kind, f"the judge raised {exc.raised}")
                 except TargetError as exc:
                     made = _unjudged(kind, f"the judge gave no reply: {exc}")
                 except Exception as exc:  # noqa: BLE001 - a judge that fails is unjudged, not a crash
-                    made = _unjudged(kind, f"the judge raised {type(exc).__name__}: {exc}")
+                    made = _unjudged(kind, f"the judge raised {describe_raised(exc)}")
                 checks.append(made.model_copy(update={"usage": tally.total}))
         return tuple(checks)
 

@@ -82,6 +82,22 @@ class Outcome(StrEnum):
     suite's threshold (see `gauntlet.run.waivers`)."""
 
 
+class GateState(StrEnum):
+    """What a gate's table row says of it (`gauntlet.run.tally.gate_state`).
+
+    `met` says whether a gate's suites met their thresholds with what was asked; an
+    interrupted run leaves cases unasked, and a gate short of its threshold for that alone
+    has not failed: it was not run (whole or in part). The run's verdict is withheld then.
+    """
+
+    PASS = "pass"  # noqa: S105 - a state, not a password
+    """Every suite met its threshold, every case asked."""
+    FAIL = "fail"
+    """A suite missed its threshold, and no case left unasked could change that."""
+    NOT_RUN = "not_run"
+    """Cases were left unasked, and had they passed, every suite would have met its threshold."""
+
+
 class Verdict(StrEnum):
     """The run's verdict, which decides the exit code.
 

@@ -22,6 +22,7 @@ from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     CaseResult,
     GateResult,
+    GateState,
     JudgeCheck,
     JudgeInfo,
     LanguageCount,
@@ -255,6 +256,34 @@ def _suite_result(info: SuiteInfo, cases: Sequence[CaseResult]) -> SuiteResult:
         pairs=len(pairs),
         pairs_differing=differing,
     )
+
+
+def suite_state(suite: SuiteResult) -> GateState:
+    """Whether a suite passed, failed, or was not run to the end (see `GateState`).
+
+    Failed when it missed its threshold and either every case was asked, or its decided
+    parity pairs already fail it, or even every unasked case passing would leave it short.
+    """
+    if suite.met:
+        return GateState.PASS
+    if suite.not_run == 0:
+        return GateState.FAIL
+    counted = max(suite.total - suite.waived, 1)
+    threshold = Fraction(str(suite.threshold))
+    if Fraction(suite.passed, counted) >= threshold:
+        return GateState.FAIL  # its rate is met, so its parity failed it: a decided pair
+    if Fraction(suite.passed + suite.not_run, counted) >= threshold:
+        return GateState.NOT_RUN
+    return GateState.FAIL
+
+
+def gate_state(gate: GateResult, suites: Sequence[SuiteResult]) -> GateState:
+    """A gate's state from its suites': failed if one failed, else not run if one was not."""
+    states = {suite_state(suite) for suite in suites if suite.suite in gate.suites}
+    for state in (GateState.FAIL, GateState.NOT_RUN):
+        if state in states:
+            return state
+    return GateState.PASS if gate.met else GateState.FAIL
 
 
 def _gate_results(

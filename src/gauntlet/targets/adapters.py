@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from gauntlet.errors import TargetContractError
+from pydantic import ValidationError
+
+from gauntlet import limits
+from gauntlet.errors import Interrupted, TargetContractError, TargetError, describe_raised
 from gauntlet.redact import Secret
 from gauntlet.targets.contract import (
     DECLARED,
@@ -25,13 +28,30 @@ from gauntlet.targets.contract import (
     Message,
     Provenance,
     Target,
+    TargetResponse,
     Traced,
     check_response,
     declared,
+    describe_contract_errors,
 )
 
 if TYPE_CHECKING:
     from gauntlet.targets.scripted import Scripted
+
+
+_T = TypeVar("_T")
+
+
+class TargetRaisedError(TargetError):
+    """A Python target's own code raised `raised` (worded by `describe_raised`).
+
+    Args:
+        raised: What was raised, as `Type: text`.
+    """
+
+    def __init__(self, raised: str) -> None:
+        self.raised = raised
+        super().__init__(f"the target raised {raised}")
 
 
 class CallableTarget:
@@ -43,6 +63,11 @@ class CallableTarget:
     the target has is used too. Every answer is checked against the contract. Its fields are
     all declared: a Python target returns them itself.
 
+    Whatever the target's code raises while it is asked, probed or closed (`SystemExit`,
+    `KeyboardInterrupt`, `GeneratorExit`, its own `CancelledError` or `BaseException`) is a
+    `TargetError` worded by `target_raised`: a target cannot end the run. Only a cancellation
+    the run asked for (its task is being cancelled) passes as one.
+
     Args:
         target: The object with `name` and `ask`.
         concurrency: Threads for a plain `ask`.
@@ -50,6 +75,7 @@ class CallableTarget:
 
     def __init__(self, target: Target, *, concurrency: int = 8) -> None:
         self.target = target
+        self._name = target.name  # read once: what the results record, whatever it does later
         self._concurrency = max(1, concurrency)
         self._coroutine = inspect.iscoroutinefunction(target.ask)
         self._history = _takes_history(target)
@@ -61,8 +87,8 @@ class CallableTarget:
 
     @property
     def name(self) -> str:
-        """The Python target's own name."""
-        return self.target.name
+        """The Python target's own name, as it was when adapted."""
+        return self._name
 
     @property
     def secrets(self) -> tuple[Secret, ...]:
@@ -93,7 +119,17 @@ class CallableTarget:
         Raises:
             TargetContractError: history is given to a target that takes none, or the answer
                 breaks the contract.
+            TargetError: the target raised anything (see `target_raised`).
         """
+        return await _contained(self._ask(prompt, language, history, stop), stop)
+
+    async def _ask(
+        self,
+        prompt: str,
+        language: str,
+        history: Sequence[Message] | None,
+        stop: asyncio.Event | None,
+    ) -> Traced:
         extra: dict[str, object] = {}
         if history is not None:
             if not self._history:
@@ -127,19 +163,35 @@ class CallableTarget:
         return _traced(answer)
 
     async def probe(self) -> Traced | None:
-        """The target's own `probe`, if it has one; else None (it is in this process)."""
+        """The target's own `probe`, if it has one; else None (it is in this process).
+
+        Raises:
+            TargetError: it raised anything, or its answer breaks the contract.
+        """
         if self._probe is None:
             return None
-        answer = await self._probe()
+        return await _contained(self._probed(self._probe))
+
+    @staticmethod
+    async def _probed(probe: Callable[[], Awaitable[Any]]) -> Traced:
+        answer = await probe()
         return answer if isinstance(answer, Traced) else _traced(answer)
 
     async def aclose(self) -> None:
-        """Stop the threads (not waiting for an `ask` that never returns); close the target."""
+        """Stop the threads (not waiting for an `ask` that never returns); close the target.
+
+        Raises:
+            TargetError: the target's `aclose` raised anything ("closing the target failed").
+        """
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         if self._close is not None:
-            await self._close()
+            close, self._close = self._close, None  # once: a failure is not met again
+            try:
+                await _contained(_called(close))
+            except TargetError as exc:
+                raise TargetError(f"closing the target failed: {exc}") from None
 
 
 def as_async_target(target: Target | AsyncTarget, *, concurrency: int = 8) -> AsyncTarget:
@@ -175,6 +227,83 @@ def _takes_history(target: Target) -> bool:
     except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
         return False
     return any(p.name == "history" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
+def target_raised(error: BaseException) -> TargetError:
+    """What a target's code raising `error` means: a `TargetError` worded for its case.
+
+    A `TargetResponse` that pydantic refused to build in the target's own code breaks the
+    contract, and reads as such; anything else is "the target raised" its type and text
+    (read safely: see `describe_raised`). A `TargetError` the target raised itself keeps its
+    text only: its attributes (`attempts`, `waited`) are the target's to forge.
+    """
+    if isinstance(error, ValidationError) and any(
+        problem["type"] in ("recursion_loop", "recursion_depth_exceeded")
+        or "recursion limit" in problem["msg"]
+        for problem in error.errors(include_url=False, include_input=False)
+    ):
+        return TargetContractError(
+            limits.TOO_DEEP + ": the target built an answer too deep to check"
+        )
+    if isinstance(error, ValidationError) and error.title == TargetResponse.__name__:
+        return TargetContractError(describe_contract_errors(error))
+    if isinstance(error, TargetError):
+        try:
+            text = str(error)
+        except BaseException:  # noqa: BLE001 - a subclass of the target's own may do anything
+            return TargetRaisedError(describe_raised(error))
+        # One of gauntlet's own classes keeps its class; a subclass the target made is ours.
+        kind = type(error) if type(error).__module__ == TargetError.__module__ else TargetError
+        return kind(text)
+    return TargetRaisedError(describe_raised(error))
+
+
+def is_cancelling() -> bool:
+    """Whether the running task is being cancelled: a `CancelledError` now is the run's own.
+
+    A target that raises `CancelledError` itself (not cancelled by the run) is not cancelling.
+    """
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # pragma: no cover - no loop: nothing of ours cancels
+        return False
+    return task is not None and task.cancelling() > 0
+
+
+async def _contained(work: Coroutine[Any, Any, _T], stop: asyncio.Event | None = None) -> _T:
+    """`work` (a target's code) awaited in a task of its own, anything it raises a `TargetError`.
+
+    Its own task, because asyncio delivers an exception set on a future the code awaited
+    (one from a thread, say) by throwing it into the task's outermost coroutine, and a
+    `GeneratorExit` thrown so skips every handler between: it lands in `_caught` here, not in
+    the engine. `SystemExit` and `KeyboardInterrupt` that left a task would leave the event
+    loop too. A cancellation of the caller's task cancels this one, and passes as one; so
+    does `Interrupted` once `stop` is set (a target's `ask_traced` that waits to retry is
+    told to stop so), and only then.
+    """
+    return await asyncio.ensure_future(_caught(work, stop))
+
+
+async def _called(method: Callable[[], Awaitable[_T]]) -> _T:
+    return await method()
+
+
+async def _caught(work: Coroutine[Any, Any, _T], stop: asyncio.Event | None) -> _T:
+    try:
+        return await work
+    except Interrupted as exc:
+        if stop is not None and stop.is_set():
+            raise
+        raise target_raised(exc) from None  # no stop was asked: it is the target's own
+    except BaseException as exc:  # noqa: BLE001 - a target cannot end the run
+        raise _unless_cancelled(exc) from None
+
+
+def _unless_cancelled(error: BaseException) -> TargetError:
+    """`target_raised(error)`, unless it is the run's own cancellation: then raised again."""
+    if isinstance(error, asyncio.CancelledError) and is_cancelling():
+        raise error
+    return target_raised(error)
 
 
 def _traced(answer: object) -> Traced:

@@ -110,11 +110,15 @@ def build_callable_target(spec: str, *, concurrency: int) -> BuiltTarget:
     Raises:
         TargetImportError: about the parameter `spec`.
     """
+    from gauntlet.errors import Parameter
     from gauntlet.targets.adapters import CallableTarget
-    from gauntlet.targets.python import load_callable_target
+    from gauntlet.targets.python import load_callable_target, target_code
 
     python = load_callable_target(spec)
-    return BuiltTarget(CallableTarget(python, concurrency=concurrency), "callable", python.name)
+    # Adapting reads the target's attributes again: its code, which may raise anything.
+    with target_code(Parameter("spec"), f" {spec!r}: adapting what it gave failed: "):
+        adapted = CallableTarget(python, concurrency=concurrency)
+    return BuiltTarget(adapted, "callable", adapted.name)
 
 
 def build_toy_target(defects: Sequence[ToyDefect], *, concurrency: int) -> BuiltTarget:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import cast
 
 from gauntlet.display import unencodable
-from gauntlet.errors import Parameter, TargetImportError
+from gauntlet.errors import GauntletError, Parameter, TargetImportError, describe_raised
 from gauntlet.targets.contract import Target
 
 EXPECTED = "an object with `name: str` and `ask(prompt, language)` returning a TargetResponse"
@@ -26,6 +31,11 @@ def load_callable_target(spec: str, *, search: Path | None = None) -> Target:
         search: A directory put first on `sys.path` while importing (default: the working
             directory), so a project's own modules are found.
 
+    Anything the module, the factory or the object it gives raises (`SystemExit` and every
+    other `BaseException` among them) is a `TargetImportError`: a target cannot end the run.
+    Only the user's own Ctrl-C or SIGTERM, a signal that arrived while its code ran, still
+    interrupts (as `KeyboardInterrupt`); a `KeyboardInterrupt` the code raised itself does not.
+
     Raises:
         TargetImportError: the spec is malformed, the import or the call failed, or the
             result is not a target; about the parameter `spec`.
@@ -39,28 +49,75 @@ def load_callable_target(spec: str, *, search: Path | None = None) -> Target:
     if added:
         sys.path.insert(0, root)
     try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - any import failure is the user's to see
-        raise TargetImportError(
-            *label, f": cannot import {module_name}: {type(exc).__name__}: {exc}"
-        ) from exc
+        with target_code(*label, f": cannot import {module_name}: "):
+            module = importlib.import_module(module_name)
     finally:
         if added:
             sys.path.remove(root)
-    factory = getattr(module, attribute, None)
-    if factory is None:
-        raise TargetImportError(*label, f": {module_name} has no {attribute!r}")
-    if not callable(factory):
-        raise TargetImportError(
-            *label, f": {attribute} is not a factory (type {type(factory).__name__})"
-        )
-    try:
+    with target_code(*label, f": looking up {attribute} failed: "):
+        factory = getattr(module, attribute, None)
+        if factory is None:
+            raise TargetImportError(*label, f": {module_name} has no {attribute!r}")
+        if not callable(factory):
+            raise TargetImportError(
+                *label, f": {attribute} is not a factory (type {type(factory).__name__})"
+            )
+    with target_code(*label, f": calling {attribute}() failed: "):
         target = factory()
-    except Exception as exc:  # noqa: BLE001
-        raise TargetImportError(
-            *label, f": calling {attribute}() failed: {type(exc).__name__}: {exc}"
-        ) from exc
-    return check_target(target, label)
+    with target_code(*label, ": checking what it gave failed: "):
+        return check_target(target, label)
+
+
+@contextlib.contextmanager
+def target_code(*said: str | Parameter) -> Iterator[None]:
+    """Run a Python target's own code: whatever it raises becomes a `TargetImportError`.
+
+    The error's message is `said` followed by what was raised (`SystemExit: 0`). A
+    `GauntletError` passes as it is (one of our own checks, or a target file's error); so
+    does a `KeyboardInterrupt` that a signal delivered while the code ran (the user's Ctrl-C
+    or a SIGTERM), and only that one.
+    """
+    with _signals_noted() as arrived:
+        try:
+            yield
+        except GauntletError:
+            raise
+        except KeyboardInterrupt as exc:
+            if arrived:
+                raise
+            raise TargetImportError(*said, describe_raised(exc)) from None
+        except BaseException as exc:  # noqa: BLE001 - a target cannot end the run
+            raise TargetImportError(*said, describe_raised(exc)) from None
+
+
+@contextlib.contextmanager
+def _signals_noted() -> Iterator[list[int]]:
+    """Note each SIGINT or SIGTERM that arrives, then let it act as its handler says.
+
+    Off the main thread no handler can be set; there, no signal is ever noted, so every
+    `KeyboardInterrupt` is the code's own (a signal is delivered to the main thread only).
+    """
+    arrived: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield arrived
+        return
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+
+    def note(number: int, frame: FrameType | None) -> None:
+        arrived.append(number)
+        handler = before[signal.Signals(number)]
+        if callable(handler):
+            handler(number, frame)
+        elif handler != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+    for number in before:
+        signal.signal(number, note)
+    try:
+        yield arrived
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
 
 
 def check_target(target: object, label: str | tuple[str | Parameter, ...]) -> Target:

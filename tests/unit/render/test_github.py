@@ -27,6 +27,7 @@ def test_outputs_are_computed_numbers_and_fixed_words() -> None:
         "gates-total=7",
         "gates-passed=6",
         "gates-failed=1",
+        "gates-not-run=0",
         "cases-total=112",
         "cases-passed=100",
         "cases-failed=12",
