@@ -19,7 +19,7 @@ endif
 export UV_PYTHON_DOWNLOADS := never
 
 .DEFAULT_GOAL := help
-.PHONY: help dev lock verify format-check lint imports types test actions format demo inventory schemas bench clean demo-history
+.PHONY: help dev lock verify format-check lint imports types test actions format demo inventory schemas bench clean demo-history dist
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -65,6 +65,14 @@ actions: $(STAMP) ## audit action.yml, the workflows and dependabot.yml with ziz
 format: $(STAMP) ## rewrite files in the house format
 	$(BIN)/ruff format src tests benchmarks
 	$(BIN)/ruff check --fix src tests benchmarks
+
+# The repository's https address, for the wheel's project URLs and its README's links (see
+# hatch_build.py): REPOSITORY_URL=https://HOST/OWNER/NAME, else the git remote `origin`.
+REPOSITORY_URL ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's|^git@([^:]+):|https://\1/|; s|\.git$$||')
+
+dist: $(STAMP) ## build the sdist and, from it, the wheel into dist/; check their metadata and files; install the wheel by name in a fresh venv and run it
+	@case "$(REPOSITORY_URL)" in https://*) ;; *) echo "make dist: the wheel's links need the repository's https address: REPOSITORY_URL=https://HOST/OWNER/NAME (the git remote origin gives none)"; exit 2 ;; esac
+	GAUNTLET_REPOSITORY_URL="$(REPOSITORY_URL)" $(BIN)/python scripts/dist.py
 
 schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema cases > schemas/cases.schema.json

@@ -64,7 +64,7 @@ def unpacked_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         capture_output=True,
     )
-    [wheel] = out.glob("gauntlet-*.whl")
+    [wheel] = out.glob("gauntlet_gate-*.whl")
     unpacked = out / "unpacked"
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)

@@ -22,3 +22,26 @@ def noun(count: int, one: str, many: str | None = None) -> str:
 def plural(count: int, one: str, many: str | None = None) -> str:
     """`count` and the form of the word for it: `1 case`, `2 cases`, `0 entries`."""
     return f"{count} {noun(count, one, many)}"
+
+
+NUMBER_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
+"""The English words for the counts prose spells out; a larger count is written in digits."""
+
+
+def number_word(count: int) -> str:
+    """`count` as prose writes it: `seven` for 7, `13` for 13."""
+    return NUMBER_WORDS[count] if 0 <= count < len(NUMBER_WORDS) else str(count)

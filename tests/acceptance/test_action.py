@@ -881,3 +881,48 @@ def test_waivers_reach_gauntlet_and_cases_waived_is_an_output(tmp_path: Path) ->
     assert (out["exit-code"], out["verdict"], out["cases-failed"]) == ("0", "pass", "0")
     pack = _pack(out["json-path"])
     assert out["cases-waived"] == str(pack["totals"]["waived"]) != "0"
+
+
+@pytest.mark.network
+def test_headers_beside_a_target_file_are_sent_and_redacted(
+    server: HostileServer, tmp_path: Path
+) -> None:
+    # Trap: `headers` with `target-file` became `--header` beside `--target`, which gauntlet
+    # refused at run time: the Action documented an input that could never work.
+    workspace = workspace_with(tmp_path)
+    suite = grounding_suite("echo", "ask-1", "ask-2", ask_ids=True)
+    (workspace / "echo.yaml").write_text(suite, encoding="utf-8")
+    (workspace / "target.yaml").write_text(
+        f"version: 1\nkind: gauntlet\nurl: {server.url('/echo-auth')}\n", encoding="utf-8"
+    )
+    inputs = {
+        "cases": "echo.yaml",
+        "target-file": "target.yaml",
+        "target-callable": "",
+        "headers": "Authorization=GAUNTLET_ACTION_AUTH",
+    }
+    run = run_action(workspace, inputs, env={"GAUNTLET_ACTION_AUTH": f"Bearer {TOKEN}"})
+    assert run.code == 0, run.show()
+    assert [seen.headers["authorization"] for seen in server.seen] == [f"Bearer {TOKEN}"] * 3
+    assert TOKEN not in run.everything
+    assert TOKEN not in Path(run.outputs["results-path"]).read_text(encoding="utf-8")
+
+
+def test_a_header_the_target_file_also_writes_is_a_clean_exit_2(tmp_path: Path) -> None:
+    # Trap: two values for one header, one silently winning, sends what nobody chose.
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    (workspace / "target.yaml").write_text(
+        "version: 1\nkind: gauntlet\nurl: http://127.0.0.1:9/\nheaders:\n  X-Key: a\n",
+        encoding="utf-8",
+    )
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-file": "target.yaml",
+        "target-callable": "",
+        "headers": "x-key=GAUNTLET_ACTION_KEY",
+    }
+    run = run_action(workspace, inputs, env={"GAUNTLET_ACTION_KEY": "b-value-long"})
+    assert run.code == 2, run.show()
+    assert "x-key" in run.step("run").stderr and "target file" in run.step("run").stderr
+    assert "Traceback" not in run.step("run").stderr
+    assert run.outputs["verdict"] == "withheld"

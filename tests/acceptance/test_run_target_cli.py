@@ -64,15 +64,27 @@ def test_a_target_file_and_another_target_are_refused_together(
     assert not (tmp_path / "r.json").exists()
 
 
-def test_a_header_on_the_command_line_is_refused_beside_a_target_file(
-    tmp_path: Path, target: Path, run_cli: RunCli
-) -> None:
-    result = run_cli(
-        "run", "--target", target, "--header", "X-Key: v", "--out", tmp_path / "r.json"
-    )
+def test_a_header_is_refused_where_no_http_request_is_sent(tmp_path: Path, run_cli: RunCli) -> None:
+    # A header beside a target file is sent (tests/acceptance/test_action.py); beside the toy
+    # or a Python callable there is no request to send it with.
+    result = run_cli("run", "--toy", "--header", "X-Key: v", "--out", tmp_path / "r.json")
     assert (result.code, result.stderr) == (
         2,
-        "error: --header is for --http-url targets (a target file writes its own `headers:`)\n",
+        "error: --header is for HTTP targets (--target, --http-url)\n",
+    )
+
+
+def test_a_header_the_target_file_also_writes_is_refused(tmp_path: Path, run_cli: RunCli) -> None:
+    # Trap: two values for one header, one silently winning, sends what nobody chose.
+    path = tmp_path / "target.yaml"
+    path.write_text(
+        "version: 1\nkind: gauntlet\nurl: http://127.0.0.1:9/ask\nheaders:\n  X-Key: a\n",
+        encoding="utf-8",
+    )
+    result = run_cli("run", "--target", path, "--header", "x-key: b", "--out", tmp_path / "r")
+    assert (result.code, result.stderr) == (
+        2,
+        "error: --header and the target file both set x-key: write it once\n",
     )
 
 

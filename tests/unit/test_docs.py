@@ -18,8 +18,10 @@ from gauntlet.cases.model import (
     SuiteBase,
 )
 from gauntlet.cli import run
+from gauntlet.gates import GATE_SPECS
 from gauntlet.targets import spec
 from gauntlet.targets.toy import PAIRED_GATES
+from gauntlet.words import number_word
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -113,7 +115,7 @@ def test_the_readme_defect_table_is_the_toys_pairing() -> None:
     documented = {row[1].strip(" `"): row[3].strip() for row in rows}
     everything = frozenset(GateName)
     expected = {
-        defect.value: "all seven"
+        defect.value: f"all {number_word(len(GATE_SPECS))}"
         if gates == everything
         else ", ".join(gate.value for gate in GateName if gate in gates)
         for defect, gates in PAIRED_GATES.items()

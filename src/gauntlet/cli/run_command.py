@@ -386,10 +386,8 @@ def _parse_target(request: TargetRequest, cases: list[Path] | None) -> TargetCho
 
     with named_options(header="--header"):
         headers = [parse_header(spec, os.environ) for spec in request.header or []]
-    if headers and request.http_url is None:
-        raise UsageError(
-            "--header is for --http-url targets (a target file writes its own `headers:`)"
-        )
+    if headers and request.http_url is None and request.target_file is None:
+        raise UsageError("--header is for HTTP targets (--target, --http-url)")
     toy = request.toy or bool(request.toy_defects)
     chosen = [
         flag
@@ -440,13 +438,15 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
 
     request, redactor = choice.request, Options.redactor
     if request.target_file is not None:
-        built = build_file_target(
-            request.target_file,
-            timeout=request.timeout,
-            retries=request.retries,
-            concurrency=concurrency,
-            redactor=redactor,
-        )
+        with named_options(extra_headers="--header"):
+            built = build_file_target(
+                request.target_file,
+                timeout=request.timeout,
+                retries=request.retries,
+                concurrency=concurrency,
+                redactor=redactor,
+                headers=choice.headers,
+            )
     elif request.http_url is not None:
         with named_options(url="--http-url", headers="--header"):
             built = build_http_target(

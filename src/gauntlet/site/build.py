@@ -12,7 +12,7 @@ from gauntlet.files import write_atomically
 from gauntlet.site import dashboard as board
 from gauntlet.site.content import SiteContent, gather_content
 from gauntlet.site.markup import inline_code
-from gauntlet.words import plural
+from gauntlet.words import number_word, plural
 
 _HERE = Path(__file__).resolve().parent
 TEMPLATES = _HERE / "templates"
@@ -169,6 +169,7 @@ def make_environment() -> Environment:
     environment.filters["inline_code"] = inline_code
     environment.filters["percent"] = _percent
     environment.filters["plural"] = plural
+    environment.filters["number_word"] = number_word
     environment.filters["when"] = board.when
     environment.filters["verdict"] = board.verdict
     environment.filters["labels"] = board.labels

@@ -53,8 +53,11 @@ def build_file_target(
     retries: int | None,
     concurrency: int,
     redactor: Redactor,
+    headers: Sequence[Header] = (),
 ) -> BuiltTarget:
     """The target the file at `path` describes; `timeout` and `retries` override its `http:`.
+
+    `headers` are sent beside the file's own; one the file also writes is refused.
 
     Raises:
         ConfigErrors: the file cannot be read as a target file.
@@ -73,7 +76,7 @@ def build_file_target(
     if changed:
         spec = loaded.spec.model_copy(update={"http": http.model_copy(update=changed)})
         loaded = dataclasses.replace(loaded, spec=spec)
-    target = build_target(loaded, concurrency=concurrency, redactor=redactor)
+    target = build_target(loaded, concurrency=concurrency, redactor=redactor, extra_headers=headers)
     return BuiltTarget(target, loaded.spec.kind, redactor.text(target.name), target_file=str(path))
 
 

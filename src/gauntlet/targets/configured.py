@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from gauntlet.errors import TargetContractError
+from gauntlet.errors import Parameter, TargetContractError, UsageError
 from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
@@ -80,6 +80,8 @@ from gauntlet.targets.stream import assemble_openai, openai_is_last, read_json_s
 from gauntlet.targets.target_file import LoadedTarget
 from gauntlet.version import __version__
 
+_EXTRA_HEADERS = Parameter("extra_headers")
+
 Clock = Callable[[], float]
 
 
@@ -92,8 +94,12 @@ def build_target(
     sleep: Sleep = asyncio.sleep,
     rng: random.Random | None = None,
     clock: Clock = time.perf_counter,
+    extra_headers: Sequence[Header] = (),
 ) -> AsyncTarget:
     """The target `loaded` describes, sending through `exchange` (aiohttp by default).
+
+    `extra_headers` (read by `parse_header`) are sent beside the file's own `headers:`; one
+    the file also writes is refused, never silently overridden.
 
     Every secret the file reads is taught to `redactor` now; a token fetched later, as soon
     as it arrives.
@@ -105,6 +111,15 @@ def build_target(
     redactor.learn(*loaded.secrets)
     spec = loaded.spec
     headers = _headers(spec.headers, loaded.environ_values)
+    written = {header.name.lower() for header in headers}
+    for extra in extra_headers:
+        if extra.name.lower() in written:
+            raise UsageError(
+                _EXTRA_HEADERS, f" and the target file both set {extra.name}: write it once"
+            )
+        written.add(extra.name.lower())
+        redactor.learn(*extra.from_environment)
+    headers = [*headers, *extra_headers]
     settings = HttpSettings(
         timeout=spec.http.timeout, retries=spec.http.retries, max_bytes=spec.http.max_bytes
     )
