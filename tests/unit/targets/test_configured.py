@@ -325,6 +325,28 @@ def test_a_broken_mapping_errors_the_case_with_its_reason_never_a_pass(tmp_path:
     assert results.verdict is Verdict.WITHHELD
 
 
+ABSTENTION = (
+    "suite: abstain\ngate: grounding\nversion: 1\nthreshold: 1.0\ncases:\n"
+    "  - id: off-topic\n    language: en\n    prompt: Who won the 1962 World Cup?\n"
+    "    expect_grounded: false\n"
+)
+
+
+def test_a_projection_that_drops_a_citation_errors_the_case_never_a_pass(tmp_path: Path) -> None:
+    # Trap: `data.sources[*].id` leaves out a source written as `{"doc": ...}`, so an answer
+    # that cites it reads as citing nothing, which is what an abstention case passes on.
+    answer = _rag_answer("Brazil won it.", sources=[{"doc": "RB-001"}])
+    target, _ = _build(RAG, lambda request: MockReply.json(answer))
+    results = _run(tmp_path, ABSTENTION, target)
+    [case] = results.cases
+    assert case.outcome is Outcome.ERRORED
+    assert case.reason.startswith(
+        "citations: JMESPath `data.sources[*].id` found nothing (null) for item [0] of a "
+        'projection (an object {"doc": "RB-001"}), which would drop it'
+    )
+    assert results.verdict is Verdict.WITHHELD
+
+
 def test_a_citation_pattern_that_runs_past_its_limit_errors_the_case_never_a_pass(
     tmp_path: Path,
 ) -> None:
