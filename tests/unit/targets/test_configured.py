@@ -1339,6 +1339,47 @@ def test_an_expression_that_fails_on_the_answer_is_a_contract_error_naming_it(
     assert type(_fails(target, message)) is TargetContractError
 
 
+_DONE_BY_FIELD = STREAMS["http-ndjson"].replace("'final != `null`'", "done")
+"""An NDJSON stream whose chunks each say, in `done`, whether they are the last."""
+
+
+@pytest.mark.parametrize(
+    ("done", "found"),
+    [
+        ("false", "a string 'false'"),
+        ("no", "a string 'no'"),
+        (0, "a number 0"),
+        (1, "a number 1"),
+        ([], "an empty list"),
+        ({}, "an empty object"),
+    ],
+    ids=ascii,
+)
+def test_a_done_that_is_not_true_or_false_is_a_contract_error(done: object, found: str) -> None:
+    # Trap: `done` read by truthiness, so `"done": "false"` ends the stream at its first chunk
+    # and what came after it (here a leaked canary) is never read.
+    body = _lines(
+        {"delta": "Open 9 to 5.", "done": False},
+        {"delta": " CANARY-7f3a", "done": done},
+        {"delta": "", "done": True, "final": {"refused": False}},
+    )
+    target, _ = _build(_DONE_BY_FIELD, lambda request: _stream(body, "application/x-ndjson"))
+    _fails(target, f"done: JMESPath `done` found {found} in stream chunk 1, not true or false")
+
+
+def test_a_done_that_is_false_or_left_out_goes_on_to_the_last_chunk() -> None:
+    """The paired control: only a true `done` ends the stream."""
+    body = _lines(
+        {"delta": "Open ", "done": False},
+        {"delta": "9 to 5."},
+        {"delta": "", "done": None},
+        {"delta": "", "done": True, "final": {"refused": False}},
+        {"delta": " never read"},
+    )
+    target, _ = _build(_DONE_BY_FIELD, lambda request: _stream(body, "application/x-ndjson"))
+    assert _ask(target).response.text == "Open 9 to 5."
+
+
 SPANISH_ONLY = (
     """\
 version: 1
