@@ -17,7 +17,20 @@ _CITATION_MARKER = re.compile(
     rf"\[(?:{_ITEMS}|{_LABELLED})\]|\({_LABELLED}\)",
     re.IGNORECASE,
 )
-"""`[1]`, `[12, 13]`, `[^2]`, `[RB-001, RB-002]`, `[source: RB-001]`, `(fuentes: RB-101)`."""
+"""`[1]`, `[12, 13]`, `[^2]`, `[RB-001, RB-002]`, `[source: RB-001]`, `(fuentes: RB-101)`.
+
+It runs with `re`, unbounded, over every answer, so it is written to be linear, not timed
+(`gauntlet.patterns` bounds the patterns users write). Each stretch of text can be matched
+one way only: a number starts with `^` or a digit and an id with a letter; an id's leading
+letters and digits are disjoint classes, and each later part starts with one of `-_.` and
+runs to the next; items are parted by a required `,` or `;`; and a labelled marker's text
+runs to the first bracket.
+So a failing attempt backtracks over each character a bounded number of times, and no
+attempt reads past the next bracket of any kind, where the next attempt starts: rejecting
+any text costs time in proportion to its length (see
+`test_the_citation_marker_pattern_stays_linear_over_hostile_text`). Keep it so: an optional
+separator inside a repeated part (`(?:[-_.]?[A-Za-z0-9]+)*`) makes it exponential.
+"""
 
 
 def is_readable(text: str) -> bool:

@@ -48,6 +48,7 @@ from gauntlet.run.tally import (
 )
 from gauntlet.targets.contract import TargetResponse, Traced, Usage, total_usage
 from gauntlet.targets.spec import FieldName
+from gauntlet.words import plural
 
 if TYPE_CHECKING:
     from gauntlet.run.schedule import Schedule, Scheduled
@@ -391,6 +392,10 @@ def _judged(
         PatternTimeout: a pattern of the case ran past its time limit.
     """
     exact = _exact(item)
+    script = item.case.turns or ()
+    unmatched = _unmatched(script, response, conversation)
+    if unmatched:
+        return _Judged(_turns(item, conversation, final=False), Outcome.ERRORED, unmatched, None)
     if conversation:
         turns = _turns(item, conversation, final=True, without=without)
         outcome, reason = conversation_outcome(turns)
@@ -400,6 +405,24 @@ def _judged(
     judgement = judge(item.case, response, without=without, exact=exact)
     outcome = Outcome.PASSED if judgement.passed else Outcome.FAILED
     return _Judged((), outcome, judgement.reason, judgement.scores)
+
+
+def _unmatched(
+    script: Sequence[object], response: TargetResponse, conversation: Sequence[TargetResponse]
+) -> str:
+    """Why a multi-turn case's answers cannot be judged turn by turn, or "" when they can.
+
+    Each turn of the script is judged on its own answer and the last also by the gate, so a
+    conversation must hold one answer per turn, its last the answer recorded as the ask's:
+    paired by position, a missing answer would leave the gate's turn unjudged. The engine
+    records nothing else; a results file scored again may.
+    """
+    if len(conversation) != len(script):
+        count = plural(len(conversation), "answer")
+        return f"the conversation holds {count} for a script of {plural(len(script), 'turn')}"
+    if conversation and conversation[-1] != response:
+        return "the answer recorded as the last is not the conversation's last"
+    return ""
 
 
 def _exact(item: Scheduled) -> bool:

@@ -56,7 +56,12 @@ def shard_of(suite: str, case_id: str, count: int, pair: str | None = None) -> i
 
 
 def conversation_outcome(turns: Sequence[TurnResult]) -> tuple[Outcome, str]:
-    """A conversation's outcome from its turns: it fails at the first turn that failed."""
+    """A conversation's outcome from its turns: it fails at the first turn that failed.
+
+    A conversation of no turn is errored: that no turn failed says nothing of it.
+    """
+    if not turns:
+        return Outcome.ERRORED, "the conversation recorded no turn, so there is nothing to judge"
     failing = next(((n, t) for n, t in enumerate(turns, 1) if not t.passed), None)
     if failing is None:
         return Outcome.PASSED, ""
@@ -93,7 +98,25 @@ def decide_case(trials: Sequence[Trial], repeats: int, pass_k: int) -> tuple[Out
     otherwise passed when at least `pass_k` asks passed, else failed with the first failing
     ask's reason. An unjudged ask is never counted toward `pass_k`, nor against it: the case
     waits for a verdict the judge did not give.
+
+    Errored, never passed nor a traceback, when the asks do not match the plan: not
+    `repeats` of them, a `pass_k` outside 1 to `repeats`, or an ask with an outcome only a
+    case can have (`waived`). The engine records none of these; a results file scored
+    again may hold anything.
     """
+    cannot = ", so the case cannot be decided"
+    if len(trials) != repeats:
+        return (
+            Outcome.ERRORED,
+            f"{plural(len(trials), 'ask')} recorded for {repeats} planned{cannot}",
+        )
+    if not 1 <= pass_k <= repeats:
+        return Outcome.ERRORED, f"pass_k {pass_k} for {plural(repeats, 'ask')}{cannot}"
+    for number, trial in enumerate(trials, start=1):
+        if trial.outcome not in _ASK_OUTCOMES:
+            return Outcome.ERRORED, (
+                f"ask {number} of {repeats} is {trial.outcome.value}, which an ask never is{cannot}"
+            )
     for special in (Outcome.NOT_RUN, Outcome.ERRORED, Outcome.UNJUDGED):
         for number, trial in enumerate(trials, start=1):
             if trial.outcome is special:
@@ -107,6 +130,12 @@ def decide_case(trials: Sequence[Trial], repeats: int, pass_k: int) -> tuple[Out
     return Outcome.FAILED, (
         f"passed {passes}/{repeats} asks, needs {pass_k}; ask {number}: {first.reason}"
     )
+
+
+_ASK_OUTCOMES = frozenset(
+    {Outcome.PASSED, Outcome.FAILED, Outcome.ERRORED, Outcome.NOT_RUN, Outcome.UNJUDGED}
+)
+"""What one ask can come to; `waived` is a case's, given after its asks are decided."""
 
 
 def _nth(reason: str, number: int, repeats: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import itertools
 import json
 import random
 import time
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
+from gauntlet.display import printable
 from gauntlet.errors import Parameter, TargetContractError, UsageError
 from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.strict_json import json_kind, loads
@@ -523,7 +525,7 @@ class TemplateTarget(_FileTarget):
             reply.chunks(),
             framing,
             max_bytes=limit,
-            is_last=(lambda chunk: bool(search_path(done, chunk, "done"))) if done else None,
+            is_last=_is_done(done) if done else None,
             on_first_data=self._mark(first),
         )
         if not chunks:
@@ -563,6 +565,27 @@ def body_secrets(body: Any) -> list[Secret]:
         for item in body:
             found += body_secrets(item)
     return found
+
+
+def _is_done(expression: str) -> Callable[[Any], bool]:
+    """Whether a stream's chunk is its last, as the file's `done` expression says.
+
+    Only `true` ends the stream, and only `false` or nothing (null) goes on: read by
+    truthiness, `"done": "false"` would end it early and leave the chunks after it unread.
+    """
+    numbers = itertools.count()
+
+    def is_done(chunk: Any) -> bool:
+        number = next(numbers)  # numbered from 0, as the stream reader does
+        found = search_path(expression, chunk, "done")
+        if found is not None and not isinstance(found, bool):
+            raise TargetContractError(
+                f"done: JMESPath `{printable(expression)}` found {described(found)} "
+                f"in stream chunk {number}, not true or false"
+            )
+        return found is True
+
+    return is_done
 
 
 def _session_id(

@@ -24,11 +24,12 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple, assert_never, overload
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, assert_never, overload
 
 import jmespath
 import jmespath.exceptions
 from jmespath.parser import ParsedResult
+from jmespath.visitor import TreeInterpreter
 from pydantic import JsonValue, ValidationError
 
 from gauntlet.display import clipped, masked, printable, unencodable
@@ -56,6 +57,9 @@ from gauntlet.targets.spec import (
     Placeholder,
 )
 from gauntlet.trajectory.scoring import ArgumentsError, decode_arguments
+
+if TYPE_CHECKING:
+    from jmespath.visitor import _TreeNode
 
 SHOWN = 60
 """The most characters of a found value that a contract error quotes."""
@@ -192,20 +196,86 @@ def _compiled(expression: str) -> ParsedResult:
     return jmespath.compile(expression)
 
 
+class _Dropped(Exception):  # noqa: N818 - not an error to report: `search_path` words it
+    """A projection's item that came out null, which JMESPath would leave out of the list."""
+
+    def __init__(self, at: str, item: object) -> None:
+        super().__init__(at)
+        self.at = at
+        self.item = item
+
+
+class _Strict(TreeInterpreter):
+    """JMESPath's own interpreter, except that no projection drops an item.
+
+    JMESPath leaves out of a projection (`a[*].b`, `a[].b`, `a[0:2].b`, `a.*.b`, and what
+    a filter `a[?c].b` kept) every item whose right side is null: an item without the field,
+    a null, or an item of another type. Read as fewer citations, fewer tool calls or less
+    text, such an item changes a verdict unseen (a citation in another shape reads as "cites
+    nothing", which passes an abstention). Here it raises `_Dropped` instead. A filter still
+    leaves out what its condition rejects: that is the file's own, written choice.
+    """
+
+    def visit_projection(self, node: _TreeNode, value: Any) -> list[Any] | None:
+        base = self.visit(node["children"][0], value)
+        if not isinstance(base, list):
+            return None
+        numbered = ((f"[{n}]", item) for n, item in enumerate(base))
+        return self._projected(node["children"][1], numbered)
+
+    def visit_value_projection(self, node: _TreeNode, value: Any) -> list[Any] | None:
+        base = self.visit(node["children"][0], value)
+        if not isinstance(base, dict):
+            return None
+        named = ((_quoted(repr(masked(str(key)))), item) for key, item in base.items())
+        return self._projected(node["children"][1], named)
+
+    def visit_filter_projection(self, node: _TreeNode, value: Any) -> list[Any] | None:
+        base = self.visit(node["children"][0], value)
+        if not isinstance(base, list):
+            return None
+        condition = node["children"][2]
+        kept = (
+            (f"[{n}]", item)
+            for n, item in enumerate(base)
+            if self._is_true(self.visit(condition, item))  # type: ignore[attr-defined]
+        )
+        return self._projected(node["children"][1], kept)
+
+    def _projected(self, right: _TreeNode, items: Iterable[tuple[str, Any]]) -> list[Any]:
+        collected = []
+        for at, item in items:
+            current = self.visit(right, item)
+            if current is None:
+                raise _Dropped(at, item)
+            collected.append(current)
+        return collected
+
+
 def search_path(expression: str, document: Any, what: str) -> Any:
     """What `expression` finds in `document`, as JMESPath finds it (null when nothing).
 
+    Except that a projection never drops an item (see `_Strict`): that is an error here.
+
     Raises:
         TargetContractError: the expression failed on this document (a function given the
-            wrong type, or one that does not exist), named with `what` (`text`, `done`).
+            wrong type, or one that does not exist), or one of its projections would drop an
+            item; named with `what` (`text`, `done`).
     """
+    shown = printable(expression)
     try:
-        return _compiled(expression).search(document)
+        return _Strict().visit(_compiled(expression).parsed, document)
+    except _Dropped as dropped:
+        raise TargetContractError(
+            f"{what}: JMESPath `{shown}` found nothing (null) for item {dropped.at} of a "
+            f"projection ({described(dropped.item)}), which would drop it; to leave items out "
+            "on purpose, select them with a filter (`[?...]`)"
+        ) from None
     except jmespath.exceptions.JMESPathError as exc:
         # jmespath's message may quote the value it choked on: masked and cut like any quote.
         why = printable(clipped(" ".join(str(exc).split()) or type(exc).__name__, MAX_WHY))
         raise TargetContractError(
-            f"{what}: JMESPath `{printable(expression)}` could not be applied: {why}"
+            f"{what}: JMESPath `{shown}` could not be applied: {why}"
         ) from None
 
 

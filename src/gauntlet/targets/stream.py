@@ -482,7 +482,8 @@ def assemble_openai(chunks: Sequence[Any]) -> dict[str, Any]:
     fragment was a string; `refusal`, `reasoning_content` and `reasoning` the same way, when
     a delta sent the key; `tool_calls`, merged by their `index` and listed in index order
     (`id`, `type` and `function.name` from the first fragment that gives them a non-empty
-    value, `function.arguments` concatenated), or no `tool_calls` key when none came; and any
+    value, which a later fragment may repeat or leave empty but not change; `function.arguments`
+    concatenated), or no `tool_calls` key when none came; and any
     other delta key, the last non-null value winning (Azure's `context`). The choice's
     `finish_reason` is the last non-empty one (`None` if none), its `logprobs` lists are
     concatenated, and its other keys, like every top-level key but `choices` and `object`,
@@ -497,8 +498,9 @@ def assemble_openai(chunks: Sequence[Any]) -> dict[str, Any]:
         key there only when a chunk had it (`object` and `choices` always).
 
     Raises:
-        TargetContractError: a chunk is malformed; the message names the chunk and the path,
-            e.g. "stream chunk 4: choices[0].delta.content is a number, not text".
+        TargetContractError: a chunk is malformed, or gives a tool call another id, type or
+            name than an earlier one; the message names the chunk and the path, e.g. "stream
+            chunk 4: choices[0].delta.content is a number, not text".
     """
     top: dict[str, Any] = {}
     choice = _Choice()
@@ -653,7 +655,7 @@ class _ToolCall:
     def add(self, fragment: Mapping[str, Any], shape: _Shape, path: str) -> None:
         for key, value in fragment.items():
             if key in ("id", "type"):
-                _first_given(self.call, key, shape.text(value, f"{path}.{key}"))
+                _first_given(self.call, key, shape, f"{path}.{key}", value)
             elif key == "function":
                 if value is not None:
                     self._function(shape.typed(value, f"{path}.function", dict), shape, path)
@@ -665,7 +667,7 @@ class _ToolCall:
         self.function = kept
         for key, value in function.items():
             if key == "name":
-                _first_given(kept, key, shape.text(value, f"{path}.function.name"))
+                _first_given(kept, key, shape, f"{path}.function.name", value)
             elif key == "arguments":
                 self.arguments = self.arguments or _Text()
                 self.arguments.add(shape.text(value, f"{path}.function.arguments"))
@@ -688,10 +690,20 @@ def _last_non_null(into: dict[str, Any], key: str, value: Any) -> None:
         into[key] = value
 
 
-def _first_given(into: dict[str, Any], key: str, value: str | None) -> None:
-    """Keep the first non-empty `value` of a key that later fragments may repeat or leave empty."""
-    if key not in into or (not into[key] and value):
-        into[key] = value
+def _first_given(into: dict[str, Any], key: str, shape: _Shape, path: str, value: Any) -> None:
+    """Keep the first non-empty `value` of a key that later fragments may repeat or leave empty.
+
+    A later fragment that gives another non-empty value is a contract error: which of two ids
+    or names the call had is not for a reader to choose.
+    """
+    given = shape.text(value, path)
+    if key not in into or (not into[key] and given):
+        into[key] = given
+    elif given and given != into[key]:
+        raise TargetContractError(
+            f"stream chunk {shape.number}: {path} differs from the one an earlier chunk gave "
+            "this tool call"
+        )
 
 
 def _is_int(value: Any) -> bool:

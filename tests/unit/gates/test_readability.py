@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+import time
 import unicodedata
 
 import pytest
@@ -144,3 +145,28 @@ def test_a_declared_refusal_says_something() -> None:
 def test_a_declared_escalation_says_something() -> None:
     # Trap: a reported escalation without text mistaken for silence.
     assert said_something(response(text="", escalated=True)) is True
+
+
+HOSTILE_MARKERS = {
+    "items": "[" + "1," * 50_000,
+    "ids": "[" + "a1-" * 40_000,
+    "id-parts": "[RB-001" + "-a1" * 40_000,
+    "digits": "[a" + "1" * 100_000 + "x",
+    "letters": "[" + "a" * 100_000 + "1x",
+    "spaces": "[1" + " " * 100_000 + "x",
+    "separators": "[1" + " , " * 40_000,
+    "label": "(source:" + " " * 100_000,
+    "openings": "[1" * 50_000,
+    "labels": "(source:x" * 12_000,
+    "mixed": "[ 1 ; a1 , " * 10_000,
+}
+"""A long unclosed marker of each shape the pattern could backtrack over, and many openings."""
+
+
+@pytest.mark.parametrize("text", HOSTILE_MARKERS.values(), ids=HOSTILE_MARKERS.keys())
+def test_the_citation_marker_pattern_stays_linear_over_hostile_text(text: str) -> None:
+    # Trap: a marker pattern with two ways to match one run of text, so an unclosed marker
+    # 100,000 characters long takes hours to reject (it runs on every answer, unbounded).
+    started = time.monotonic()
+    assert is_readable(text) is True
+    assert time.monotonic() - started < 2.0  # linear: well under 0.1 s; quadratic: hours

@@ -7,9 +7,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo
+from gauntlet.run.schedule import schedule
+from gauntlet.run.scoring import Observation, gate_trial
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall
 from gauntlet.targets.exchange import MockExchange, MockReply, Request
 from gauntlet.targets.http import HttpTarget
@@ -200,3 +204,43 @@ def test_a_turn_that_leaks_its_marker_spelled_out_fails_naming_the_spelling(
     assert case.reason == (
         "turn 2 of 3: says 'secret' spelled with its letters apart, which this turn must not"
     )
+
+
+def _observed(response: TargetResponse, *conversation: TargetResponse) -> Observation:
+    return Observation(response, None, 1.0, conversation=conversation)
+
+
+@pytest.mark.parametrize(
+    ("said", "reason"),
+    [
+        (("one", "two"), "the conversation holds 2 answers for a script of 3 turns"),
+        (
+            ("one", "two", "third", "more"),
+            "the conversation holds 4 answers for a script of 3 turns",
+        ),
+        ((), "the conversation holds 0 answers for a script of 3 turns"),
+    ],
+)
+def test_a_conversation_that_does_not_answer_each_turn_of_its_script_is_errored(
+    tmp_path: Path, said: tuple[str, ...], reason: str
+) -> None:
+    # Trap: turns paired with answers by zip, so with one answer short the last turn, which
+    # the gate judges (here `must_contain: [third]`), is never judged and the case passes.
+    [item] = schedule(_suites(tmp_path)).items
+    answers = tuple(_answer(text) for text in said)
+    trial = gate_trial(
+        item, _observed(answers[-1] if answers else _answer("about third"), *answers)
+    )
+    assert (trial.outcome, trial.reason) == (Outcome.ERRORED, reason)
+
+
+def test_a_last_answer_that_is_not_the_conversations_last_is_errored(tmp_path: Path) -> None:
+    # Trap: the turns judged on one answer, the gate's scores taken from another.
+    [item] = schedule(_suites(tmp_path)).items
+    answers = (_answer("one"), _answer("two"), _answer("third"))
+    trial = gate_trial(item, _observed(_answer("other"), *answers))
+    assert (trial.outcome, trial.reason) == (
+        Outcome.ERRORED,
+        "the answer recorded as the last is not the conversation's last",
+    )
+    assert gate_trial(item, _observed(answers[-1], *answers)).outcome is Outcome.PASSED

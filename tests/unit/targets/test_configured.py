@@ -325,6 +325,28 @@ def test_a_broken_mapping_errors_the_case_with_its_reason_never_a_pass(tmp_path:
     assert results.verdict is Verdict.WITHHELD
 
 
+ABSTENTION = (
+    "suite: abstain\ngate: grounding\nversion: 1\nthreshold: 1.0\ncases:\n"
+    "  - id: off-topic\n    language: en\n    prompt: Who won the 1962 World Cup?\n"
+    "    expect_grounded: false\n"
+)
+
+
+def test_a_projection_that_drops_a_citation_errors_the_case_never_a_pass(tmp_path: Path) -> None:
+    # Trap: `data.sources[*].id` leaves out a source written as `{"doc": ...}`, so an answer
+    # that cites it reads as citing nothing, which is what an abstention case passes on.
+    answer = _rag_answer("Brazil won it.", sources=[{"doc": "RB-001"}])
+    target, _ = _build(RAG, lambda request: MockReply.json(answer))
+    results = _run(tmp_path, ABSTENTION, target)
+    [case] = results.cases
+    assert case.outcome is Outcome.ERRORED
+    assert case.reason.startswith(
+        "citations: JMESPath `data.sources[*].id` found nothing (null) for item [0] of a "
+        'projection (an object {"doc": "RB-001"}), which would drop it'
+    )
+    assert results.verdict is Verdict.WITHHELD
+
+
 def test_a_citation_pattern_that_runs_past_its_limit_errors_the_case_never_a_pass(
     tmp_path: Path,
 ) -> None:
@@ -1315,6 +1337,47 @@ def test_an_expression_that_fails_on_the_answer_is_a_contract_error_naming_it(
 ) -> None:
     target, _ = _build(text, lambda request: reply)
     assert type(_fails(target, message)) is TargetContractError
+
+
+_DONE_BY_FIELD = STREAMS["http-ndjson"].replace("'final != `null`'", "done")
+"""An NDJSON stream whose chunks each say, in `done`, whether they are the last."""
+
+
+@pytest.mark.parametrize(
+    ("done", "found"),
+    [
+        ("false", "a string 'false'"),
+        ("no", "a string 'no'"),
+        (0, "a number 0"),
+        (1, "a number 1"),
+        ([], "an empty list"),
+        ({}, "an empty object"),
+    ],
+    ids=ascii,
+)
+def test_a_done_that_is_not_true_or_false_is_a_contract_error(done: object, found: str) -> None:
+    # Trap: `done` read by truthiness, so `"done": "false"` ends the stream at its first chunk
+    # and what came after it (here a leaked canary) is never read.
+    body = _lines(
+        {"delta": "Open 9 to 5.", "done": False},
+        {"delta": " CANARY-7f3a", "done": done},
+        {"delta": "", "done": True, "final": {"refused": False}},
+    )
+    target, _ = _build(_DONE_BY_FIELD, lambda request: _stream(body, "application/x-ndjson"))
+    _fails(target, f"done: JMESPath `done` found {found} in stream chunk 1, not true or false")
+
+
+def test_a_done_that_is_false_or_left_out_goes_on_to_the_last_chunk() -> None:
+    """The paired control: only a true `done` ends the stream."""
+    body = _lines(
+        {"delta": "Open ", "done": False},
+        {"delta": "9 to 5."},
+        {"delta": "", "done": None},
+        {"delta": "", "done": True, "final": {"refused": False}},
+        {"delta": " never read"},
+    )
+    target, _ = _build(_DONE_BY_FIELD, lambda request: _stream(body, "application/x-ndjson"))
+    assert _ask(target).response.text == "Open 9 to 5."
 
 
 SPANISH_ONLY = (

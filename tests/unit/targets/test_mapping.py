@@ -349,6 +349,124 @@ def test_a_missing_path_reads_as_nothing() -> None:
     )
 
 
+_DROPPED = "found nothing (null) for item {at} of a projection ({item}), which would drop it"
+
+
+@pytest.mark.parametrize(
+    ("expression", "document", "field", "at", "item"),
+    [
+        (  # a citation written in another shape: fewer ids, so an abstention passes
+            "sources[*].id",
+            {"sources": [{"id": "RB-001"}, {"doc": "RB-002"}]},
+            FieldName.CITATIONS,
+            "[1]",
+            'an object {"doc": "RB-002"}',
+        ),
+        (
+            "sources[*].id",
+            {"sources": [{"id": None}]},
+            FieldName.CITATIONS,
+            "[0]",
+            'an object {"id": null}',
+        ),
+        (
+            "sources[0:2].id",
+            {"sources": [{"id": "RB-001"}, "RB-002"]},
+            FieldName.CITATIONS,
+            "[1]",
+            "a string 'RB-002'",
+        ),
+        ("ids[*]", {"ids": ["RB-001", None]}, FieldName.CITATIONS, "[1]", "nothing (null)"),
+        (
+            "pages[].id",
+            {"pages": [[{"id": "a"}], [{"ref": "b"}]]},
+            FieldName.CONTEXT_IDS,
+            "[1]",
+            'an object {"ref": "b"}',
+        ),
+        (
+            "sources.*.id",
+            {"sources": {"first": {"id": "a"}, "second": {"url": "b"}}},
+            FieldName.CONTEXT_IDS,
+            "'second'",
+            'an object {"url": "b"}',
+        ),
+        (  # a filter chooses the items; what it chose must not then be dropped
+            "sources[?kind=='doc'].id",
+            {"sources": [{"kind": "doc", "id": "a"}, {"kind": "doc", "ref": "b"}]},
+            FieldName.CITATIONS,
+            "[1]",
+            'an object {"kind": "doc", "ref": "b"}',
+        ),
+        (
+            "docs[*].refs[*].id",
+            {"docs": [{"refs": [{"id": "a"}, {"name": "b"}]}]},
+            FieldName.CITATIONS,
+            "[1]",
+            'an object {"name": "b"}',
+        ),
+        (
+            "docs[*].refs[*].id",
+            {"docs": [{"refs": [{"id": "a"}]}, {"links": []}]},
+            FieldName.CITATIONS,
+            "[1]",
+            'an object {"links": []}',
+        ),
+        (  # a part in another shape would be cut out of the text a leak is looked for in
+            "join('', parts[*].text)",
+            {"parts": [{"text": "Open 9 to 5. "}, {"content": "CANARY-7f3a"}]},
+            FieldName.TEXT,
+            "[1]",
+            'an object {"content": "CANARY-7f3a"}',
+        ),
+        (
+            "contains(events[*].type, 'refusal')",
+            {"events": [{"type": "answer"}, {"kind": "refusal"}]},
+            FieldName.REFUSED,
+            "[1]",
+            'an object {"kind": "refusal"}',
+        ),
+        (
+            "steps[*].call",
+            {"steps": [{"call": {"id": "c1", "name": "f", "arguments": {}}}, {"thought": "x"}]},
+            FieldName.TOOL_CALLS,
+            "[1]",
+            'an object {"thought": "x"}',
+        ),
+        (
+            "length(sort_by(sources, &rank)[*].id) > `0`",
+            {"sources": [{"rank": 1}]},
+            FieldName.ESCALATED,
+            "[0]",
+            'an object {"rank": 1}',
+        ),
+    ],
+)
+def test_a_projection_that_drops_an_item_is_a_contract_error(
+    expression: str, document: Any, field: FieldName, at: str, item: str
+) -> None:
+    # Trap: JMESPath's projections leave out an item whose value is null, so a citation (or a
+    # part of the text, a tool call, a decision) in another shape silently reads as fewer.
+    assert _error(expression, document, field) == (
+        f"{field}: JMESPath `{expression}` {_DROPPED.format(at=at, item=item)}; "
+        "to leave items out on purpose, select them with a filter (`[?...]`)"
+    )
+
+
+def test_a_projection_that_drops_nothing_reads_as_before() -> None:
+    """The paired control: every item projected, or left out by a filter, reads as it did."""
+    document = {
+        "sources": [{"kind": "doc", "id": "a"}, {"kind": "web", "url": "u"}, {"id": "b"}],
+        "nested": [[{"id": "c"}], [{"id": "d"}]],
+        "empty": [],
+    }
+    assert read_path("sources[?kind=='doc'].id", document, FieldName.CITATIONS) == ("a",)
+    assert read_path("sources[?id].id", document, FieldName.CITATIONS) == ("a", "b")
+    assert read_path("nested[].id", document, FieldName.CONTEXT_IDS) == ("c", "d")
+    assert read_path("empty[*].id", document, FieldName.CITATIONS) == ()
+    assert read_path("length(sources[*].kind || `[]`) > `5`", {}, FieldName.REFUSED) is False
+
+
 def test_a_lone_surrogate_is_refused_where_it_was_found() -> None:
     assert _error("t", {"t": "ab\ud800"}, FieldName.TEXT) == (
         "text: JMESPath `t` found a string that holds U+D800 at character 3, a lone "

@@ -938,8 +938,8 @@ def test_tool_calls_split_over_fragments_are_merged_by_index() -> None:
             {"index": 0, "function": {"arguments": '"RB-001"}'}},
         ]}),
         chunk({"tool_calls": [{"index": 0, "id": "", "function": {"name": "lookup"}}]}),
-        chunk({"tool_calls": [{"index": 1, "id": "call_z", "type": "x",
-                               "function": {"name": "other"}}]}),
+        chunk({"tool_calls": [{"index": 1, "id": "call_b", "type": "function",
+                               "function": {"name": "escalate"}}]}),
         chunk({"tool_calls": None}, "tool_calls"),
     ]  # fmt: skip
     assert assemble_openai(chunks)["choices"][0] == {
@@ -962,6 +962,35 @@ def test_tool_calls_split_over_fragments_are_merged_by_index() -> None:
         },
         "finish_reason": "tool_calls",
     }
+
+
+@pytest.mark.parametrize(
+    ("fragment", "path"),
+    [
+        ({"index": 0, "id": "call_z"}, "id"),
+        ({"index": 0, "type": "x"}, "type"),
+        ({"index": 0, "function": {"name": "transfer_funds"}}, "function.name"),
+        ({"index": 0, "id": "call_a", "function": {"name": "other"}}, "function.name"),
+    ],
+    ids=["id", "type", "name", "same-id-other-name"],
+)
+def test_a_fragment_that_gives_a_tool_call_another_id_or_name_is_a_contract_error(
+    fragment: dict[str, Any], path: str
+) -> None:
+    # Trap: the first value wins, so a stream that renames a call after the first fragment
+    # has the call recorded under a name it never settled on, and nobody is told.
+    chunks = [
+        chunk({"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
+                               "function": {"name": "lookup", "arguments": "{}"}}]}),
+        chunk({"tool_calls": [{"index": 0, "id": "call_a", "function": {"name": "lookup"}}]}),
+        chunk({"tool_calls": [fragment]}),
+    ]  # fmt: skip
+    with pytest.raises(TargetContractError) as caught:
+        assemble_openai(chunks)
+    assert str(caught.value) == (
+        f"stream chunk 2: choices[0].delta.tool_calls[0].{path} differs from the one an "
+        "earlier chunk gave this tool call"
+    )
 
 
 _JSON_LEAF = st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=8)

@@ -1,0 +1,88 @@
+"""Tallying what was recorded: a record with nothing to judge never passes and never crashes.
+
+The engine does not produce these records, but a results file read back and scored again
+may hold anything, so each is decided here, with its reason.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gauntlet.run.results import Outcome, Trial, TurnResult
+from gauntlet.run.tally import conversation_outcome, decide_case
+from gauntlet.targets.contract import TargetResponse
+
+ANSWER = TargetResponse(
+    text="Open 9 to 5.", citations=(), context_ids=(), refused=False, escalated=False
+)
+
+
+def _trial(outcome: Outcome) -> Trial:
+    return Trial(
+        outcome=outcome,
+        reason="" if outcome is Outcome.PASSED else f"{outcome.value} for a reason",
+        response=ANSWER,
+        said_something=True,
+        latency_ms=1.0,
+        attempts=1,
+        waited_s=0.0,
+    )
+
+
+def test_a_conversation_with_no_turns_is_errored_never_passed() -> None:
+    # Trap: "no turn failed" read as "passed", so a conversation of nothing passes.
+    assert conversation_outcome(()) == (
+        Outcome.ERRORED,
+        "the conversation recorded no turn, so there is nothing to judge",
+    )
+
+
+def test_a_conversation_fails_at_its_first_failing_turn() -> None:
+    """The paired control: recorded turns are judged as before."""
+    turns = (
+        TurnResult(user="a", response=ANSWER, passed=True, reason=""),
+        TurnResult(user="b", response=ANSWER, passed=False, reason="says 'secret'"),
+    )
+    assert conversation_outcome(turns) == (Outcome.FAILED, "turn 2 of 2: says 'secret'")
+    assert conversation_outcome(turns[:1]) == (Outcome.PASSED, "")
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "repeats", "pass_k", "reason"),
+    [
+        ((), 1, 1, "0 asks recorded for 1 planned, so the case cannot be decided"),
+        ((Outcome.PASSED,), 3, 3, "1 ask recorded for 3 planned, so the case cannot be decided"),
+        (
+            (Outcome.PASSED,) * 3,
+            2,
+            2,
+            "3 asks recorded for 2 planned, so the case cannot be decided",
+        ),
+        ((Outcome.FAILED,), 1, 0, "pass_k 0 for 1 ask, so the case cannot be decided"),
+        ((Outcome.PASSED,) * 2, 2, 3, "pass_k 3 for 2 asks, so the case cannot be decided"),
+        (
+            (Outcome.PASSED, Outcome.WAIVED),
+            2,
+            2,
+            "ask 2 of 2 is waived, which an ask never is, so the case cannot be decided",
+        ),
+    ],
+)
+def test_asks_that_do_not_match_the_plan_error_the_case_never_a_traceback(
+    outcomes: tuple[Outcome, ...], repeats: int, pass_k: int, reason: str
+) -> None:
+    # Trap: with no ask, or fewer passes than pass_k and no failed ask, looking for the first
+    # failure raises StopIteration; with fewer asks than planned, they could pass on fewer.
+    trials = tuple(_trial(outcome) for outcome in outcomes)
+    assert decide_case(trials, repeats, pass_k) == (Outcome.ERRORED, reason)
+
+
+def test_asks_that_match_the_plan_decide_the_case_as_before() -> None:
+    """The paired control."""
+    passed, failed = _trial(Outcome.PASSED), _trial(Outcome.FAILED)
+    assert decide_case((passed,), 1, 1) == (Outcome.PASSED, "")
+    assert decide_case((passed, failed), 2, 1) == (Outcome.PASSED, "")
+    assert decide_case((passed, failed), 2, 2) == (
+        Outcome.FAILED,
+        "passed 1/2 asks, needs 2; ask 2: failed for a reason",
+    )
