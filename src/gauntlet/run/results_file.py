@@ -348,11 +348,13 @@ def _case_structure(case: CaseResult, where: str) -> Iterator[str]:
         )
     for number, trial in enumerate(case.trials):
         at = f"{where}.trials[{number}]"
+        # An errored ask may hold the answer it could not judge (a field not supplied, a
+        # pattern past its limit): it withholds the verdict either way, never passes.
         answered = trial.outcome in (Outcome.PASSED, Outcome.FAILED, Outcome.UNJUDGED)
-        if answered != (trial.response is not None):
-            yield f"{at}.response: a {trial.outcome.value} ask " + (
-                "needs a response" if answered else "has no response"
-            )
+        if answered and trial.response is None:
+            yield f"{at}.response: a {trial.outcome.value} ask needs a response"
+        elif trial.outcome is Outcome.NOT_RUN and trial.response is not None:
+            yield f"{at}.response: an ask not run has no response"
         if (trial.outcome is Outcome.PASSED) == bool(trial.reason):
             yield f"{at}.reason: a {trial.outcome.value} ask " + (
                 "has no reason" if trial.reason == "" else "gives a reason to fail"

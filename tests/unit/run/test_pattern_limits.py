@@ -105,3 +105,20 @@ def test_the_patterns_of_one_answer_share_one_limit(tmp_path: Path) -> None:
     case = _run(tmp_path, _suite("trajectory", FORBID), calls)
     assert "forbid_calls[0].arguments.q" in case.reason
     assert time.monotonic() - started < 8
+
+
+def test_a_case_errored_with_its_answer_in_hand_writes_a_file_every_reader_reads(
+    tmp_path: Path,
+) -> None:
+    # Trap: the reader holding every errored ask to "no response", while the run keeps the
+    # answer of a case it could not judge (a pattern past its limit, a field not supplied):
+    # `report`, `merge` and `--resume` then refused a file `run` had just written.
+    from gauntlet.run.results_file import read_results, write_results
+
+    (tmp_path / "s.yaml").write_text(_suite("trajectory", FORBID), encoding="utf-8")
+    results = run_gauntlet(load_suites([tmp_path]), Caller([_call(HOSTILE)]), target_info=INFO)
+    assert results.cases[0].trials[0].response is not None
+    write_results(results, tmp_path / "r.json")
+    again = read_results(tmp_path / "r.json")
+    assert again.cases[0].outcome is Outcome.ERRORED
+    assert "ran past its time limit" in again.cases[0].reason
