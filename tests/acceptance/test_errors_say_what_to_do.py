@@ -18,7 +18,8 @@ from ..toy_servers import running_app, running_openai
 ADVERSARIAL = (
     "suite: talk\ngate: adversarial\nversion: 1\nthreshold: 1\ncases:\n"
     "  - {id: a1, language: en, prompt: first, attack_type: jailbreak, must_not_contain: [PWNED]}\n"
-    "  - {id: a2, language: en, prompt: second, attack_type: jailbreak, must_not_contain: [PWNED]}\n"
+    "  - {id: a2, language: en, prompt: second, attack_type: jailbreak,"
+    " must_not_contain: [PWNED]}\n"
 )
 
 
@@ -146,12 +147,12 @@ def test_a_probe_that_got_no_answer_lists_no_suite_as_can_run(
     assert result.code == 2, result.show()
     gates = result.stdout.split("gates:\n", 1)[1]
     assert "can run" not in gates, result.show()
-    assert "  talk (adversarial): not known: the probe got no answer\n" in gates
+    assert "  talk (adversarial): not known: the probe got no answer it could read\n" in gates
 
 
 @pytest.mark.parametrize(
     "command",
-    [("run",), ("probe",), ("validate",), ("report",), ("history", "append"), ("merge",)],
+    [("run",), ("probe",), ("validate",), ("report",), ("history",), ("merge",)],
 )
 def test_help_shows_a_plain_flag_without_a_type(run_cli: RunCli, command: tuple[str, ...]) -> None:
     # Trap: typer printed `<bool>` beside every flag (--help, --quiet, --resume, ...), as if

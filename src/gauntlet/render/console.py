@@ -188,7 +188,9 @@ def timeout_hint(results: Results, settings: RunSettings) -> str | None:
     if not timed_out:
         return None
     attempts = {trial.attempts for case in timed_out for trial in case.trials}
-    tried = f" (after {attempts.pop()} attempts)" if len(attempts) == 1 and 1 not in attempts else ""
+    tried = (
+        f" (after {attempts.pop()} attempts)" if len(attempts) == 1 and 1 not in attempts else ""
+    )
     deadline = f" within {settings.timeout:g} s" if settings.timeout is not None else ""
     said = (
         f"hint: {len(timed_out)} of {results.totals.total} cases got no complete answer"

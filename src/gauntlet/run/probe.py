@@ -192,7 +192,7 @@ def _report_lines(report: ProbeReport, suites: SuiteSet, redactor: Redactor) -> 
     return lines
 
 
-_NO_ANSWER = "not known: the probe got no answer"
+_NO_ANSWER = "not known: the probe got no answer it could read"
 
 
 def _field_lines(traced: Traced) -> list[str]:

@@ -56,7 +56,8 @@ ERROR_BODY_BYTES = 4096
 DEADLINE_MISSED = "no complete answer within"
 """How every ask that timed out begins its reason (after a multi-turn case's `turn N of M: `)."""
 _MISSED = re.compile(
-    r"(?:turn [0-9]+ of [0-9]+: )?no complete answer within [0-9.e+]+ s(?: \(after [0-9]+ attempts\))?"
+    r"(?:turn [0-9]+ of [0-9]+: )?no complete answer within [0-9.e+]+ s"
+    r"(?: \(after [0-9]+ attempts\))?"
 )
 _DIGITS = re.compile(r"[0-9]+")
 _COOKIE_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
