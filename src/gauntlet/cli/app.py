@@ -9,7 +9,7 @@ what they build (`gauntlet.targets.build`, `gauntlet.evidence.build`,
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -37,7 +37,7 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     add_completion=False,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": ["-h", "--help"]},  # as _CONTEXT below
 )
 
 
@@ -82,3 +82,26 @@ app.command()(calibrate)
 app.command()(schema)
 app.command()(site)
 app.add_typer(history_app, name="history")
+
+
+def plain_flags_command() -> Any:
+    """The app as typer's click runs it, every flag (`--help` among them) shown without `<bool>`.
+
+    typer's help prints an option's type beside it unless the option has a metavar; a flag
+    takes no value, so each gets an empty one.
+    """
+    command = typer.main.get_command(app)
+    _plain_flags(command, typer.Context(command, **_CONTEXT))
+    return command
+
+
+_CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+
+def _plain_flags(command: Any, ctx: typer.Context) -> None:
+    help_option = command.get_help_option(ctx)
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+    for name, sub in getattr(command, "commands", {}).items():
+        _plain_flags(sub, typer.Context(sub, info_name=name, parent=ctx, **_CONTEXT))

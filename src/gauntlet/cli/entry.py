@@ -129,11 +129,12 @@ def _quiet_stdout() -> None:
 
 
 def _typer(args: list[str]) -> int:
-    from gauntlet.cli.app import app
+    from gauntlet.cli.app import plain_flags_command
 
+    command = plain_flags_command()
     try:
         # standalone mode: typer prints usage errors itself and exits 2, as click always has.
-        app(args=args, prog_name="gauntlet")
+        command.main(args=args, prog_name="gauntlet")
     except SystemExit as done:
         return _exit_status(done.code)
     return ExitCode.PASS  # pragma: no cover - standalone mode always exits

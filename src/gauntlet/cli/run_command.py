@@ -289,7 +289,7 @@ class RunRequest:
 
 def _run(request: RunRequest) -> None:
     """Check the options, build the target (and judge), run, write, summarise and exit."""
-    from gauntlet.render.console import ProgressDisplay, summary_lines
+    from gauntlet.render.console import ProgressDisplay, RunSettings, summary_lines
     from gauntlet.run.engine import run_gauntlet
     from gauntlet.run.journal import Journal, journal_path
     from gauntlet.run.results import exit_code_for
@@ -369,7 +369,16 @@ def _run(request: RunRequest) -> None:
         # keeps it, so --resume continues where it stopped.
         journal.close(remove=finished)
     console = stdout()
-    for line in summary_lines(results, results_path=str(out)):
+    settings = RunSettings(
+        concurrency=request.concurrency,
+        timeout=built.timeout,
+        max_tokens=built.max_tokens,
+        asks_tokens=built.kind == "openai-chat",
+        # Hook: answers cut by `finish_reason: length` are counted here once the results
+        # record each ask's finish_reason (issue 29 item 5); until then it is not known.
+        cut_at_max_tokens=None,
+    )
+    for line in summary_lines(results, results_path=str(out), settings=settings):
         console.print(line)
     if request.history is not None:
         _append_to_history(request.history, results, run_labels)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.progress import (
@@ -32,6 +33,7 @@ from gauntlet.run.results import (
 )
 from gauntlet.run.tally import gate_state, pair_checks, parity_failures
 from gauntlet.run.waivers import waived_failures
+from gauntlet.targets.client import missed_deadline
 from gauntlet.words import plural
 
 _VERDICT_STYLE = {
@@ -42,8 +44,24 @@ _VERDICT_STYLE = {
 }
 
 
-def summary_lines(results: Results, *, results_path: str | None = None) -> list[Text]:
-    """The summary of `results`, one `Text` per line."""
+@dataclass(frozen=True)
+class RunSettings:
+    """What the run was asked with that its results do not hold: said in a timeout hint."""
+
+    concurrency: int
+    timeout: float | None = None
+    """The HTTP deadline of one attempt; None for a target that is not HTTP."""
+    max_tokens: int | None = None
+    asks_tokens: bool = False
+    """The target takes a `max_tokens` (an openai-chat target file), set or not."""
+    cut_at_max_tokens: int | None = None
+    """Answers cut by `finish_reason: length`, where the run records it; None when unknown."""
+
+
+def summary_lines(
+    results: Results, *, results_path: str | None = None, settings: RunSettings | None = None
+) -> list[Text]:
+    """The summary of `results`, one `Text` per line; with `settings`, a hint after timeouts."""
     lines: list[Text] = []
     suites = len(results.suites)
     lines.append(
@@ -143,6 +161,9 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
         lines.append(Text(""))
         lines += _judge_lines(results.judge)
     lines += _waiver_lines(results)
+    hint = None if settings is None else timeout_hint(results, settings)
+    if hint is not None:
+        lines += [Text(""), Text(hint, style="yellow")]
     lines.append(Text(""))
     lines.append(
         Text.assemble(
@@ -155,6 +176,36 @@ def summary_lines(results: Results, *, results_path: str | None = None) -> list[
     if results_path is not None:
         lines.append(Text(f"results: {results_path}"))
     return lines
+
+
+def timeout_hint(results: Results, settings: RunSettings) -> str | None:
+    """One line for a run whose cases timed out: the deadline, the concurrency, `max_tokens`.
+
+    None when no case timed out. Read from each case's reason, which is gauntlet's own
+    wording for a missed deadline (`missed_deadline`), never a target's.
+    """
+    timed_out = [case for case in results.cases if missed_deadline(case.reason)]
+    if not timed_out:
+        return None
+    attempts = {trial.attempts for case in timed_out for trial in case.trials}
+    tried = (
+        f" (after {attempts.pop()} attempts)" if len(attempts) == 1 and 1 not in attempts else ""
+    )
+    deadline = f" within {settings.timeout:g} s" if settings.timeout is not None else ""
+    said = (
+        f"hint: {len(timed_out)} of {results.totals.total} cases got no complete answer"
+        f"{deadline}{tried} at concurrency {settings.concurrency}"
+    )
+    fixes = ["a longer http.timeout (or --timeout)", "a lower --concurrency"]
+    if settings.max_tokens is not None:
+        said += f", with max_tokens {settings.max_tokens}"
+        fixes.append("a smaller max_tokens")
+    elif settings.asks_tokens:
+        said += ", with no max_tokens set"
+        fixes.append("a max_tokens in the target file")
+    if settings.cut_at_max_tokens:
+        said += f" ({plural(settings.cut_at_max_tokens, 'answer')} cut at max_tokens)"
+    return f"{said}; a slow model needs {', '.join(fixes[:-1])}, or {fixes[-1]}"
 
 
 def _waiver_lines(results: Results) -> list[Text]:

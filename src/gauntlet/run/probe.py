@@ -185,10 +185,14 @@ def _report_lines(report: ProbeReport, suites: SuiteSet, redactor: Redactor) -> 
     for loaded in suites.suites:
         need = suite_needs(loaded)
         mine = [problem for problem in report.problems if f"suite {need.suite} " in problem]
-        state = "refused" if mine else "can run"
+        # Only an answer shows what a target supplies: without one, no suite is said to run.
+        state = "refused" if mine else "can run" if report.traced else _NO_ANSWER
         lines.append(f"  {need.suite} ({need.gate}): {state}")
         lines += [f"    {problem}" for problem in mine]
     return lines
+
+
+_NO_ANSWER = "not known: the probe got no answer it could read"
 
 
 def _field_lines(traced: Traced) -> list[str]:

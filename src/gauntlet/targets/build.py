@@ -44,6 +44,10 @@ class BuiltTarget(NamedTuple):
     """The toy's injected defects, in the order first given."""
     target_file: str | None = None
     """The target file, as the caller named it."""
+    timeout: float | None = None
+    """An HTTP target's deadline for one attempt; None for one that is not HTTP."""
+    max_tokens: int | None = None
+    """An openai-chat target file's `max_tokens`, when it sets one."""
 
 
 def build_file_target(
@@ -64,6 +68,7 @@ def build_file_target(
         UsageError: a URL, header or proxy that cannot be used.
     """
     from gauntlet.targets.configured import build_target
+    from gauntlet.targets.spec import OpenAIChatSpec
     from gauntlet.targets.target_file import load_target_file
 
     loaded = load_target_file(path)
@@ -77,7 +82,15 @@ def build_file_target(
         spec = loaded.spec.model_copy(update={"http": http.model_copy(update=changed)})
         loaded = dataclasses.replace(loaded, spec=spec)
     target = build_target(loaded, concurrency=concurrency, redactor=redactor, extra_headers=headers)
-    return BuiltTarget(target, loaded.spec.kind, redactor.text(target.name), target_file=str(path))
+    spec = loaded.spec
+    return BuiltTarget(
+        target,
+        spec.kind,
+        redactor.text(target.name),
+        target_file=str(path),
+        timeout=spec.http.timeout,
+        max_tokens=spec.max_tokens if isinstance(spec, OpenAIChatSpec) else None,
+    )
 
 
 def build_http_target(
@@ -104,7 +117,7 @@ def build_http_target(
     http = HttpTarget(
         url, headers=headers, settings=settings, concurrency=concurrency, redactor=redactor
     )
-    return BuiltTarget(http, "http", redactor.text(http.name))
+    return BuiltTarget(http, "http", redactor.text(http.name), timeout=settings.timeout)
 
 
 def build_callable_target(spec: str, *, concurrency: int) -> BuiltTarget:

@@ -53,6 +53,12 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 ERROR_BODY_BYTES = 4096
 """How much of a non-2xx answer's body is read, to show its start."""
 
+DEADLINE_MISSED = "no complete answer within"
+"""How every ask that timed out begins its reason (after a multi-turn case's `turn N of M: `)."""
+_MISSED = re.compile(
+    r"(?:turn [0-9]+ of [0-9]+: )?no complete answer within [0-9.e+]+ s"
+    r"(?: \(after [0-9]+ attempts\))?"
+)
 _DIGITS = re.compile(r"[0-9]+")
 _COOKIE_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _COOKIE_VALUE = re.compile(r'[^\x00-\x1f\x7f;"\\]*|"[^\x00-\x1f\x7f;"\\]*"')
@@ -123,6 +129,8 @@ class HttpClient:
         auth: Authorizes each attempt; a 401 makes it renew once.
         sleep: Waits between attempts (tests inject a recorder).
         rng: Jitter for the backoff.
+        hints: What to say after a refusal with a given status (a 404 from a base URL
+            without `/v1`, say): appended to the error, so the user reads what to change.
     """
 
     def __init__(
@@ -134,14 +142,16 @@ class HttpClient:
         auth: Authenticator | None = None,
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
+        hints: Mapping[int, str] | None = None,
     ) -> None:
         self.exchange = exchange
+        self._hints = dict(hints or {})
         self.settings = settings
         self.redactor = redactor
         self._auth = auth
         self._sleep = sleep
         self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
-        self._deadline = f"no complete answer within {settings.timeout:g} s"
+        self._deadline = f"{DEADLINE_MISSED} {settings.timeout:g} s"
         redactor.learn(*exchange.secrets)
         self._plain = self
         if auth is not None:
@@ -212,7 +222,8 @@ class HttpClient:
                         raise TargetError(
                             f"HTTP {status} redirect to {location!r}: redirects are not followed"
                         )
-                    refused = TargetError(_refused(status, reply.reason, await read_head(reply)))
+                    said = _refused(status, reply.reason, await read_head(reply))
+                    refused = TargetError(said + self._hints.get(status, ""))
                     if status in RETRY_STATUSES:
                         after = _retry_after(reply.headers.get("retry-after"))
                         raise ExchangeError(refused, retryable=True, retry_after=after)
@@ -297,6 +308,14 @@ async def read_head(reply: Reply, limit: int = ERROR_BODY_BYTES) -> bytes:
         if len(head) >= limit:
             break
     return bytes(head[:limit])
+
+
+def missed_deadline(reason: str) -> bool:
+    """Whether `reason` is gauntlet's own word for an ask that timed out, and nothing else.
+
+    Matched whole, so a target's error body that quotes the words is never counted.
+    """
+    return _MISSED.fullmatch(reason) is not None
 
 
 def _too_large(limit: int) -> NoReturn:

@@ -14,6 +14,7 @@ import asyncio
 import itertools
 import json
 import random
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -46,7 +47,7 @@ from gauntlet.targets.contract import (
     Traced,
     Usage,
 )
-from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request
+from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request, shown_url
 from gauntlet.targets.http import (
     PROBE_PROMPT,
     Header,
@@ -141,7 +142,10 @@ def build_target(
         if spec.name is not None:
             native.name = spec.name
         return native
-    client = HttpClient(exchange, settings, redactor=redactor, auth=auth, sleep=sleep, rng=rng)
+    hints = {404: _v1_hint(spec.base_url)} if isinstance(spec, OpenAIChatSpec) else {}
+    client = HttpClient(
+        exchange, settings, redactor=redactor, auth=auth, sleep=sleep, rng=rng, hints=hints
+    )
     if isinstance(spec, OpenAIChatSpec):
         return OpenAIChatTarget(spec, loaded.system_text, headers, client, auth, clock=clock)
     return TemplateTarget(spec, headers, client, auth, clock=clock)
@@ -282,6 +286,25 @@ class _FileTarget(abc.ABC):
                 first.append(self._clock())
 
         return mark
+
+
+_VERSIONED = re.compile(r"/(?:v[0-9]+[a-z0-9]*|openai)(?:/|$)")
+"""A path that names an API version (`/v1`, `/v1beta`) or Azure's `/openai/...`."""
+
+
+def _v1_hint(base_url: str) -> str:
+    """What a 404 from an OpenAI-compatible `base_url` without a version should say: try `/v1`.
+
+    Said only where the path names no version: a 404 from `.../v1/wrong` is another slip.
+    """
+    parts = urlsplit(base_url)
+    if _VERSIONED.search(parts.path):
+        return ""
+    better = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/v1"))
+    return (
+        "; an OpenAI-compatible server answers under /v1: did you mean "
+        f"`base_url: {shown_url(better)}`?"
+    )
 
 
 def completions_url(base_url: str) -> str:

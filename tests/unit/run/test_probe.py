@@ -199,7 +199,7 @@ def test_an_answer_that_breaks_the_mapping_is_shown_with_the_error(tmp_path: Pat
         f"    {json.dumps(answer)}",
         f"error: {message}",
         "gates:",
-        "  talk (adversarial): can run",
+        "  talk (adversarial): not known: the probe got no answer it could read",
     ]
 
 
@@ -219,7 +219,7 @@ def test_a_target_that_cannot_be_reached_is_an_error_with_the_request_shown(
     assert lines[-3:] == [
         "error: cannot connect to http://rag.test/ask: Connection refused",
         "gates:",
-        "  talk (adversarial): can run",
+        "  talk (adversarial): not known: the probe got no answer it could read",
     ]
     assert not any(line.startswith(("status:", "response", "fields:")) for line in lines)
 

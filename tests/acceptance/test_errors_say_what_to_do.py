@@ -1,0 +1,173 @@
+"""Errors that say what to do: each message of issue 29 item 3, from real servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from gauntlet.targets.http import PROBE_PROMPT
+from gauntlet.targets.toy import make_toy
+
+from ..cli_helpers import RunCli
+from ..toy_servers import running_app, running_openai
+
+ADVERSARIAL = (
+    "suite: talk\ngate: adversarial\nversion: 1\nthreshold: 1\ncases:\n"
+    "  - {id: a1, language: en, prompt: first, attack_type: jailbreak, must_not_contain: [PWNED]}\n"
+    "  - {id: a2, language: en, prompt: second, attack_type: jailbreak,"
+    " must_not_contain: [PWNED]}\n"
+)
+
+
+def _cases(tmp_path: Path) -> Path:
+    path = tmp_path / "talk.yaml"
+    path.write_text(ADVERSARIAL, encoding="utf-8")
+    return path
+
+
+def _openai(tmp_path: Path, base_url: str, extra: str = "") -> Path:
+    path = tmp_path / "target.yaml"
+    path.write_text(
+        f"version: 1\nkind: openai-chat\nbase_url: {base_url}\nmodel: riverbend-toy\n{extra}"
+        "response:\n  citations: {absent: true}\n  context_ids: {absent: true}\n"
+        "  escalated: {absent: true}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _slow_but_for_the_pre_flight_check() -> web.Application:
+    """An OpenAI-compatible server that answers the pre-flight check at once, and then nothing
+    in time: a slow local model asked many cases at once."""
+
+    async def complete(request: web.Request) -> web.Response:
+        body = await request.json()
+        if body["messages"][-1]["content"] != PROBE_PROMPT:
+            await asyncio.sleep(3)
+        return web.json_response(
+            {
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": "fine"},
+                     "finish_reason": "stop"}
+                ]
+            }
+        )  # fmt: skip
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", complete)
+    return app
+
+
+@pytest.mark.network
+@pytest.mark.parametrize(
+    ("extra", "tokens"),
+    [
+        ("", "with no max_tokens set"),
+        ("max_tokens: 64\n", "with max_tokens 64"),
+    ],
+)
+def test_a_run_whose_cases_time_out_names_the_deadline_the_concurrency_and_max_tokens(
+    tmp_path: Path, run_cli: RunCli, extra: str, tokens: str
+) -> None:
+    # Trap: every case errored "no complete answer within 0.3 s" and nothing said which of
+    # the run's own settings to change.
+    with running_app(_slow_but_for_the_pre_flight_check()) as base_url:
+        target = _openai(tmp_path, base_url, extra + "http: {timeout: 0.3, retries: 1}\n")
+        result = run_cli(
+            "run", "--target", target, "--cases", _cases(tmp_path), "--out",
+            tmp_path / "r.json", "--concurrency", "2", "--quiet",
+        )  # fmt: skip
+    assert result.code == 2, result.show()
+    fix = "a smaller max_tokens" if "64" in tokens else "a max_tokens in the target file"
+    assert (
+        f"hint: 2 of 2 cases got no complete answer within 0.3 s (after 2 attempts) at "
+        f"concurrency 2, {tokens}; a slow model needs a longer http.timeout (or --timeout), "
+        f"a lower --concurrency, or {fix}\n"
+    ) in result.stdout, result.show()
+    assert result.stdout.count("hint:") == 1  # one hint for the run, not one per case
+
+
+@pytest.mark.network
+def test_a_run_without_timeouts_gives_no_timeout_hint(tmp_path: Path, run_cli: RunCli) -> None:
+    # Trap: a hint printed whatever happened reads as noise and is soon ignored.
+    with running_openai(make_toy()) as base_url:
+        target = _openai(tmp_path, base_url)
+        result = run_cli(
+            "run", "--target", target, "--cases", _cases(tmp_path), "--out", tmp_path / "r.json"
+        )
+    assert result.code == 0, result.show()
+    assert "hint:" not in result.stdout
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("command", ["run", "probe"])
+def test_a_404_from_an_openai_base_url_without_a_version_suggests_v1(
+    tmp_path: Path, run_cli: RunCli, command: str
+) -> None:
+    # Trap: a bare "HTTP 404 Not Found" for the most common slip in a target file.
+    with running_openai(make_toy()) as base_url:
+        bare = base_url.removesuffix("/v1")
+        target = _openai(tmp_path, bare + "/", "http: {retries: 0}\n")
+        args = ("--cases", _cases(tmp_path))
+        if command == "run":
+            result = run_cli("run", "--target", target, *args, "--out", tmp_path / "r.json")
+        else:
+            result = run_cli("probe", "--target", target, *args)
+    assert result.code == 2, result.show()
+    said = result.stdout + result.stderr
+    assert "HTTP 404" in said, result.show()
+    assert f"did you mean `base_url: {bare}/v1`?" in said, result.show()
+
+
+@pytest.mark.network
+def test_a_404_from_a_base_url_that_has_a_version_suggests_nothing(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: suggesting /v1 to a base URL that already names a version sends the user astray.
+    with running_openai(make_toy()) as base_url:
+        target = _openai(tmp_path, base_url + "/wrong", "http: {retries: 0}\n")
+        result = run_cli("probe", "--target", target, "--cases", _cases(tmp_path))
+    assert result.code == 2, result.show()
+    assert "HTTP 404" in result.stdout, result.show()
+    assert "did you mean" not in result.stdout + result.stderr
+
+
+@pytest.mark.network
+def test_a_probe_that_got_no_answer_lists_no_suite_as_can_run(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: after a failed pre-flight, "can run" said the suites would run when nothing answered.
+    with running_openai(make_toy()) as base_url:
+        target = _openai(tmp_path, base_url.removesuffix("/v1"), "http: {retries: 0}\n")
+        result = run_cli("probe", "--target", target, "--cases", _cases(tmp_path))
+    assert result.code == 2, result.show()
+    gates = result.stdout.split("gates:\n", 1)[1]
+    assert "can run" not in gates, result.show()
+    assert "  talk (adversarial): not known: the probe got no answer it could read\n" in gates
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("run",), ("probe",), ("validate",), ("report",), ("history",), ("merge",)],
+)
+def test_help_shows_a_plain_flag_without_a_type(run_cli: RunCli, command: tuple[str, ...]) -> None:
+    # Trap: typer printed `<bool>` beside every flag (--help, --quiet, --resume, ...), as if
+    # it took a value.
+    result = run_cli(*command, "--help")
+    assert result.code == 0, result.show()
+    assert "<bool>" not in result.stdout, result.show()
+    assert "--help" in result.stdout
+
+
+def test_the_hint_reads_only_the_runs_own_deadline_wording() -> None:
+    # Trap: a target's error body that quotes the deadline words counted as a timeout.
+    from gauntlet.targets.client import missed_deadline
+
+    assert missed_deadline("no complete answer within 30 s (after 3 attempts)")
+    assert missed_deadline("turn 2 of 3: no complete answer within 0.5 s")
+    assert not missed_deadline("HTTP 500: no complete answer within 30 s")
+    assert not missed_deadline(json.dumps("no complete answer within 30 s"))
