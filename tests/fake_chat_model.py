@@ -5,9 +5,12 @@ assistant's next message (`says(...)` or `calls(...)`), so one server can hold m
 conversations at once, each deciding from what it has been told so far. Every request's body
 is recorded, in order. A request with `"stream": true` is answered as OpenAI streams:
 Server-Sent Events, the text in pieces and each call's arguments cut in three, the
-`finish_reason` chunk, a usage-only chunk, then `data: [DONE]`.
+`finish_reason` chunk, a usage-only chunk when `stream_options.include_usage` asks for one
+(as OpenAI does), then `data: [DONE]`.
 
-Every answer reports usage: 10 prompt tokens per message sent, 5 completion tokens.
+Every answer reports usage (10 prompt tokens per message sent, 5 completion tokens) unless
+the model is made with `usage=False`, as a server that never counts. A message made with
+`says(text, finish_reason="length")` ends with that reason (as a model cut at `max_tokens`).
 """
 
 from __future__ import annotations
@@ -37,9 +40,19 @@ def calls(*made: dict[str, Any], content: str | None = None) -> Message:
     return {"role": "assistant", "content": content, "tool_calls": list(made)}
 
 
-def says(text: str) -> Message:
-    """An assistant message that answers with `text` and calls nothing."""
-    return {"role": "assistant", "content": text, "refusal": None}
+def says(text: str, *, finish_reason: str | None = None) -> Message:
+    """An assistant message that answers with `text` and calls nothing.
+
+    `finish_reason` replaces the usual `stop` (the server sends it, not in the message).
+    """
+    message: Message = {"role": "assistant", "content": text, "refusal": None}
+    if finish_reason is not None:
+        message[_FINISH] = finish_reason
+    return message
+
+
+_FINISH = "_finish_reason"
+"""Where `says` keeps a finish reason for the server to send, never in the message."""
 
 
 def in_order(*replies: Message) -> Script:
@@ -67,8 +80,10 @@ def usage(messages: list[Message]) -> dict[str, int]:
 class FakeChatModel:
     """The server's state: the script, and every request body it was sent."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, *, usage: bool = True) -> None:
         self.script = script
+        self.usage = usage
+        """False: no answer reports usage, whole or streamed."""
         self.requests: list[dict[str, Any]] = []
 
     def app(self) -> web.Application:
@@ -81,21 +96,23 @@ class FakeChatModel:
         body = await request.json()
         self.requests.append(body)
         messages: list[Message] = body["messages"]
-        message = self.script(messages)
-        reason = "tool_calls" if message.get("tool_calls") else "stop"
+        message = dict(self.script(messages))
+        reason = message.pop(_FINISH, None) or (
+            "tool_calls" if message.get("tool_calls") else "stop"
+        )
+        used = usage(messages) if self.usage else None
         if not body.get("stream"):
-            return web.json_response(
-                {
-                    "id": f"chatcmpl-{len(self.requests)}",
-                    "object": "chat.completion",
-                    "model": body["model"],
-                    "choices": [{"index": 0, "message": message, "finish_reason": reason}],
-                    "usage": usage(messages),
-                }
-            )
+            completion = {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion",
+                "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+            }
+            return web.json_response(completion | ({"usage": used} if used else {}))
         stream = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await stream.prepare(request)
-        for chunk in _chunks(message, reason, usage(messages)):
+        asked = (body.get("stream_options") or {}).get("include_usage") is True
+        for chunk in _chunks(message, reason, used if asked else None):
             await stream.write(f"data: {json.dumps(chunk)}\n\n".encode())
         await stream.write(b"data: [DONE]\n\n")
         await stream.write_eof()
@@ -120,7 +137,7 @@ def _thirds(text: str) -> list[str]:
     return [text[:third], text[third : 2 * third], text[2 * third :]]
 
 
-def _chunks(message: Message, reason: str, used: dict[str, int]) -> Iterator[dict[str, Any]]:
+def _chunks(message: Message, reason: str, used: dict[str, int] | None) -> Iterator[dict[str, Any]]:
     yield _chunk({"role": "assistant", "content": None})
     content = message.get("content")
     if content:
@@ -133,12 +150,13 @@ def _chunks(message: Message, reason: str, used: dict[str, int]) -> Iterator[dic
         for piece in _thirds(function["arguments"]):
             yield _chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     yield _chunk({}, reason)
-    yield {"id": "chatcmpl-s", "object": "chat.completion.chunk", "choices": [], "usage": used}
+    if used is not None:
+        yield {"id": "chatcmpl-s", "object": "chat.completion.chunk", "choices": [], "usage": used}
 
 
 @contextmanager
-def serving(script: Script) -> Iterator[tuple[FakeChatModel, str]]:
+def serving(script: Script, *, usage: bool = True) -> Iterator[tuple[FakeChatModel, str]]:
     """Serve a `FakeChatModel` following `script`; yields it and its base URL (up to `/v1`)."""
-    model = FakeChatModel(script)
+    model = FakeChatModel(script, usage=usage)
     with running_app(model.app()) as url:
         yield model, url

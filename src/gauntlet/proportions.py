@@ -1,12 +1,13 @@
-"""Proportions: the Wilson score interval around a pass rate or an agreement rate.
+"""Proportions: Wilson intervals around a rate, and percentiles of a list of timings.
 
-A leaf: it imports nothing of gauntlet, so the tally, the judge's calibration and the history
-share one formula.
+A leaf: it imports nothing of gauntlet, so the tally, the judge's calibration, the history and
+the evidence pack share one formula.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 Z_95 = 1.959963984540054
 """The standard normal quantile for a two-sided 95% interval."""
@@ -32,3 +33,14 @@ def wilson_bounds(passed: int, total: int, z: float = Z_95) -> tuple[float, floa
     centre = (p + z * z / (2 * total)) / denominator
     half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def percentile(values: Iterable[float], share: float) -> float | None:
+    """The `share` percentile (0 to 1) by linear interpolation between closest ranks."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    position = (len(ordered) - 1) * share
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)

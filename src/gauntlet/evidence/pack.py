@@ -7,6 +7,7 @@ Field order is part of the format: reordering or renaming a field means a versio
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -21,6 +22,7 @@ from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
 from gauntlet.evidence.trends import TrendsEvidence
 from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.languages import primary_language
+from gauntlet.proportions import percentile
 from gauntlet.record import Record
 from gauntlet.run.custody import custody_statement
 from gauntlet.run.fields import GATE_FIELDS
@@ -42,12 +44,19 @@ from gauntlet.run.results import (
     exit_code_for,
 )
 from gauntlet.run.tally import PairCheck, gate_state, pair_checks
-from gauntlet.targets.contract import FieldSource, Origin, ToolCall, Usage, total_usage
+from gauntlet.targets.contract import (
+    FINISH_REASON_LENGTH,
+    FieldSource,
+    Origin,
+    ToolCall,
+    Usage,
+    total_usage,
+)
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.version import __version__
 
-EVIDENCE_SCHEMA_VERSION = 8
+EVIDENCE_SCHEMA_VERSION = 9
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -73,7 +82,10 @@ each pair whose sides differ with every side's case, outcome and reason (`parity
 run's latency and tokens with their z rule, and the case regressions with their binomial
 p-values (see `gauntlet.history.stats`). 8 added each gate's `state` (`pass`, `fail`, `not_run`):
 a gate an interrupted run left short of its threshold by unasked cases alone is not run, not
-failed."""
+failed. 9 added each gate's answers as they came (`answers`): how many were cut at `max_tokens`
+(`finish_reason: length`), every finish reason counted and those not reported, and the time to
+first token of its streamed answers (median and p95); and the answers that reported no tokens
+(`run.usage.not_reported`)."""
 
 
 class VerdictStatus(StrEnum):
@@ -117,6 +129,34 @@ class UsageTotals(Record):
     prompt_tokens: int | None
     completion_tokens: int | None
     total_tokens: int | None
+    not_reported: int = 0
+    """Answers that reported no usage (a stream the server gave no usage chunk, say)."""
+
+
+class FirstTokenFigures(Record):
+    """How long streamed answers took to their first piece, in milliseconds."""
+
+    answers: int
+    """Streamed answers timed."""
+    median_ms: float
+    p95_ms: float
+    """The 95th percentile, by linear interpolation between closest ranks."""
+
+
+class AnswerEvidence(Record):
+    """A gate's answers as they came: why each ended, and how soon the streamed ones began."""
+
+    answered: int
+    """Asks that got an answer."""
+    cut_at_max_tokens: int
+    """Answers the target cut at its token limit (`finish_reason: length`): a failure among
+    them may be the limit's, not the model's."""
+    finish_reasons: dict[str, int]
+    """Each finish reason the answers reported, with how many reported it."""
+    finish_reason_not_reported: int
+    """Answers that gave no finish reason (the native contract has none)."""
+    first_token: FirstTokenFigures | None
+    """Time to first token over the gate's streamed answers; None when none was streamed."""
 
 
 class JudgeUsageTotals(Record):
@@ -245,6 +285,8 @@ class GateEvidence(Record):
     """Failures a live waiver covered: left out of the pass rate's denominator."""
     parity: ParityEvidence | None = None
     """The gate's parity pairs compared across languages; None when it has no pairs."""
+    answers: AnswerEvidence | None = None
+    """Its answers as they came (finish reasons, time to first token); None before format 9."""
 
 
 class ParitySuiteRule(Record):
@@ -581,6 +623,7 @@ def build_pack(
                 trajectory_scores=gate_distributions(results, gate.gate),
                 informs=mapping.gates[gate.gate],
                 parity=_parity(results, gate.gate),
+                answers=_answers(results, gate.gate),
             )
             for gate in results.gates
         ),
@@ -760,11 +803,41 @@ def _pair(check: PairCheck, *, required: bool) -> PairEvidence:
 
 
 def _usage(results: Results) -> UsageTotals:
-    reported = [
-        trial.usage for case in results.cases for trial in case.trials if trial.usage is not None
+    answered = [
+        trial for case in results.cases for trial in case.trials if trial.response is not None
     ]
+    reported = [trial.usage for trial in answered if trial.usage is not None]
     summed = total_usage(reported) or Usage()
-    return UsageTotals(answers=len(reported), **summed.model_dump())
+    return UsageTotals(
+        answers=len(reported), **summed.model_dump(), not_reported=len(answered) - len(reported)
+    )
+
+
+def _answers(results: Results, gate: GateName) -> AnswerEvidence:
+    """Why each of `gate`'s answers ended, and how soon its streamed answers began."""
+    answered = [
+        trial
+        for case in results.cases
+        if case.gate is gate
+        for trial in case.trials
+        if trial.response is not None
+    ]
+    reasons = Counter(trial.finish_reason for trial in answered if trial.finish_reason)
+    timed = [trial.first_token_ms for trial in answered if trial.first_token_ms is not None]
+    first = None
+    if timed:
+        first = FirstTokenFigures(
+            answers=len(timed),
+            median_ms=round(percentile(timed, 0.5) or 0.0, 1),
+            p95_ms=round(percentile(timed, 0.95) or 0.0, 1),
+        )
+    return AnswerEvidence(
+        answered=len(answered),
+        cut_at_max_tokens=reasons[FINISH_REASON_LENGTH],
+        finish_reasons=dict(sorted(reasons.items())),
+        finish_reason_not_reported=len(answered) - sum(reasons.values()),
+        first_token=first,
+    )
 
 
 def _judge_usage(results: Results) -> JudgeUsageTotals | None:

@@ -55,6 +55,7 @@ from gauntlet.history.records import (
     RunRecord,
     Trend,
 )
+from gauntlet.proportions import percentile
 from gauntlet.words import plural
 
 METRICS = ("pass_rate", "latency_p50_ms", "latency_p95_ms", "tokens_per_case")
@@ -289,17 +290,6 @@ def binomial_tail(at_least: int, trials: int, q: float) -> float:
             for k in range(at_least, trials + 1)
         ),
     )
-
-
-def percentile(values: Iterable[float], share: float) -> float | None:
-    """The `share` percentile (0 to 1) by linear interpolation between closest ranks."""
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    position = (len(ordered) - 1) * share
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def pass_rate(cases: Iterable[CaseRecord]) -> float | None:

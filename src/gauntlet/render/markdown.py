@@ -88,7 +88,7 @@ def render_markdown(pack: EvidencePack) -> str:
             if run.target.target_file
             else []
         ),
-        *([f"| tokens reported | {_tokens(run.usage)} |"] if run.usage.answers else []),
+        f"| tokens reported | {_target_tokens(run.usage)} |",
         f"| results digest | `{pack.results_digest}` |",
         *([f"| custody | {escape(run.custody)} |"] if run.custody else []),
         *(
@@ -155,6 +155,7 @@ def render_markdown(pack: EvidencePack) -> str:
         "itself says. Twelve passes out of twelve still leave room for a real rate near 76%.",
     ]
     out += _judged_gates(pack)
+    out += _answers_section(pack)
     out += _scores_section(pack)
     out += ["", "## Suites", ""]
     out += head(
@@ -223,6 +224,56 @@ def _tokens(usage: UsageTotals | JudgeUsageTotals) -> str:
         f"{usage.answers} answers" if isinstance(usage, UsageTotals) else f"{usage.checks} checks"
     )
     return f"{', '.join(counts) or 'counts incomplete'}, over {over}"
+
+
+def _target_tokens(usage: UsageTotals) -> str:
+    """The target's tokens: what its answers reported, and how many said nothing of them."""
+    if not usage.answers:
+        return "not reported" + (
+            f" (by any of {usage.not_reported} answers)" if usage.not_reported else ""
+        )
+    missing = f"; not reported by {usage.not_reported} answers" if usage.not_reported else ""
+    return _tokens(usage) + missing
+
+
+def _answers_section(pack: EvidencePack) -> list[str]:
+    """Each gate's answers as they came: cut at max_tokens, finish reasons, time to first token."""
+    rows = [gate for gate in pack.gates if gate.answers is not None]
+    if not rows:
+        return []
+    out = [
+        "",
+        "## Answers as they came",
+        "",
+        "Why each answer ended, as the target said, and how soon a streamed answer began. An "
+        "answer cut at `max_tokens` may have failed for its length, not its content: raise the "
+        "target's `max_tokens` before reading its failures as the model's.",
+        "",
+        *head("gate", "answered", "cut at max_tokens", "finish reasons", "time to first token"),
+    ]
+    for gate in rows:
+        answers = gate.answers
+        assert answers is not None  # noqa: S101 - filtered above
+        reasons = [f"{escape(reason)} {count}" for reason, count in answers.finish_reasons.items()]
+        if answers.finish_reason_not_reported:
+            reasons.append(f"not reported {answers.finish_reason_not_reported}")
+        first = answers.first_token
+        timing = (
+            f"median {first.median_ms:,.0f} ms, p95 {first.p95_ms:,.0f} ms "
+            f"over {first.answers} streamed"
+            if first is not None
+            else "not streamed"
+        )
+        out.append(
+            f"| {gate.gate.value} | {answers.answered} "
+            f"| {_cut_at_max_tokens(answers.cut_at_max_tokens)} "
+            f"| {', '.join(reasons) or 'none'} | {timing} |"
+        )
+    return out
+
+
+def _cut_at_max_tokens(count: int) -> str:
+    return f"{plural(count, 'answer')} cut at max_tokens" if count else "0"
 
 
 def _fields_section(pack: EvidencePack) -> list[str]:

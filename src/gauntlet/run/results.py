@@ -32,7 +32,7 @@ from gauntlet.record import Reason, Record
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName
 
-RESULTS_SCHEMA_VERSION = 7
+RESULTS_SCHEMA_VERSION = 8
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -52,7 +52,9 @@ and `pairs_differing` (a version 5 file is read as one without pairs, its parity
 7 added each case's `definition` (the case as the run loaded it, so a reader scores every
 stored answer again through its gate), each ask's and turn's `cut` (an answer stored cut at
 `gauntlet.limits.MAX_ANSWER_BYTES`) and the run's optional `signature`; a version 6 file is
-read as one without them, its answers not scored again.
+read as one without them, its answers not scored again. 8 added each ask's `finish_reason`
+(why the answer ended, as the target said; `length` is an answer cut at `max_tokens`, which the
+case's reason then says); a version 7 file is read as one without it.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -265,6 +267,10 @@ class Trial(Record):
     """Set when the answer's text (and `answered_text`) is stored cut at
     `gauntlet.limits.MAX_ANSWER_BYTES`: the gates judged the whole of it, so a reader cannot
     score it again."""
+    finish_reason: Reason | None = None
+    """Why the (last) answer ended, as the target said: `stop`, `length` (cut at
+    `max_tokens`), `tool_calls`, `content_filter`...; None when it did not say. Kept to
+    `gauntlet.targets.contract.MAX_FINISH_REASON` characters as it arrives."""
 
 
 class CaseResult(Record):

@@ -368,6 +368,7 @@ def gate_trial(
         usage=_usage(observation.traced_turns or ((traced,) if traced else ())),
         first_token_ms=traced.first_token_ms if traced is not None else None,
         answered_text=traced.answered_text if traced is not None else None,
+        finish_reason=traced.finish_reason if traced is not None else None,
     )
 
 

@@ -39,6 +39,7 @@ from gauntlet.run.results import (
     Verdict,
 )
 from gauntlet.run.waivers import apply_waivers, not_needed_cases, run_day
+from gauntlet.targets.contract import FINISH_REASON_LENGTH
 from gauntlet.version import __version__
 from gauntlet.words import noun, plural
 
@@ -120,15 +121,15 @@ def decide_case(trials: Sequence[Trial], repeats: int, pass_k: int) -> tuple[Out
     for special in (Outcome.NOT_RUN, Outcome.ERRORED, Outcome.UNJUDGED):
         for number, trial in enumerate(trials, start=1):
             if trial.outcome is special:
-                return special, _nth(trial.reason, number, repeats)
+                return special, _nth(_noted(trial), number, repeats)
     passes = sum(1 for trial in trials if trial.outcome is Outcome.PASSED)
     if passes >= pass_k:
         return Outcome.PASSED, ""
     number, first = next((n, t) for n, t in enumerate(trials, 1) if t.outcome is Outcome.FAILED)
     if repeats == 1:
-        return Outcome.FAILED, first.reason
+        return Outcome.FAILED, _noted(first)
     return Outcome.FAILED, (
-        f"passed {passes}/{repeats} asks, needs {pass_k}; ask {number}: {first.reason}"
+        f"passed {passes}/{repeats} asks, needs {pass_k}; ask {number}: {_noted(first)}"
     )
 
 
@@ -136,6 +137,18 @@ _ASK_OUTCOMES = frozenset(
     {Outcome.PASSED, Outcome.FAILED, Outcome.ERRORED, Outcome.NOT_RUN, Outcome.UNJUDGED}
 )
 """What one ask can come to; `waived` is a case's, given after its asks are decided."""
+
+
+CUT_AT_MAX_TOKENS = "the answer was cut at max_tokens (finish_reason: length)"
+"""What a case's reason adds when the ask it names was cut by the target's token limit: the
+answer may have failed for its length, not its content (the outcome is unchanged)."""
+
+
+def _noted(trial: Trial) -> str:
+    """An ask's reason, with `CUT_AT_MAX_TOKENS` when its answer was cut there."""
+    if trial.finish_reason != FINISH_REASON_LENGTH:
+        return trial.reason
+    return f"{trial.reason}; {CUT_AT_MAX_TOKENS}" if trial.reason else CUT_AT_MAX_TOKENS
 
 
 def _nth(reason: str, number: int, repeats: int) -> str:

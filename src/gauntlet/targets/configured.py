@@ -368,6 +368,9 @@ class OpenAIChatTarget(_FileTarget):
             body["temperature"] = spec.temperature
         if spec.max_tokens is not None:
             body["max_tokens"] = spec.max_tokens
+        if spec.stream and spec.stream_usage:
+            # Without it, a stream never says what it used: the pack's tokens would be empty.
+            body["stream_options"] = {"include_usage": True}
         return body | spec.extra_body
 
     async def ask_traced(
@@ -439,6 +442,7 @@ class OpenAIChatTarget(_FileTarget):
             usage=loop.usage,
             first_token_ms=loop.first_token_ms,
             answered_text=mapped.answered_text,
+            finish_reason=mapped.finish_reason,
         )
 
     async def _completion(self, reply: Reply, first: list[float]) -> Mapping[str, Any]:
@@ -642,6 +646,7 @@ def _traced(
         usage=usage,
         first_token_ms=first_ms,
         answered_text=mapped.answered_text,
+        finish_reason=mapped.finish_reason,
     )
 
 

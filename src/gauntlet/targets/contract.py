@@ -33,7 +33,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from gauntlet.display import masked, printable, unencodable
+from gauntlet.display import clipped, masked, printable, unencodable
 from gauntlet.errors import TargetContractError
 from gauntlet.record import Record
 from gauntlet.redact import Secret
@@ -225,6 +225,27 @@ class Traced(NamedTuple):
     """For a streamed answer: milliseconds from sending to the first piece of text."""
     answered_text: str | None = None
     """The text as the target sent it, where the gates read another (markers cut out)."""
+    finish_reason: str | None = None
+    """Why the answer ended, as the target said (`stop`, `length`: cut at `max_tokens`, ...);
+    None when it did not say. Checked with `finish_reason_of`."""
+
+
+FINISH_REASON_LENGTH = "length"
+"""The `finish_reason` of an answer the server cut at its `max_tokens`."""
+
+MAX_FINISH_REASON = 40
+"""The most characters of a finish reason kept: a server's word, never an essay."""
+
+
+def finish_reason_of(value: object) -> str | None:
+    """A finish reason as an answer gave it, made safe to keep; None unless non-empty text.
+
+    A server's word, so hostile like the rest: kept on one line, at most `MAX_FINISH_REASON`
+    characters, secrets masked.
+    """
+    if not isinstance(value, str) or not value:
+        return None
+    return clipped(printable(value), MAX_FINISH_REASON)
 
 
 @dataclass

@@ -44,6 +44,7 @@ from gauntlet.targets.contract import (
     ToolCall,
     check_response,
     describe_contract_errors,
+    finish_reason_of,
 )
 from gauntlet.targets.spec import (
     CITATIONS_PATTERN_FIELD,
@@ -94,6 +95,8 @@ class Mapped(NamedTuple):
     """Every field of `FieldName`, tool calls included."""
     answered_text: str | None
     """The text as the target sent it, when markers were cut out of `response.text`."""
+    finish_reason: str | None = None
+    """Why the answer ended, as it said (`finish_reason_of`); None when it did not say."""
 
 
 # ---------------------------------------------------------------- request bodies
@@ -772,7 +775,15 @@ def map_http(
     else:
         calls = ()
         fields.absent(FieldName.TOOL_CALLS)
-    return fields.mapped(calls)
+    finish = None
+    if spec.finish_reason is not None:
+        found = search_path(spec.finish_reason, document, "finish_reason")
+        if found is not None and not isinstance(found, str):
+            raise TargetContractError(
+                f"finish_reason: JMESPath `{spec.finish_reason}` found {described(found)}, not text"
+            )
+        finish = finish_reason_of(found)
+    return fields.mapped(calls)._replace(finish_reason=finish)
 
 
 _MISSING = object()
@@ -868,7 +879,8 @@ def map_openai(
         fields.absent(FieldName.REFUSED, "the answer has no `refusal` field, the file no phrases")
     fields.decision(FieldName.ESCALATED, spec.escalated, completion, language)
     fields.put(FieldName.TOOL_CALLS, calls, Origin.DECLARED, f"`{_TOOL_CALLS}`")
-    return fields.mapped(calls)
+    finish = finish_reason_of(choice.get("finish_reason"))
+    return fields.mapped(calls)._replace(finish_reason=finish)
 
 
 def requested_calls(completion: object) -> tuple[str | None, tuple[Requested, ...]]:

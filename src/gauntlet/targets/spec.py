@@ -340,6 +340,9 @@ class HttpResponse(Record):
     """Read the body as a stream of JSON chunks; fields but `text` come from the last one."""
     done: JMESPath | None = None
     """In a stream: true on the last chunk (besides SSE's `[DONE]`)."""
+    finish_reason: JMESPath | None = None
+    """JMESPath to why the answer ended (`length`: cut at the server's token limit), read
+    like the other fields (in a stream, from the last chunk). Left out: not reported."""
 
     @model_validator(mode="after")
     def _done_needs_stream(self) -> HttpResponse:
@@ -471,6 +474,11 @@ class OpenAIChatSpec(_Common):
     """Sent when given; otherwise the server's default applies."""
     stream: bool = False
     """Ask for the answer as Server-Sent Events, and record the time to the first token."""
+    stream_usage: bool = True
+    """With `stream`, send `stream_options: {include_usage: true}` so the stream ends with the
+    tokens used (OpenAI, vLLM, llama.cpp and LiteLLM honour it). Set false for a server that
+    refuses the field; its tokens are then "not reported". Never sent without `stream`; an
+    `extra_body.stream_options` is sent as written instead."""
     api_key_env: EnvName | None = None
     """Send `Authorization: Bearer $NAME`."""
     tool_choice: Literal["auto", "required"] | NamedToolChoice | None = None

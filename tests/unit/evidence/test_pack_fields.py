@@ -60,12 +60,17 @@ def test_reported_tokens_are_totalled_over_the_answers_that_reported_them() -> N
         60,
         180,
     )
-    assert "| tokens reported | 120 prompt, 60 completion, 180 in all, over 12 answers |" in (
-        render_markdown(pack)
-    )
+    assert usage.not_reported == 100
+    assert (
+        "| tokens reported | 120 prompt, 60 completion, 180 in all, over 12 answers; "
+        "not reported by 100 answers |"
+    ) in render_markdown(pack)
 
 
-def test_a_run_without_reported_tokens_says_nothing_of_them() -> None:
+def test_a_run_without_reported_tokens_keeps_its_row_and_says_not_reported() -> None:
+    # Trap: the tokens row dropped when no answer reported usage, so a reader cannot tell
+    # "none used" from "none reported".
     pack = build_pack(clean())
     assert (pack.run.usage.answers, pack.run.usage.total_tokens) == (0, None)
-    assert "tokens reported" not in render_markdown(pack)
+    assert pack.run.usage.not_reported == 112
+    assert "| tokens reported | not reported (by any of 112 answers) |" in render_markdown(pack)

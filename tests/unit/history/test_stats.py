@@ -17,11 +17,11 @@ from gauntlet.history.stats import (
     comparable_runs,
     flaky_cases,
     pass_rate,
-    percentile,
     series,
     tokens_per_case,
     trends,
 )
+from gauntlet.proportions import percentile
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

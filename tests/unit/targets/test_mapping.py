@@ -1041,6 +1041,7 @@ def test_an_openai_answer_maps_content_and_declared_fields() -> None:
             FieldName.TOOL_CALLS: _declared("`choices[0].message.tool_calls`"),
         },
         answered_text="Open 9 to 5 [RB-001].",
+        finish_reason="stop",
     )
 
 
@@ -1339,3 +1340,39 @@ def test_the_languages_phrases_do_not_cover_are_listed_per_field() -> None:
         FieldName.REFUSED: ["pt-BR"],
         FieldName.ESCALATED: ["pt-BR"],
     }
+
+
+# ---------------------------------------------------------------- finish reasons
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [
+        ("stop", "stop"),
+        ("length", "length"),
+        (None, None),
+        ("", None),
+        ("cut\nshort\x1b[2J", "cut\\nshort\\x1b[2J"),
+        ("x" * 500, "x" * 39 + "…"),
+    ],
+    ids=["stop", "length", "null", "empty", "control", "essay"],
+)
+def test_an_answers_finish_reason_is_kept_as_one_short_line_or_not_at_all(
+    sent: object, kept: str | None
+) -> None:
+    # Trap: a server's finish reason taken as it came: a line break or an escape sequence in
+    # a reason, a number kept as one, or an essay, where a word belongs.
+    mapped = map_openai(OPENAI, _completion(sent, content="Hi.", refusal=None), "en")
+    assert mapped.finish_reason == kept
+
+
+def test_an_http_file_reads_a_finish_reason_where_it_says_and_only_text() -> None:
+    # Trap: an http target file with no way to say its answers were cut; or a non-text
+    # reason kept as if the answer had said why it ended.
+    spec = HTTP.model_copy(update={"finish_reason": "data.stopped"})
+    cut = {"data": {**ANSWER["data"], "stopped": "length"}}
+    assert map_http(spec, cut, "en").finish_reason == "length"
+    assert map_http(spec, ANSWER, "en").finish_reason is None
+    assert map_http(HTTP, cut, "en").finish_reason is None
+    with pytest.raises(TargetContractError, match=r"finish_reason: JMESPath `data.stopped` found"):
+        map_http(spec, {"data": {**ANSWER["data"], "stopped": 1}}, "en")
