@@ -91,6 +91,46 @@ def test_a_run_whose_cases_time_out_names_the_deadline_the_concurrency_and_max_t
     assert result.stdout.count("hint:") == 1  # one hint for the run, not one per case
 
 
+def _one_cut_one_too_slow() -> web.Application:
+    """Answers the first case at once, cut at its token limit; the second, never in time."""
+
+    async def complete(request: web.Request) -> web.Response:
+        said = (await request.json())["messages"][-1]["content"]
+        if said == "second":
+            await asyncio.sleep(3)
+        return web.json_response(
+            {
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": "The library op"},
+                     "finish_reason": "length" if said == "first" else "stop"}
+                ]
+            }
+        )  # fmt: skip
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", complete)
+    return app
+
+
+@pytest.mark.network
+def test_the_timeout_hint_counts_the_answers_cut_at_max_tokens(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: a run half cut at max_tokens and half timed out reads as "too slow" alone, when
+    # the same max_tokens is why the answers that did come are cut short.
+    with running_app(_one_cut_one_too_slow()) as base_url:
+        target = _openai(tmp_path, base_url, "max_tokens: 8\nhttp: {timeout: 0.3, retries: 1}\n")
+        result = run_cli(
+            "run", "--target", target, "--cases", _cases(tmp_path), "--out",
+            tmp_path / "r.json", "--concurrency", "2", "--quiet",
+        )  # fmt: skip
+    assert result.code == 2, result.show()
+    assert (
+        "hint: 1 of 2 cases got no complete answer within 0.3 s (after 2 attempts) at "
+        "concurrency 2, with max_tokens 8 (1 answer cut at max_tokens); "
+    ) in result.stdout, result.show()
+
+
 @pytest.mark.network
 def test_a_run_without_timeouts_gives_no_timeout_hint(tmp_path: Path, run_cli: RunCli) -> None:
     # Trap: a hint printed whatever happened reads as noise and is soon ignored.

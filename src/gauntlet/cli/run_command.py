@@ -374,9 +374,6 @@ def _run(request: RunRequest) -> None:
         timeout=built.timeout,
         max_tokens=built.max_tokens,
         asks_tokens=built.kind == "openai-chat",
-        # Hook: answers cut by `finish_reason: length` are counted here once the results
-        # record each ask's finish_reason (issue 29 item 5); until then it is not known.
-        cut_at_max_tokens=None,
     )
     for line in summary_lines(results, results_path=str(out), settings=settings):
         console.print(line)

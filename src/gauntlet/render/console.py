@@ -34,6 +34,7 @@ from gauntlet.run.results import (
 from gauntlet.run.tally import gate_state, pair_checks, parity_failures
 from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.client import missed_deadline
+from gauntlet.targets.contract import FINISH_REASON_LENGTH
 from gauntlet.words import plural
 
 _VERDICT_STYLE = {
@@ -54,8 +55,6 @@ class RunSettings:
     max_tokens: int | None = None
     asks_tokens: bool = False
     """The target takes a `max_tokens` (an openai-chat target file), set or not."""
-    cut_at_max_tokens: int | None = None
-    """Answers cut by `finish_reason: length`, where the run records it; None when unknown."""
 
 
 def summary_lines(
@@ -203,8 +202,13 @@ def timeout_hint(results: Results, settings: RunSettings) -> str | None:
     elif settings.asks_tokens:
         said += ", with no max_tokens set"
         fixes.append("a max_tokens in the target file")
-    if settings.cut_at_max_tokens:
-        said += f" ({plural(settings.cut_at_max_tokens, 'answer')} cut at max_tokens)"
+    cut = sum(
+        trial.finish_reason == FINISH_REASON_LENGTH
+        for case in results.cases
+        for trial in case.trials
+    )
+    if cut:
+        said += f" ({plural(cut, 'answer')} cut at max_tokens)"
     return f"{said}; a slow model needs {', '.join(fixes[:-1])}, or {fixes[-1]}"
 
 
