@@ -766,7 +766,7 @@ def test_the_action_runs_on_itself_as_dot_slash_after_a_checkout() -> None:
             assert ref == "./", line
             assert checked_out, f"no actions/checkout before {line.strip()}"
             local.append(line)
-    assert len(local) == 3
+    assert len(local) == 5
 
 
 @pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda path: path.name)
@@ -829,11 +829,51 @@ def test_the_readme_outputs_table_is_action_yml() -> None:
     assert _readme_table("| output | description |") == outputs_table()
 
 
-def test_the_readme_example_pins_a_placeholder_sha() -> None:
-    section = README.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
-    assert re.search(r"uses: [\w-]+/gauntlet@[0-9a-f]{40} # v0\.1\.0", section)
-    assert "PLACEHOLDER" in section
+def _action_section() -> str:
+    return README.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_example_pins_a_tag_the_release_workflow_makes() -> None:
+    # Trap: an example pinned to a placeholder SHA, or to a tag no release makes, is an
+    # example nobody can copy.
+    from gauntlet.version import __version__
+
+    section = _action_section()
+    assert "PLACEHOLDER" not in section
+    [pin] = re.findall(r"^ +uses: [\w-]+/gauntlet@(\S+)", section, re.MULTILINE)
+    assert pin == f"v{__version__}"
+    release = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert 'tags: ["v*.*.*"]' in release
     assert "branch protection" in section
+
+
+def test_the_readme_example_uses_a_target_file_end_to_end(tmp_path: Path) -> None:
+    # Trap: a README workflow naming inputs the Action lacks, or a target file that does
+    # not load, fails on the user's first push.
+    from gauntlet.targets.target_file import load_target_file
+
+    workflow_text, target_text = re.findall(r"```yaml\n(.*?)```", _action_section(), re.DOTALL)
+    # GitHub reads `on` as a key; gauntlet's strict reader refuses it as YAML 1.1's boolean.
+    assert "\non:\n" in workflow_text
+    workflow = read_document(workflow_text.replace("\non:\n", '\n"on":\n'), "gauntlet.yml").data
+    assert set(workflow["on"]) == {"pull_request", "push"}
+    assert workflow["on"]["push"]["branches"] == ["main"]
+    [job] = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "actions": "read"}
+    checkout, gauntlet = job["steps"]
+    assert checkout["with"]["persist-credentials"] is False
+    given = gauntlet["with"]
+    assert set(given) <= set(INPUTS)
+    for name in ("target-file", "headers", "history", "baseline-from-branch"):
+        assert given[name], name
+    assert given["baseline-from-branch"] == "main"
+    header, variable = given["headers"].strip().split("=")
+    assert gauntlet["env"][variable].startswith("Bearer ${{ secrets.")
+    assert INPUTS["upload-evidence"]["default"] == "true"  # the evidence goes up unasked
+    target = tmp_path / "target.yaml"
+    target.write_text(target_text, encoding="utf-8")
+    loaded = load_target_file(target, environ={})
+    assert loaded is not None
 
 
 def test_shard_and_repeat_reach_gauntlet(tmp_path: Path) -> None:
