@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ STEP_OUTPUT_REFERENCE = re.compile(
     r"steps\.(?P<step>[A-Za-z0-9_-]+)\.outputs\.(?P<name>[A-Za-z0-9_-]+)"
 )
 TOKEN = "tok-action-7d2e41c9a0b5"  # noqa: S105 - a test token, sent only to 127.0.0.1
+GITHUB_TOKEN = "ghs-action-test-0c1d2e3f"  # noqa: S105 - seen only by the fake `gh` below
 TOTAL_CASES = load_suites([ROOT / "suites"]).case_total
 
 
@@ -120,6 +122,8 @@ def evaluate(text: str, inputs: Mapping[str, str], steps: Mapping[str, Mapping[s
             return steps.get(found["step"], {}).get(found["name"], "")
         if body == "github.action_path":
             return str(ROOT)
+        if body == "github.token":
+            return GITHUB_TOKEN
         raise AssertionError(f"the test's evaluator does not know ${{{{ {body} }}}}")
 
     return EXPRESSION.sub(value, text)
@@ -176,13 +180,14 @@ def run_action(
     assert not unknown, f"action.yml has no input {unknown}"
     values = {name: str(spec.get("default", "")) for name, spec in INPUTS.items()}
     values.update(inputs)
-    runner = workspace.parent / f"{workspace.name}-runner"
-    runner.mkdir()
+    runner = Path(tempfile.mkdtemp(prefix=f"{workspace.name}-runner-", dir=workspace.parent))
     done = ActionRun()
     outputs: dict[str, dict[str, str]] = {}
     for index, step in enumerate(STEPS):
         if "uses" in step or step.get("id") == "install":
             continue
+        # A shell step runs unless the job was cancelled, which it never is here.
+        assert step.get("if", "${{ !cancelled() }}") == "${{ !cancelled() }}", step["id"]
         script = runner / f"step-{index}.sh"
         script.write_text(step["run"], encoding="utf-8")
         output_file = runner / f"output-{index}"
@@ -302,7 +307,12 @@ def assert_only_known_commands(run: ActionRun) -> None:
         else:
             assert token is None, f"a command inside the stop-commands block: {line}"
             assert ERROR_ANNOTATION.match(line) or line.startswith(
-                ("::error title=gauntlet action::", "::warning title=gauntlet::")
+                (
+                    "::error title=gauntlet action::",
+                    "::warning title=gauntlet action::",
+                    "::notice title=gauntlet action::",
+                    "::warning title=gauntlet::",
+                )
             ), line
     assert token is None, "stop-commands was never ended"
 
@@ -349,7 +359,14 @@ def test_a_passing_run_passes_with_every_output_from_gauntlet(
 ) -> None:
     workspace, run = passing
     assert run.code == 0, run.show()
-    assert [step.id for step in run.steps] == ["run", "report", "verdict"]
+    assert [step.id for step in run.steps] == [
+        "history",
+        "run",
+        "baseline",
+        "report",
+        "evidence",
+        "verdict",
+    ]
     out = run.outputs
     assert out["exit-code"] == "0"
     assert (out["passed"], out["verdict"]) == ("true", "pass")
@@ -375,7 +392,8 @@ def test_a_passing_run_passes_with_every_output_from_gauntlet(
 
 def test_every_output_is_set_by_a_passing_run(passing: tuple[Path, ActionRun]) -> None:
     _, run = passing
-    assert {name for name, value in run.outputs.items() if value == ""} == set()
+    # baseline-run-id is set only with baseline-from-branch, which this run does not use.
+    assert {name for name, value in run.outputs.items() if value == ""} == {"baseline-run-id"}
 
 
 def test_the_job_summary_is_the_markdown_pack(passing: tuple[Path, ActionRun]) -> None:
@@ -683,14 +701,14 @@ def test_a_header_naming_an_unset_variable_is_gauntlets_clean_exit_2(tmp_path: P
 
 def test_no_expression_appears_inside_a_run_script() -> None:
     scripts = [step["run"] for step in STEPS if "run" in step]
-    assert len(scripts) == 4
+    assert len(scripts) == 7
     assert all("${{" not in script for script in scripts)
 
 
 def test_expressions_appear_only_in_env_with_and_output_values() -> None:
     for step in STEPS:
         for key, value in step.items():
-            if key not in ("env", "with"):
+            if key not in ("env", "with", "if"):
                 assert "${{" not in str(value), f"{step['id']}.{key}"
     for spec in INPUTS.values():
         assert "${{" not in str(spec)
@@ -704,7 +722,9 @@ def test_the_install_step_is_identifiable_and_installs_from_the_action_directory
     assert all(step.get("shell") == "bash" for step in STEPS if "run" in step)
 
 
-PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s+[\w.-]+/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$")
+PINNED = re.compile(
+    r"^\s*(?:-\s+)?uses:\s+[\w.-]+/[\w.-]+(?:/[\w.-]+)*@[0-9a-f]{40} # v\d+\.\d+\.\d+$"
+)
 USES = re.compile(r"^\s*(?:-\s+)?uses:\s+(?P<ref>\S+)")
 JOB = re.compile(r"^  [\w-]+:$")
 
@@ -746,7 +766,7 @@ def test_the_action_runs_on_itself_as_dot_slash_after_a_checkout() -> None:
             assert ref == "./", line
             assert checked_out, f"no actions/checkout before {line.strip()}"
             local.append(line)
-    assert len(local) == 3
+    assert len(local) == 5
 
 
 @pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda path: path.name)
@@ -809,11 +829,51 @@ def test_the_readme_outputs_table_is_action_yml() -> None:
     assert _readme_table("| output | description |") == outputs_table()
 
 
-def test_the_readme_example_pins_a_placeholder_sha() -> None:
-    section = README.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
-    assert re.search(r"uses: [\w-]+/gauntlet@[0-9a-f]{40} # v0\.1\.0", section)
-    assert "PLACEHOLDER" in section
+def _action_section() -> str:
+    return README.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_example_pins_a_tag_the_release_workflow_makes() -> None:
+    # Trap: an example pinned to a placeholder SHA, or to a tag no release makes, is an
+    # example nobody can copy.
+    from gauntlet.version import __version__
+
+    section = _action_section()
+    assert "PLACEHOLDER" not in section
+    [pin] = re.findall(r"^ +uses: [\w-]+/gauntlet@(\S+)", section, re.MULTILINE)
+    assert pin == f"v{__version__}"
+    release = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert 'tags: ["v*.*.*"]' in release
     assert "branch protection" in section
+
+
+def test_the_readme_example_uses_a_target_file_end_to_end(tmp_path: Path) -> None:
+    # Trap: a README workflow naming inputs the Action lacks, or a target file that does
+    # not load, fails on the user's first push.
+    from gauntlet.targets.target_file import load_target_file
+
+    workflow_text, target_text = re.findall(r"```yaml\n(.*?)```", _action_section(), re.DOTALL)
+    # GitHub reads `on` as a key; gauntlet's strict reader refuses it as YAML 1.1's boolean.
+    assert "\non:\n" in workflow_text
+    workflow = read_document(workflow_text.replace("\non:\n", '\n"on":\n'), "gauntlet.yml").data
+    assert set(workflow["on"]) == {"pull_request", "push"}
+    assert workflow["on"]["push"]["branches"] == ["main"]
+    [job] = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "actions": "read"}
+    checkout, gauntlet = job["steps"]
+    assert checkout["with"]["persist-credentials"] is False
+    given = gauntlet["with"]
+    assert set(given) <= set(INPUTS)
+    for name in ("target-file", "headers", "history", "baseline-from-branch"):
+        assert given[name], name
+    assert given["baseline-from-branch"] == "main"
+    header, variable = given["headers"].strip().split("=")
+    assert gauntlet["env"][variable].startswith("Bearer ${{ secrets.")
+    assert INPUTS["upload-evidence"]["default"] == "true"  # the evidence goes up unasked
+    target = tmp_path / "target.yaml"
+    target.write_text(target_text, encoding="utf-8")
+    loaded = load_target_file(target, environ={})
+    assert loaded is not None
 
 
 def test_shard_and_repeat_reach_gauntlet(tmp_path: Path) -> None:
@@ -926,3 +986,360 @@ def test_a_header_the_target_file_also_writes_is_a_clean_exit_2(tmp_path: Path) 
     assert "x-key" in run.step("run").stderr and "target file" in run.step("run").stderr
     assert "Traceback" not in run.step("run").stderr
     assert run.outputs["verdict"] == "withheld"
+
+
+# ---------------------------------------------------------------- history, evidence, baseline
+
+MAIN = {
+    "GITHUB_REF_NAME": "main",
+    "GITHUB_SHA": "3f2a9c1" + "0" * 33,
+    "GITHUB_RUN_ID": "1001",
+    "GITHUB_RUN_ATTEMPT": "1",
+}
+"""What the runner sets for a push to main."""
+
+
+def _history_runs(history: Path) -> list[str]:
+    listed = subprocess.run(
+        [str(BIN / "gauntlet"), "history", "list", f"--history={history}"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return [line for line in listed.stdout.splitlines() if "branch=main" in line]
+
+
+def test_the_history_gets_every_run_and_the_pack_reads_its_trends(tmp_path: Path) -> None:
+    # Trap: a `history` input that only restored and saved a file, never passed to
+    # `gauntlet run`, keeps an empty history forever; one passed to `run` alone stores runs
+    # that no evidence pack ever reads.
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:passing",
+        "history": "ci/history.sqlite",
+        "job-summary": "false",
+    }
+    environment = {**MAIN, "GITHUB_WORKSPACE": str(workspace)}
+    first = run_action(workspace, inputs, env=environment)
+    assert first.code == 0, first.show()
+    second = run_action(workspace, inputs, env={**environment, "GITHUB_RUN_ID": "1002"})
+    assert second.code == 0, second.show()
+    history = workspace / "ci" / "history.sqlite"
+    runs = _history_runs(history)
+    assert len(runs) == 2, runs
+    assert all(f"commit={MAIN['GITHUB_SHA']}" in line for line in runs)
+    assert second.step("run").outputs["history-path"] == str(history)
+    assert not Path(f"{history}-wal").exists()  # the cache saves one whole file
+    assert _pack(second.outputs["json-path"])["trends"] is not None
+    assert "## Trends" in Path(second.outputs["report-path"]).read_text(encoding="utf-8")
+    planned = first.step("history").outputs
+    assert planned["path"] == "ci/history.sqlite"  # as the cache sees it, from the workspace
+
+
+def _planned(tmp_path: Path, name: str, environment: Mapping[str, str]) -> dict[str, str]:
+    """The history step's outputs (the cache's path and keys) for a runner's variables."""
+    (tmp_path / name).mkdir()
+    workspace = workspace_with(tmp_path / name, "grounding.yaml")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:passing",
+        "history": "history.sqlite",
+        "job-summary": "false",
+    }
+    run = run_action(workspace, inputs, env={**environment, "GITHUB_WORKSPACE": str(workspace)})
+    assert run.code == 0, run.show()
+    return run.step("history").outputs
+
+
+KEY = re.compile(r"[a-z0-9-]{1,200}")
+"""A cache key the cache accepts: no comma, no newline, short."""
+
+
+def test_a_pull_request_reads_its_base_branchs_history_and_never_writes_it(
+    tmp_path: Path,
+) -> None:
+    # Trap: keyed by the running ref alone, a pull request would restore nothing and, with a
+    # key main also restores, could make its own runs main's history.
+    on_main = _planned(tmp_path, "main", MAIN)
+    again = _planned(tmp_path, "again", {**MAIN, "GITHUB_RUN_ID": "1002"})
+    pull = {**MAIN, "GITHUB_REF_NAME": "7/merge", "GITHUB_BASE_REF": "main"}
+    pull |= {"GITHUB_HEAD_REF": "feature"}
+    on_pull = _planned(tmp_path, "pull", pull)
+    feature = _planned(tmp_path, "feature", {**MAIN, "GITHUB_REF_NAME": "main-2"})
+    assert on_main["save-key"].startswith(on_main["restore-key"])
+    assert again["restore-key"] == on_main["restore-key"]
+    assert again["save-key"] != on_main["save-key"]  # caches are immutable: a key per run
+    assert on_pull["restore-key"] == on_main["restore-key"]
+    assert on_pull["save-key"] == ""
+    assert not feature["save-key"].startswith(on_main["restore-key"])
+    for planned in (on_main, again, on_pull, feature):
+        assert all(KEY.fullmatch(planned[name]) for name in ("restore-key",)), planned
+
+
+def test_a_branch_name_cannot_break_or_reach_into_a_cache_key(tmp_path: Path) -> None:
+    # Trap: a branch name copied into a key: a comma makes the cache refuse it, and a name
+    # holding another's key text matches that branch's prefix.
+    hostile = {**MAIN, "GITHUB_REF_NAME": "x,y\nsave-key=gauntlet-history-v1"}
+    planned = _planned(tmp_path, "hostile", hostile)
+    assert KEY.fullmatch(planned["restore-key"]) and KEY.fullmatch(planned["save-key"])
+    assert set(planned) == {"path", "restore-key", "save-key"}
+
+
+def test_a_history_path_the_cache_would_read_as_a_pattern_is_not_cached(tmp_path: Path) -> None:
+    # Trap: actions/cache reads `path` as glob patterns: `h*.sqlite` would save other files.
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:passing",
+        "history": "h*.sqlite",
+        "job-summary": "false",
+    }
+    run = run_action(workspace, inputs, env=MAIN)
+    assert run.code == 0, run.show()
+    assert run.step("history").outputs == {}
+    assert "history: a path holding a newline or a pattern character" in run.stdout
+    assert (workspace / "h*.sqlite").is_file()  # the run still kept it, in this job
+
+
+def test_a_history_gauntlet_refuses_is_a_clean_exit_2(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    (workspace / "history.sqlite").write_text("not a database\n", encoding="utf-8")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:passing",
+        "history": "history.sqlite",
+    }
+    run = run_action(workspace, inputs, env=MAIN)
+    assert run.code == 2, run.show()
+    assert "history.sqlite" in run.step("run").stderr
+    assert "Traceback" not in run.everything
+    assert run.outputs["passed"] == "false"
+
+
+def _staged(run: ActionRun) -> Path:
+    return Path(run.step("evidence").outputs["directory"])
+
+
+def test_a_failing_gate_still_stages_its_evidence_under_fixed_names(tmp_path: Path) -> None:
+    # Trap: evidence uploaded only when the step passes is missing exactly when a reviewer
+    # needs it; files uploaded from wherever the paths pointed have no place a later run can
+    # find the results in.
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:failing",
+        "results-path": "out/run 1/r.json",
+        "report-path": "pack/e.md",
+        "junit-path": "",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 1, run.show()
+    staged = _staged(run)
+    assert sorted(path.name for path in staged.iterdir()) == [
+        "evidence.json",
+        "evidence.md",
+        "results.json",
+    ]
+    assert (staged / "results.json").read_bytes() == (workspace / "out/run 1/r.json").read_bytes()
+    assert (staged / "evidence.md").read_bytes() == (workspace / "pack/e.md").read_bytes()
+
+
+def test_upload_evidence_false_stages_nothing(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    inputs = {
+        "cases": "grounding.yaml",
+        "target-callable": "action_targets:passing",
+        "upload-evidence": "false",
+    }
+    run = run_action(workspace, inputs)
+    assert run.code == 0, run.show()
+    assert run.step("evidence").outputs == {}
+
+
+def _uses_step(name: str) -> dict[str, Any]:
+    [step] = [step for step in STEPS if step.get("name") == name]
+    return step
+
+
+def test_the_evidence_and_the_history_are_saved_whatever_the_verdict() -> None:
+    # Trap: `if:` left at its default (success()) skips the upload and the save on exactly
+    # the runs that failed a gate, since the Verdict step is what fails.
+    release = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    upload = _uses_step("Upload the evidence")
+    assert upload["uses"].split("@")[1] in release  # the pin the release workflow reviewed
+    assert upload["if"].startswith("${{ !cancelled() && ")
+    assert upload["with"]["name"] == "${{ inputs.artifact-name }}"
+    assert upload["with"]["path"] == "${{ steps.evidence.outputs.directory }}"
+    save = _uses_step("Save the run history")
+    restore = _uses_step("Restore the run history")
+    assert save["if"].startswith("${{ !cancelled() && ")
+    assert save["uses"].split("@")[1] == restore["uses"].split("@")[1]
+    assert save["with"]["path"] == restore["with"]["path"]
+    order = [step.get("id") or step["name"] for step in STEPS]
+    assert order.index("Save the run history") < order.index("verdict")
+    assert order.index("Upload the evidence") < order.index("verdict")
+    assert order.index("Restore the run history") < order.index("run")
+
+
+FAKE_GH = """#!/bin/bash
+# A stand-in for the GitHub CLI: says what it was asked, answers as the test told it.
+{ printf 'token=%s\\n' "$GH_TOKEN"; printf '%s\\n' "$@"; echo --; } >> "$FAKE_GH_LOG"
+case $1-$2 in
+  run-list)
+    if [ "$FAKE_GH_LIST" = fail ]; then
+      echo "HTTP 403: Resource not accessible by integration" >&2
+      echo "::warning title=forged::gh said this" >&2
+      exit 1
+    fi
+    printf '%s' "$FAKE_GH_LIST"
+    ;;
+  run-download)
+    while [ "$#" -gt 0 ]; do if [ "$1" = --dir ]; then dir=$2; fi; shift; done
+    if [ -z "$FAKE_GH_ARTIFACT" ]; then
+      echo "no valid artifacts found to download" >&2
+      exit 1
+    fi
+    cp "$FAKE_GH_ARTIFACT" "$dir/results.json"
+    ;;
+  *) exit 3 ;;
+esac
+"""
+
+
+def _with_fake_gh(tmp_path: Path, listed: str, artifact: str = "") -> dict[str, str]:
+    """The runner's variables for a pull request, with `gh` answering `listed` and `artifact`."""
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    (fake / "gh").write_text(FAKE_GH, encoding="utf-8")
+    (fake / "gh").chmod(0o755)
+    return {
+        "PATH": f"{fake}{os.pathsep}{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "FAKE_GH_LOG": str(tmp_path / "gh.log"),
+        "FAKE_GH_LIST": listed,
+        "FAKE_GH_ARTIFACT": artifact,
+        "GITHUB_REPOSITORY": "riverbend/assistant",
+        "GITHUB_WORKFLOW_REF": (
+            "riverbend/assistant/.github/workflows/gauntlet.yml@refs/pull/7/merge"
+        ),
+        "GITHUB_BASE_REF": "main",
+        "GITHUB_REF_NAME": "7/merge",
+    }
+
+
+def _baseline_inputs(target: str) -> dict[str, str]:
+    return {
+        "cases": "grounding.yaml",
+        "target-callable": f"action_targets:{target}",
+        "baseline-from-branch": "main",
+        "job-summary": "false",
+        "annotations": "false",
+    }
+
+
+def test_a_pull_request_takes_its_baseline_from_mains_last_run(
+    tmp_path: Path, passing: tuple[Path, ActionRun]
+) -> None:
+    # Trap: a pull request with no baseline computes no drift, and one pointed at the wrong
+    # run (any event, any branch, a failed run) compares with what main never was.
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    environment = _with_fake_gh(tmp_path, "4242\n", passing[1].outputs["results-path"])
+    run = run_action(workspace, _baseline_inputs("failing"), env=environment)
+    assert run.code == 1, run.show()
+    assert run.outputs["baseline-run-id"] == "4242"
+    assert run.outputs["drift-computed"] == "true"
+    assert int(run.outputs["drift-newly-failing"]) > 0
+    asked = (tmp_path / "gh.log").read_text(encoding="utf-8").split("--\n")
+    listing = asked[0].splitlines()
+    assert listing[0] == f"token={GITHUB_TOKEN}"
+    assert listing[1:3] == ["run", "list"]
+    for flag, value in (
+        ("--workflow", "gauntlet.yml"),
+        ("--branch", "main"),
+        ("--event", "push"),
+        ("--status", "success"),
+        ("--repo", "riverbend/assistant"),
+        ("--limit", "1"),
+    ):
+        assert listing[listing.index(flag) + 1] == value, (flag, listing)
+    download = asked[1].splitlines()
+    assert download[1:4] == ["run", "download", "4242"]
+    assert download[download.index("--name") + 1] == "gauntlet-evidence"
+
+
+def test_no_run_on_the_branch_yet_is_a_notice_and_no_baseline(tmp_path: Path) -> None:
+    # Trap: the first pull request of a repository, before main ever ran, failed for want
+    # of a baseline it cannot have.
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    run = run_action(workspace, _baseline_inputs("passing"), env=_with_fake_gh(tmp_path, ""))
+    assert run.code == 0, run.show()
+    assert (run.outputs["verdict"], run.outputs["drift-computed"]) == ("pass", "false")
+    assert run.outputs["baseline-run-id"] == ""
+    assert (
+        "::notice title=gauntlet action::baseline-from-branch: no successful push run of "
+        "gauntlet.yml on main yet (a first run), so this run has no baseline"
+    ) in run.step("baseline").stdout
+
+
+def test_a_run_without_the_artifact_is_a_notice_and_no_baseline(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    run = run_action(workspace, _baseline_inputs("passing"), env=_with_fake_gh(tmp_path, "77"))
+    assert run.code == 0, run.show()
+    assert run.outputs["drift-computed"] == "false"
+    assert "run 77 of gauntlet.yml on main has no artifact gauntlet-evidence" in run.stdout
+    assert_only_known_commands(run)
+
+
+def test_a_lookup_that_fails_is_a_warning_and_gh_is_not_obeyed(tmp_path: Path) -> None:
+    # Trap: what gh prints on an error, read as workflow commands, could forge annotations.
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    environment = _with_fake_gh(tmp_path, "fail")
+    run = run_action(workspace, _baseline_inputs("failing"), env=environment)
+    assert run.code == 1, run.show()  # drift informs; the gate's verdict is its own
+    assert run.outputs["verdict"] == "fail"
+    assert "does the job have permissions: actions: read?" in run.stdout
+    assert "HTTP 403" in run.stdout
+    shown = run.step("baseline").stdout.splitlines()
+    forged = shown.index("::warning title=forged::gh said this")
+    started = re.fullmatch(r"::stop-commands::([0-9a-f]{32})", shown[forged - 2])
+    assert started, shown
+    assert shown[forged + 1] == f"::{started[1]}::"
+
+
+def test_a_run_list_that_is_not_one_run_id_is_never_used(tmp_path: Path) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    environment = _with_fake_gh(tmp_path, "12 13\n../../x\n", "/etc/hostname")
+    run = run_action(workspace, _baseline_inputs("passing"), env=environment)
+    assert run.code == 0, run.show()
+    assert "the run list did not give one run id" in run.stdout
+    assert run.outputs["drift-computed"] == "false"
+    assert "download" not in (tmp_path / "gh.log").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"upload-evidence": "yes"}, "upload-evidence: expected true or false"),
+        (
+            {"baseline-from-branch": "main", "baseline": "b.json"},
+            "baseline and baseline-from-branch: set one, not both",
+        ),
+        ({"baseline-from-branch": "--help"}, "baseline-from-branch: expected a branch name"),
+        ({"baseline-from-branch": "a..b"}, "baseline-from-branch: expected a branch name"),
+        ({"baseline-from-branch": "main\n::x"}, "baseline-from-branch: expected a branch name"),
+        ({"artifact-name": "a/b"}, "artifact-name: expected up to 100 letters"),
+        ({"artifact-name": ""}, "artifact-name: expected up to 100 letters"),
+    ],
+    ids=lambda value: str(value)[:30],
+)
+def test_invalid_evidence_and_baseline_inputs_are_a_clean_exit_2(
+    tmp_path: Path, inputs: dict[str, str], message: str
+) -> None:
+    workspace = workspace_with(tmp_path, "grounding.yaml")
+    given = {"cases": "grounding.yaml", "target-callable": "action_targets:passing", **inputs}
+    run = run_action(workspace, given)
+    assert run.code == 2, run.show()
+    assert f"::error title=gauntlet action::{message}" in run.step("run").stdout
+    assert (run.outputs["exit-code"], run.outputs["verdict"]) == ("2", "withheld")
+    assert run.step("evidence").outputs == {}
