@@ -172,8 +172,12 @@ def _example_port() -> int:
 
 def _check_free(port: int) -> None:
     with socket.socket() as probe:
+        # As the server binds: a connection of an earlier run left in TIME_WAIT is no
+        # obstacle, a socket listening there is.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
+            probe.listen()
         except OSError as exc:
             raise SetupError(
                 f"127.0.0.1:{port}, where {EXAMPLE.relative_to(ROOT)} points, is taken ({exc}): "
