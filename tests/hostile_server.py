@@ -73,6 +73,7 @@ PATHS = (
     "/cookie-jar",
     "/token",
     "/protected",
+    "/cut-stream/chat/completions",
 )
 """Every path with a behaviour; any other path gets 404."""
 
@@ -388,6 +389,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._token(query, hit)
             case "/protected":
                 self._protected(query, prompt)
+            case "/cut-stream/chat/completions":
+                self._cut_stream()
             case _:
                 self._send(404, _json({"error": f"no behaviour at {path}"}))
 
@@ -435,6 +438,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
+
+    def _cut_stream(self) -> None:
+        """An OpenAI chat stream cut short as llama-cpp-python's server cuts one when another
+        request arrives: a piece of text, then `data: [DONE]` with no `finish_reason` ever sent.
+        """
+        chunk = {
+            "id": "chatcmpl-cut",
+            "object": "chat.completion.chunk",
+            "model": "cut",
+            "choices": [{"index": 0, "delta": {"content": "Open 9"}, "finish_reason": None}],
+        }
+        body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+        self._send(200, body, content_type="text/event-stream")
 
     def _token(self, query: Mapping[str, str], hit: int) -> None:
         """An OAuth 2.0 token endpoint for the client-credentials grant (RFC 6749 4.4).

@@ -245,3 +245,32 @@ def test_an_openai_chat_target_file_runs_the_built_in_suites_against_the_toy(
     assert written["verdict"] == "pass"
     assert written["target"]["kind"] == "openai-chat"
     assert written["target"]["name"] == "riverbend-toy (openai-chat)"
+
+
+CUT_STREAM_HINT = (
+    "llama-cpp-python's server cuts a stream short when another request arrives unless it "
+    "is started with `--interrupt_requests False`"
+)
+"""What a cut stream's error says of the server setting that cuts streams."""
+
+
+@pytest.mark.network
+def test_a_cut_stream_names_the_server_setting_that_cuts_streams(
+    tmp_path: Path, cases: Path, server: HostileServer, run_cli: RunCli
+) -> None:
+    # Trap: a stream that ends with `data: [DONE]` but no finish_reason is refused (fail
+    # closed), yet the message says nothing of why a server does that or how to stop it, so
+    # the user of llama-cpp-python's server is left with a run of errors and no fix.
+    target = tmp_path / "target.yaml"
+    target.write_text(
+        f"version: 1\nkind: openai-chat\nbase_url: {server.url('/cut-stream')}\nmodel: m\n"
+        "stream: true\nresponse:\n  citations: {absent: true}\n  context_ids: {absent: true}\n"
+        "  escalated: {absent: true}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.json"
+    result = run_cli("run", "--target", target, "--cases", cases, "--out", out, "--retries", "0")
+    assert result.code == 2, result.show()
+    assert "stream ended without a finish_reason for choices[0]" in result.stderr, result.show()
+    assert CUT_STREAM_HINT in result.stderr, result.show()
+    assert server.hits("/cut-stream/chat/completions") == 1

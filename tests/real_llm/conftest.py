@@ -19,6 +19,10 @@ What was found setting the server up (llama-cpp-python 0.3.36), which these test
 - By default the server cuts a stream short when another request arrives (`data: [DONE]`
   with no finish_reason, then a dropped connection); `make real-llm` starts it with
   `--interrupt_requests False` so concurrent asks wait in its queue instead.
+
+The README's example, examples/targets/llama-cpp.yaml, names http://127.0.0.1:8080/v1;
+`make real-llm` serves the model there, and the streamed run asks every built-in case through
+that file exactly as `gauntlet example target llama-cpp` prints it.
 """
 
 from __future__ import annotations
@@ -41,8 +45,8 @@ NO_SERVER = f"no llama.cpp server: run `make real-llm` (it sets {URL_VARIABLE})"
 ROOT = Path(__file__).resolve().parents[2]
 SUITES = ROOT / "suites"
 EXAMPLES = ROOT / "examples" / "targets"
-WHOLE_TARGET = EXAMPLES / "llama-server.yaml"
-STREAM_TARGET = EXAMPLES / "llama-server-stream.yaml"
+EXAMPLE = EXAMPLES / "llama-cpp.yaml"
+"""The README's example (streamed), shipped in the wheel: run as it is, byte for byte."""
 DATA = Path(__file__).resolve().parent / "data"
 TOOL_TARGET = DATA / "tool-call.yaml"
 TOOL_CASES = DATA / "cases"
@@ -55,15 +59,18 @@ requires_server = pytest.mark.skipif(not os.environ.get(URL_VARIABLE), reason=NO
 """Mark for every test that talks to the server."""
 
 
-def materialise(source: Path, out: Path, *, base_url: str, stream: bool | None = None) -> Path:
-    """Write `source` to `out` pointing at `base_url` (and with `stream` set, if given).
+def materialise(
+    source: Path, out: Path, *, base_url: str | None = None, stream: bool | None = None
+) -> Path:
+    """Write `source` to `out` pointing at `base_url` and with `stream` set, each if given.
 
     The lines are rewritten as text, so the file stays the one a user would write; each must
     occur exactly once.
     """
     text = source.read_text(encoding="utf-8")
-    text, found = re.subn(r"(?m)^base_url: .*$", f"base_url: {base_url}", text)
-    assert found == 1, f"{source}: expected one top-level base_url line, found {found}"
+    if base_url is not None:
+        text, found = re.subn(r"(?m)^base_url: .*$", f"base_url: {base_url}", text)
+        assert found == 1, f"{source}: expected one top-level base_url line, found {found}"
     if stream is not None:
         text, found = re.subn(
             r"(?m)^stream: (?:true|false)$", f"stream: {str(stream).lower()}", text
@@ -131,29 +138,50 @@ def base_url() -> str:
     return url.rstrip("/")
 
 
-@pytest.fixture(scope="session")
-def whole_run(base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """Every built-in suite asked through llama-server.yaml (answers not streamed), once.
+def example_base_url() -> str:
+    """The base URL the README's example names: where `make real-llm` serves the model."""
+    found = re.findall(r"(?m)^base_url: (\S+)$", EXAMPLE.read_text(encoding="utf-8"))
+    assert len(found) == 1, f"{EXAMPLE}: expected one top-level base_url line"
+    return str(found[0])
+
+
+def _built_in_run(where: Path, target: Path) -> Run:
+    """Every built-in suite asked through `target` at the default concurrency.
 
     The grounding suite is run from a copy that accepts an absent `context_ids`.
     """
-    where = tmp_path_factory.mktemp("whole")
     cases = suites_without_context_ids(where / "cases")
-    target = materialise(WHOLE_TARGET, where / "target.yaml", base_url=base_url)
     out = where / "results.json"
     return run_gauntlet("run", "--target", target, "--cases", cases, "--out", out), out
 
 
 @pytest.fixture(scope="session")
 def streamed_run(base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """Two built-in suites asked through llama-server-stream.yaml, once.
+    """Every built-in suite asked through the README's example as shipped (streamed), once.
 
-    golden (Spanish and English answers, so multi-byte characters cross chunk boundaries)
-    and refusal (its conversations send history): enough to compare with `whole_run` case by
-    case without asking every suite twice.
+    The file is the one `gauntlet example target llama-cpp` prints, not a copy rewritten to
+    point at the server: the server is where the file says.
     """
+    assert base_url == example_base_url(), (
+        f"the server is at {base_url}, but {EXAMPLE.name} names {example_base_url()}: "
+        "`make real-llm` serves the model where the example says"
+    )
     where = tmp_path_factory.mktemp("streamed")
-    cases = suites_without_context_ids(where / "cases", ("golden.yaml", "refusal.yaml"))
-    target = materialise(STREAM_TARGET, where / "target.yaml", base_url=base_url)
-    out = where / "results.json"
-    return run_gauntlet("run", "--target", target, "--cases", cases, "--out", out), out
+    printed = subprocess.run(
+        [sys.executable, "-m", "gauntlet", "example", "target", "llama-cpp"],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert printed == EXAMPLE.read_bytes(), "`gauntlet example target llama-cpp` is not the file"
+    target = where / "target.yaml"
+    target.write_bytes(printed)
+    return _built_in_run(where, target)
+
+
+@pytest.fixture(scope="session")
+def whole_run(base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """Every built-in suite asked through the README's example with only `stream: false`."""
+    where = tmp_path_factory.mktemp("whole")
+    target = materialise(EXAMPLE, where / "target.yaml", base_url=base_url, stream=False)
+    return _built_in_run(where, target)

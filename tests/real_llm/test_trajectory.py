@@ -27,8 +27,8 @@ import yaml
 from gauntlet.cases.yaml_nodes import decode_source, read_document
 
 from .conftest import (
+    EXAMPLE,
     SUITES,
-    WHOLE_TARGET,
     materialise,
     read_results,
     requires_server,
@@ -73,7 +73,7 @@ def _forcing(target: Path, tool: str | None) -> Path:
 def test_the_trajectory_suite_runs_through_the_scripted_loop(base_url: str, tmp_path: Path) -> None:
     kept = Path(os.environ.get("GAUNTLET_REAL_LLM_KEEP") or tmp_path / "kept")
     kept.mkdir(parents=True, exist_ok=True)
-    target = materialise(WHOLE_TARGET, tmp_path / "target.yaml", base_url=base_url)
+    target = materialise(EXAMPLE, tmp_path / "target.yaml", base_url=base_url, stream=False)
     summary: list[str] = []
     for tool, suite in _groups().items():
         name = tool or "no-call"

@@ -19,11 +19,10 @@ from gauntlet.cases.yaml_nodes import decode_source, read_document
 from gauntlet.targets.spec import FieldName
 
 from .conftest import (
-    STREAM_TARGET,
+    EXAMPLE,
     SUITES,
     TOOL_CASES,
     TOOL_TARGET,
-    WHOLE_TARGET,
     Run,
     materialise,
     read_results,
@@ -91,8 +90,13 @@ def _answered_run(run: Run) -> dict[str, Any]:
 # ---------------------------------------------------------------- (c) the built-in suites
 
 
-def test_the_built_in_suites_run_end_to_end_with_every_case_answered(whole_run: Run) -> None:
-    document = _answered_run(whole_run)
+@pytest.mark.parametrize("run", ["streamed_run", "whole_run"])
+def test_the_built_in_suites_run_end_to_end_with_every_case_answered(
+    run: str, request: pytest.FixtureRequest
+) -> None:
+    # Trap: the README's example passing a one-case smoke test while, at the default
+    # concurrency, most cases time out or their streams are cut by the next request.
+    document = _answered_run(request.getfixturevalue(run))
     assert len(document["cases"]) == load_suites([SUITES]).case_total
     assert document["totals"]["errored"] == 0
     # The grounding suite ran from its copy that does without `context_ids`, and the results
@@ -121,7 +125,7 @@ def test_every_answer_says_where_each_field_came_from(whole_run: Run) -> None:
         assert set(provenance) >= contract, where
         for field, source in provenance.items():
             assert source["origin"] in ORIGINS, f"{where}: {field}: {source}"
-        # What llama-server.yaml says of each field, whatever the model answered.
+        # What llama-cpp.yaml says of each field, whatever the model answered.
         assert provenance["text"]["origin"] == "declared", where
         assert provenance["citations"]["origin"] == "derived", where
         assert provenance["citations"]["rule"], where
@@ -132,9 +136,7 @@ def test_every_answer_says_where_each_field_came_from(whole_run: Run) -> None:
 def test_the_recorded_text_is_what_the_server_sent(whole_run: Run, base_url: str) -> None:
     """Asked directly with the same request, the server says what the results hold."""
     document = _answered_run(whole_run)
-    spec = read_document(
-        decode_source(WHOLE_TARGET.read_bytes(), str(WHOLE_TARGET)), str(WHOLE_TARGET)
-    ).data
+    spec = read_document(decode_source(EXAMPLE.read_bytes(), str(EXAMPLE)), str(EXAMPLE)).data
     golden = [case for case in document["cases"] if case["suite"] == "riverbend-golden"]
     assert golden, "the built-in golden suite was not run"
     with httpx.Client(base_url=base_url, timeout=300) as client:
@@ -164,7 +166,7 @@ def test_streamed_and_whole_answers_are_assembled_the_same(
     whole = _texts(_answered_run(whole_run))
     streamed = _texts(_answered_run(streamed_run))
     assert streamed, "the streamed run asked nothing"
-    assert set(streamed) <= set(whole)
+    assert set(streamed) == set(whole)
     differ = {
         case: {"whole": whole[case], "streamed": texts}
         for case, texts in streamed.items()
@@ -244,28 +246,28 @@ def _probe_gates(output: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    ("target", "question", "language", "accepting"),
+    ("stream", "question", "language", "accepting"),
     [
-        pytest.param(WHOLE_TARGET, (), "en", False, id="whole"),
+        pytest.param(False, (), "en", False, id="whole"),
         pytest.param(
-            STREAM_TARGET,
+            True,
             ("--prompt", "¿Cuál es el horario de la biblioteca?", "--language", "es"),
             "es",
             False,
             id="streamed-es",
         ),
-        pytest.param(WHOLE_TARGET, (), "en", True, id="whole-accepting-suites"),
+        pytest.param(False, (), "en", True, id="whole-accepting-suites"),
     ],
 )
 def test_probe_shows_where_every_field_comes_from(
     base_url: str,
     tmp_path: Path,
-    target: Path,
+    stream: bool,
     question: tuple[str, ...],
     language: str,
     accepting: bool,
 ) -> None:
-    written = materialise(target, tmp_path / "target.yaml", base_url=base_url)
+    written = materialise(EXAMPLE, tmp_path / "target.yaml", base_url=base_url, stream=stream)
     # Without --cases the probe judges the built-in suites.
     cases = ("--cases", suites_without_context_ids(tmp_path / "cases")) if accepting else ()
     result = run_gauntlet("probe", "--target", written, *question, *cases)
@@ -277,7 +279,7 @@ def test_probe_shows_where_every_field_comes_from(
         FieldName.TEXT: (
             "declared",
             "`choices[0].delta.content`, joined across the stream's chunks"
-            if target == STREAM_TARGET
+            if stream
             else "`choices[0].message.content`",
         ),
         FieldName.CITATIONS: ("derived", r"regex `\[(RB-\d+)\]` over the answer"),
@@ -301,7 +303,7 @@ def test_probe_shows_where_every_field_comes_from(
         line.startswith("  first streamed chunk after ")
         for line in _section(result.stdout, "fields", "gates")
     )
-    assert streamed is (target == STREAM_TARGET), result.show()
+    assert streamed is stream, result.show()
 
     # Without `accepts_absent: [context_ids]` the grounding suite is refused (exit 2); every
     # other suite can run, and with the accepting copies all of them can (exit 0).

@@ -324,6 +324,16 @@ def test_the_readme_target_file_example_loads_and_is_refused_as_the_readme_says(
     assert (code, out, err) == (2, "", refusal)
 
 
+def test_the_readme_quotes_the_llama_cpp_example_as_shipped() -> None:
+    # Trap: the README's example is edited (or the shipped file is) and the two drift: the
+    # newcomer copies a file nobody runs, while `make real-llm` runs one nobody reads.
+    section = _section(README, "### Point gauntlet at your feature")
+    [example] = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    shipped = ROOT / "examples" / "targets" / "llama-cpp.yaml"
+    assert example == shipped.read_text(encoding="utf-8")
+    assert "gauntlet example target llama-cpp > target.yaml" in section
+
+
 TARGET_FILES_DOC = (ROOT / "docs" / "target-files.md").read_text(encoding="utf-8")
 
 

@@ -15,6 +15,7 @@ import typer
 
 from gauntlet.cli.calibrate_command import calibrate
 from gauntlet.cli.commands import inventory, probe, schema, site, validate
+from gauntlet.cli.example_app import example_app
 from gauntlet.cli.history_app import history_app
 from gauntlet.cli.options import echo
 from gauntlet.cli.report_command import report
@@ -82,6 +83,7 @@ app.command()(calibrate)
 app.command()(schema)
 app.command()(site)
 app.add_typer(history_app, name="history")
+app.add_typer(example_app, name="example")
 
 
 def plain_flags_command() -> Any:

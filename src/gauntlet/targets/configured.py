@@ -463,9 +463,17 @@ class OpenAIChatTarget(_FileTarget):
             # request, sends it after a stream it cut short. Every answer that ended says why.
             raise TargetContractError(
                 "stream ended without a finish_reason for choices[0], so the answer may have "
-                "been cut short"
+                f"been cut short; {CUT_STREAM_HINT}"
             )
         return completion
+
+
+CUT_STREAM_HINT = (
+    "llama-cpp-python's server cuts a stream short when another request arrives unless it is "
+    "started with `--interrupt_requests False` (another server may have a setting of its own); "
+    "`stream: false` in the target file asks for whole answers instead"
+)
+"""What a stream cut short says of the setting that cuts it, on the one server known to."""
 
 
 class TemplateTarget(_FileTarget):

@@ -22,7 +22,12 @@ from gauntlet.errors import TargetContractError, TargetError
 from gauntlet.redact import MASK, Redactor
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
-from gauntlet.targets.configured import OpenAIChatTarget, TemplateTarget, build_target
+from gauntlet.targets.configured import (
+    CUT_STREAM_HINT,
+    OpenAIChatTarget,
+    TemplateTarget,
+    build_target,
+)
 from gauntlet.targets.contract import (
     AsyncTarget,
     Conversation,
@@ -997,7 +1002,8 @@ UNENDED = {
 """What each framing says of a stream that ends before its terminator."""
 
 NO_FINISH = (
-    "stream ended without a finish_reason for choices[0], so the answer may have been cut short"
+    "stream ended without a finish_reason for choices[0], so the answer may have been cut "
+    f"short; {CUT_STREAM_HINT}"
 )
 WRONG_TYPE = "asked for a stream, but the answer is {}, not text/event-stream"
 OVERLOADED = _events('{"error": {"message": "model overloaded"}}', event="error")
