@@ -102,6 +102,8 @@ def _server_environment() -> None:
         f"building llama-cpp-python {LLAMA_CPP_PYTHON} from its source distribution "
         "(4 to 20 minutes on 2 cores, once: a stamp in the environment records it)"
     )
+    # A build of another flavour (an older stamp) would satisfy pip as it is: take it out.
+    _run([VENV_PYTHON, "-m", "pip", "uninstall", "--quiet", "--yes", "llama-cpp-python"])
     _run(
         [
             VENV_PYTHON,
