@@ -113,7 +113,10 @@ class CaseRegression:
 
 @dataclass(frozen=True)
 class FlakyCase:
-    """A case whose outcomes are mixed across runs or repeats."""
+    """A case whose outcomes alternate: across the asks of one run, or across comparable runs.
+
+    The rule is `gauntlet.history.stats.flaky_cases`'s.
+    """
 
     suite: str
     gate: str
@@ -123,6 +126,28 @@ class FlakyCase:
     trials: int
     runs: int
     """Runs it appears in."""
+
+
+@dataclass(frozen=True)
+class RegressedCase:
+    """A case that passed in earlier comparable runs and has failed every ask since.
+
+    Steady on both sides (no alternation, so not flaky): the rule is
+    `gauntlet.history.stats.regressed_cases`'s.
+    """
+
+    suite: str
+    gate: str
+    case_id: str
+    language: str
+    last_passed: int
+    """The number of the last run in which it passed."""
+    failing_since: int
+    """The number of the first run in which it failed every ask, after `last_passed`."""
+    failing_runs: int
+    """Runs it has failed in since (every one of its latest judged runs)."""
+    runs: int
+    """Comparable runs it was judged in."""
 
 
 @dataclass(frozen=True)
