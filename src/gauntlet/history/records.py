@@ -41,6 +41,17 @@ class RunRecord:
     """`--label key=value` pairs, such as branch and commit."""
 
 
+HAS_VERDICT = frozenset({"pass", "fail"})
+"""The verdicts whose runs have a pass rate to show. A run withheld or unscoreable (or with any
+other verdict) reached none: most of its cases may have got no answer, so its passed share is
+not a pass rate, and every view shows the verdict's word in its place."""
+
+
+def no_verdict(run: RunRecord) -> str | None:
+    """The word shown instead of a run's numbers when it reached no verdict; None otherwise."""
+    return None if run.verdict in HAS_VERDICT else run.verdict.lower()
+
+
 @dataclass(frozen=True)
 class CaseRecord:
     """One case of one stored run."""

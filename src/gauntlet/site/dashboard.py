@@ -32,6 +32,7 @@ from gauntlet.history.records import (
     RegressedCase,
     RunRecord,
     Trend,
+    no_verdict,
 )
 from gauntlet.run.results import Totals
 from gauntlet.words import noun
@@ -345,15 +346,6 @@ class Chart:
 
 def _coordinate(value: float) -> str:
     return f"{value:.1f}"
-
-
-HAS_VERDICT = frozenset({"pass", "fail"})
-"""The verdicts a run's values are drawn for; any other (withheld, unscoreable) is a gap."""
-
-
-def no_verdict(run: RunRecord) -> str | None:
-    """The word a run without a verdict is drawn with, or None for a pass or fail."""
-    return None if run.verdict in HAS_VERDICT else run.verdict.lower()
 
 
 def format_value(value: float | None, unit: str) -> str:
