@@ -126,6 +126,11 @@ class RunView:
     """How many trends were computed for this run (flagged or not)."""
 
     @property
+    def no_verdict(self) -> str | None:
+        """The run's verdict when it reached none (withheld, unscoreable): it is not judged."""
+        return no_verdict(self.run)
+
+    @property
     def file(self) -> str:
         """The run's page."""
         return f"run-{self.run.number}.html"
@@ -224,8 +229,13 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
 
 
 def run_view(history: History, run: RunRecord, trends: Sequence[Trend]) -> RunView:
-    """One run's counts, failing cases and flagged trends."""
+    """One run's counts, failing cases and flagged trends.
+
+    A run that reached no verdict has no trend: its passed share is not a pass rate to judge.
+    """
     cases = [case for case in history.cases if case.run_key == run.key]
+    if no_verdict(run) is not None:
+        trends = ()
     return RunView(
         run=run,
         counts=count_cases(cases),

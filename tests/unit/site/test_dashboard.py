@@ -241,10 +241,11 @@ def test_an_empty_history_renders_and_says_so(content: SiteContent) -> None:
 
 def test_a_run_without_cases_or_trends_says_so(content: SiteContent) -> None:
     run = make_run(1, verdict="withheld", labels={})
-    history = History(runs=(run,), cases=())
+    passed = make_run(2, labels={})
+    history = History(runs=(run, passed), cases=())
     view = board.run_view(history, run, ())
     dash = board.Dashboard(
-        runs=(view,),
+        runs=(view, board.run_view(history, passed, ())),
         gates=(),
         languages=(),
         pass_rates=(),
@@ -255,7 +256,8 @@ def test_a_run_without_cases_or_trends_says_so(content: SiteContent) -> None:
     pages = render_pages(content, dashboard=dash)
     page = pages["run-1.html"]
     assert "The history holds no case of this run." in page
-    assert "No metric could be checked against its history." in page
+    assert "Not judged against its history: the run reached no verdict (withheld)" in page
+    assert "No metric could be checked against its history." in pages["run-2.html"]
     assert 'class="status-withheld">WITHHELD</strong>' in page
     assert "<dd>none</dd>" in page  # no labels
     assert "no trials" in pages[DASHBOARD_PAGE.file]
@@ -568,3 +570,19 @@ def test_the_dashboard_lists_a_steady_regression_apart_from_flaky_cases(
     row = regressions[regressions.index("gro-es-1") :].split("</tr>")[0]
     assert '<a href="run-13.html">13</a>' in row and '<a href="run-14.html">14</a>' in row
     assert '<li><a href="#regressions">' in html
+
+
+def test_a_run_without_a_verdict_is_not_judged_against_its_history(content: SiteContent) -> None:
+    # Trap: flagging the passed share of a withheld run as a collapse on its own page and in
+    # the runs table ("29 of 32 metrics flagged"), as if it were a pass rate.
+    history = _without_verdict(seeded_history(6), {6: "withheld"})
+    dash = board.gather_dashboard(history, FakeStats())
+    view = dash.runs[-1]
+    assert view.flagged == () and view.checked == 0
+    pages = render_pages(content, dashboard=dash)
+    page = pages["run-6.html"]
+    assert "Not judged against its history: the run reached no verdict (withheld)" in page
+    assert "metrics flagged" not in page and "Nothing flagged" not in page
+    runs = pages[DASHBOARD_PAGE.file].split('id="runs-data"')[1]
+    row = runs[runs.index('href="run-6.html"') :].split("</tr>")[0]
+    assert row.endswith('<td class="num">not judged</td>')
