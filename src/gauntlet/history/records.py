@@ -41,6 +41,17 @@ class RunRecord:
     """`--label key=value` pairs, such as branch and commit."""
 
 
+HAS_VERDICT = frozenset({"pass", "fail"})
+"""The verdicts whose runs have a pass rate to show. A run withheld or unscoreable (or with any
+other verdict) reached none: most of its cases may have got no answer, so its passed share is
+not a pass rate, and every view shows the verdict's word in its place."""
+
+
+def no_verdict(run: RunRecord) -> str | None:
+    """The word shown instead of a run's numbers when it reached no verdict; None otherwise."""
+    return None if run.verdict in HAS_VERDICT else run.verdict.lower()
+
+
 @dataclass(frozen=True)
 class CaseRecord:
     """One case of one stored run."""
@@ -113,7 +124,10 @@ class CaseRegression:
 
 @dataclass(frozen=True)
 class FlakyCase:
-    """A case whose outcomes are mixed across runs or repeats."""
+    """A case whose outcomes alternate: across the asks of one run, or across comparable runs.
+
+    The rule is `gauntlet.history.stats.flaky_cases`'s.
+    """
 
     suite: str
     gate: str
@@ -123,6 +137,28 @@ class FlakyCase:
     trials: int
     runs: int
     """Runs it appears in."""
+
+
+@dataclass(frozen=True)
+class RegressedCase:
+    """A case that passed in earlier comparable runs and has failed every ask since.
+
+    Steady on both sides (no alternation, so not flaky): the rule is
+    `gauntlet.history.stats.regressed_cases`'s.
+    """
+
+    suite: str
+    gate: str
+    case_id: str
+    language: str
+    last_passed: int
+    """The number of the last run in which it passed."""
+    failing_since: int
+    """The number of the first run in which it failed every ask, after `last_passed`."""
+    failing_runs: int
+    """Runs it has failed in since (every one of its latest judged runs)."""
+    runs: int
+    """Comparable runs it was judged in."""
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,26 @@ failed now) for X ~ Binomial(asks now, q), where q = (failures before + 1/2) / (
 history therefore never gives q = 0 (which would make any failure infinitely unlikely), and q
 shrinks as clean asks accumulate: 9 clean asks give q = 0.05, so failing 1 ask of 1 now gives
 p = 0.05 (not below the default alpha), failing 3 of 3 gives p = 0.000125.
+
+Flaky and regressed cases (the one definition; the dashboard and every list use it). A case's
+course is its judged runs among comparable runs (one plan digest), in run order; a run whose
+case errored, was not run or is unjudged tells nothing of its answers and is skipped, never
+read as a failure nor as a break. Each judged run is P (every ask passed), F (no ask passed)
+or M (mixed: some asks passed, some failed; with `--repeat`, whatever the case's outcome).
+
+- Flaky: the outcomes alternate. Some run is M (across the asks of one run), or the course
+  changes between P and F more than once (across runs: P,F,P or F,P,F), in any plan's course.
+- Regressed: not flaky, and the course of the newest plan it was judged in is P runs then F
+  runs, at least one of each: it passed, then failed every ask of every run since. A single
+  change is never flaky; F then P (a recovery) and F throughout (never passed) are neither.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from statistics import fmean, stdev
 
@@ -52,6 +66,7 @@ from gauntlet.history.records import (
     FlakyCase,
     History,
     Point,
+    RegressedCase,
     RunRecord,
     Trend,
 )
@@ -242,32 +257,23 @@ def case_regressions(
 
 
 def flaky_cases(history: History, *, plan_digest: str | None = None) -> tuple[FlakyCase, ...]:
-    """Cases that both passed and failed asks, across runs or repeats (of one plan, if given).
+    """Cases whose outcomes alternate (the module's rule), of one plan if given.
 
-    The closest to 50% first, then the most asked.
+    Each with its passes over its asks in the runs considered. The closest to 50% first, then
+    the most asked.
     """
-    runs = {run.key for run in history.runs if plan_digest in (None, run.plan_digest)}
-    tally: dict[tuple[str, str, str, str], list[int]] = {}
-    for case in history.cases:
-        if case.run_key not in runs:
-            continue
-        counts = tally.setdefault((case.suite, case.gate, case.case_id, case.language), [0, 0, 0])
-        counts[2] += 1
-        if case.outcome in _COUNTED:
-            counts[0] += case.passes
-            counts[1] += case.repeats
     flaky = [
         FlakyCase(
-            suite=suite,
-            gate=gate,
-            case_id=case_id,
-            language=language,
-            passes=passes,
-            trials=trials,
-            runs=appearances,
+            suite=course.key[0],
+            gate=course.key[1],
+            case_id=course.key[2],
+            language=course.key[3],
+            passes=course.passes,
+            trials=course.trials,
+            runs=course.appearances,
         )
-        for (suite, gate, case_id, language), (passes, trials, appearances) in tally.items()
-        if 0 < passes < trials
+        for course in _courses(history, plan_digest)
+        if course.flaky
     ]
     return tuple(
         sorted(
@@ -275,6 +281,86 @@ def flaky_cases(history: History, *, plan_digest: str | None = None) -> tuple[Fl
             key=lambda f: (abs(f.passes / f.trials - 0.5), -f.trials, f.suite, f.case_id),
         )
     )
+
+
+def regressed_cases(
+    history: History, *, plan_digest: str | None = None
+) -> tuple[RegressedCase, ...]:
+    """Cases that passed, then failed every ask of every run since (the module's rule).
+
+    Safety gates first, then the newest regression first.
+    """
+    found = []
+    for course in _courses(history, plan_digest):
+        marks = course.latest
+        if course.flaky or not marks or marks[0][1] != "P" or marks[-1][1] != "F":
+            continue
+        failing = [number for number, mark in marks if mark == "F"]
+        found.append(
+            RegressedCase(
+                suite=course.key[0],
+                gate=course.key[1],
+                case_id=course.key[2],
+                language=course.key[3],
+                last_passed=max(number for number, mark in marks if mark == "P"),
+                failing_since=failing[0],
+                failing_runs=len(failing),
+                runs=len(marks),
+            )
+        )
+    return tuple(
+        sorted(
+            found,
+            key=lambda r: (not _safety(r.gate), -r.failing_since, r.suite, r.case_id, r.language),
+        )
+    )
+
+
+@dataclass
+class _Course:
+    """One case's judged runs per plan, as (run number, P/F/M), and its tallies."""
+
+    key: tuple[str, str, str, str]
+    """suite, gate, case id, language."""
+    by_plan: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    newest_plan: str | None = None
+    passes: int = 0
+    trials: int = 0
+    appearances: int = 0
+
+    @property
+    def flaky(self) -> bool:
+        return any(_alternates([mark for _, mark in marks]) for marks in self.by_plan.values())
+
+    @property
+    def latest(self) -> list[tuple[int, str]]:
+        return self.by_plan.get(self.newest_plan, []) if self.newest_plan is not None else []
+
+
+def _alternates(marks: list[str]) -> bool:
+    """Mixed asks in a run, or more than one change between passed and failed runs."""
+    changes = sum(1 for before, after in itertools.pairwise(marks) if before != after)
+    return "M" in marks or changes > 1
+
+
+def _courses(history: History, plan_digest: str | None) -> list[_Course]:
+    by_run = _cases_by_run(history)
+    courses: dict[tuple[str, str, str, str], _Course] = {}
+    for run in sorted(history.runs, key=_order):
+        if plan_digest not in (None, run.plan_digest):
+            continue
+        for case in by_run.get(run.key, ()):
+            key = (case.suite, case.gate, case.case_id, case.language)
+            course = courses.setdefault(key, _Course(key))
+            course.appearances += 1
+            if case.outcome not in _COUNTED or case.repeats < 1:
+                continue
+            course.passes += case.passes
+            course.trials += case.repeats
+            mark = "P" if case.passes >= case.repeats else "F" if case.passes <= 0 else "M"
+            course.by_plan.setdefault(run.plan_digest, []).append((run.number, mark))
+            course.newest_plan = run.plan_digest
+    return list(courses.values())
 
 
 def binomial_tail(at_least: int, trials: int, q: float) -> float:

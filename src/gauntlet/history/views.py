@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from gauntlet.display import printable
 from gauntlet.errors import UsageError
-from gauntlet.history.records import CaseRecord, History, RunRecord, Trend
+from gauntlet.history.records import CaseRecord, History, RunRecord, Trend, no_verdict
 from gauntlet.history.stats import series
 from gauntlet.history.store import timestamp
 from gauntlet.run.results import Totals
@@ -180,7 +180,9 @@ def trend_lines(
     """The pass rate per comparable run, oldest first: runs of the newest run's plan.
 
     A run's pass rate is its passed cases over its cases in the slice (waived ones left
-    out); `asks passed` counts each ask of a repeated case, so flakiness shows there first.
+    out); `asks passed` counts each ask of a repeated case, so flakiness shows there first. A
+    run that reached no verdict (withheld, unscoreable) has its verdict's word in place of a
+    pass rate and is not judged.
     Each run is judged against the comparable runs before it by the statistics' z rule
     (`gauntlet.history.stats.series`): its z, and `FLAGGED` with the rule when it is a drop.
 
@@ -241,6 +243,7 @@ def trend_lines(
     for run in comparable:
         tally = counts(chosen(run))
         trend = judged.get(run.key)
+        word = no_verdict(run)
         rows.append(
             [
                 str(run.number),
@@ -248,10 +251,10 @@ def trend_lines(
                 run.verdict.upper(),
                 str(tally.cases),
                 str(tally.passed),
-                _rate(tally.pass_rate),
+                _rate(tally.pass_rate) if word is None else word,
                 f"{tally.asks_passed}/{tally.asks}",
-                "" if trend is None or trend.z is None else f"{trend.z:+.2f}",
-                _judgement(trend),
+                "" if trend is None or trend.z is None or word else f"{trend.z:+.2f}",
+                _judgement(trend) if word is None else "no verdict: not judged",
                 printable(_labels(run)),
             ]
         )

@@ -1,9 +1,15 @@
 """The run-history dashboard: what it shows, gathered from a `History` and its statistics.
 
 `gather_dashboard` is the one place that calls the statistics (`gauntlet.history.stats`, by
-name, through whatever object carries `series`, `flaky_cases` and `trends`); everything else
-here is a pure function of what it returns. Charts are laid out in Python as numbers and
-drawn by a Jinja2 SVG template, so the same history always gives the same bytes.
+name, through whatever object carries `series`, `flaky_cases`, `regressed_cases` and
+`trends`); everything else here is a pure function of what it returns. Charts are laid out in
+Python as numbers and drawn by a Jinja2 SVG template, so the same history always gives the
+same bytes.
+
+Nothing drawn may read as a measurement it is not. A run that reached no verdict (withheld,
+unscoreable: any verdict but pass or fail) has no value in any chart: it is drawn as a gap with
+its word, and its table cell is that word. A chart with nothing to draw says so in a sentence
+and draws no axes.
 """
 
 from __future__ import annotations
@@ -18,7 +24,16 @@ from markupsafe import Markup, escape
 
 from gauntlet.errors import UsageError
 from gauntlet.evidence.trends import Family
-from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, RunRecord, Trend
+from gauntlet.history.records import (
+    CaseRecord,
+    FlakyCase,
+    History,
+    Point,
+    RegressedCase,
+    RunRecord,
+    Trend,
+    no_verdict,
+)
 from gauntlet.run.results import Totals
 from gauntlet.words import noun
 
@@ -54,7 +69,11 @@ class HistoryStats(Protocol):
         ...
 
     def flaky_cases(self, history: History) -> tuple[FlakyCase, ...]:
-        """Cases whose outcomes are mixed across runs or repeats."""
+        """Cases whose outcomes alternate across the asks of a run or across comparable runs."""
+        ...
+
+    def regressed_cases(self, history: History) -> tuple[RegressedCase, ...]:
+        """Cases that passed, then failed every ask of every comparable run since."""
         ...
 
     def trends(self, history: History, run_key: str) -> tuple[Trend, ...]:
@@ -81,6 +100,8 @@ class ChartSpec:
     unit: str
     """`%` for pass rates (values 0 to 1), `ms` or `tokens`."""
     series: tuple[Series, ...]
+    missing: str = "no run has a value for it"
+    """Why a run has no value, as the chart's no-data sentence ends: `no run ...`."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +126,11 @@ class RunView:
     """How many trends were computed for this run (flagged or not)."""
 
     @property
+    def no_verdict(self) -> str | None:
+        """The run's verdict when it reached none (withheld, unscoreable): it is not judged."""
+        return no_verdict(self.run)
+
+    @property
     def file(self) -> str:
         """The run's page."""
         return f"run-{self.run.number}.html"
@@ -125,6 +151,8 @@ class Dashboard:
     flaky: tuple[FlakyCase, ...]
     """As the statistics rank them: the least consistent first (pass share nearest one half),
     then most trials."""
+    regressions: tuple[RegressedCase, ...] = ()
+    """Steady regressions (passed, then failed every run since): never listed as flaky."""
 
 
 def load_dashboard(path: Path) -> Dashboard:
@@ -156,6 +184,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
             slug=f"pass-{gate}",
             title=f"{gate}: pass rate per language",
             unit="%",
+            missing="no run has a pass rate here",
             series=tuple(
                 Series(
                     language,
@@ -171,6 +200,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         slug="latency",
         title="Latency per case: p50 and p95",
         unit="ms",
+        missing="no run has an answered case to time",
         series=(
             Series("p50", tuple(stats.series(history, metric=LATENCY_P50))),
             Series("p95", tuple(stats.series(history, metric=LATENCY_P95))),
@@ -181,6 +211,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         title="Tokens per case",
         unit="tokens",
         series=(Series("all cases", tuple(stats.series(history, metric=TOKENS))),),
+        missing="no run reported tokens for every one of its cases",
     )
     runs = tuple(
         run_view(history, run, tuple(stats.trends(history, run.key))) for run in history.runs
@@ -193,12 +224,18 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         latency=latency,
         tokens=tokens,
         flaky=tuple(stats.flaky_cases(history)),
+        regressions=tuple(stats.regressed_cases(history)),
     )
 
 
 def run_view(history: History, run: RunRecord, trends: Sequence[Trend]) -> RunView:
-    """One run's counts, failing cases and flagged trends."""
+    """One run's counts, failing cases and flagged trends.
+
+    A run that reached no verdict has no trend: its passed share is not a pass rate to judge.
+    """
     cases = [case for case in history.cases if case.run_key == run.key]
+    if no_verdict(run) is not None:
+        trends = ()
     return RunView(
         run=run,
         counts=count_cases(cases),
@@ -276,6 +313,18 @@ class Tick:
 
 
 @dataclass(frozen=True)
+class Gap:
+    """A run drawn without a value because it reached no verdict: an upright line and its word."""
+
+    x: str
+    run: int
+    word: str
+    """The run's verdict, such as `withheld` or `unscoreable`."""
+    label_x: str
+    """Where the word is written, upright, beside the line."""
+
+
+@dataclass(frozen=True)
 class Chart:
     """A chart ready to draw: every coordinate already a string with fixed decimals."""
 
@@ -291,6 +340,11 @@ class Chart:
     lines: tuple[Line, ...]
     y_ticks: tuple[Tick, ...]
     x_ticks: tuple[Tick, ...]
+    gaps: tuple[Gap, ...]
+    """The runs that reached no verdict, in run order."""
+    empty_note: str
+    """`Nothing to draw: ...` when no run has a value to draw (nothing else is drawn then),
+    else empty."""
     flag_y: str
     """Where the line naming the flagged runs is written, under the run numbers."""
     flag_note: str
@@ -330,11 +384,37 @@ def nice_ceiling(value: float) -> float:
     return power * 10  # pragma: no cover - the loop above always returns
 
 
+def _gaps(spec: ChartSpec, runs: Sequence[int]) -> dict[int, str]:
+    """The runs among `runs` that reached no verdict, with their word, in run order."""
+    shown = set(runs)
+    found = {
+        p.run.number: word
+        for s in spec.series
+        for p in s.points
+        if p.run.number in shown and (word := no_verdict(p.run)) is not None
+    }
+    return {number: found[number] for number in runs if number in found}
+
+
+def _drawn(point: Point, shown: set[int]) -> bool:
+    return point.run.number in shown and point.value is not None and no_verdict(point.run) is None
+
+
 def layout_chart(spec: ChartSpec, runs: Sequence[int]) -> Chart:
-    """Place every point: x by the run's position among `runs`, y from 0 to a round maximum."""
+    """Place every point: x by the run's position among `runs`, y from 0 to a round maximum.
+
+    A run without a verdict gets no point (the line lifts over it) and a gap with its word; a
+    chart with no point to draw gets its no-data sentence and nothing else.
+    """
     plot_w = WIDTH - LEFT - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
-    values = [p.value for s in spec.series for p in s.points if p.value is not None]
+    shown = set(runs)
+    gaps = _gaps(spec, runs)
+    values = [
+        p.value for s in spec.series for p in s.points if p.value is not None and _drawn(p, shown)
+    ]
+    if not values:
+        return _empty_chart(spec, runs, gaps)
     top_value = 1.0 if spec.unit == "%" else nice_ceiling(max(values, default=0.0))
     position = {number: index for index, number in enumerate(runs)}
     span = max(len(runs) - 1, 1)
@@ -353,7 +433,7 @@ def layout_chart(spec: ChartSpec, runs: Sequence[int]) -> Chart:
         for point in sorted(series.points, key=lambda p: position.get(p.run.number, -1)):
             if point.run.number not in position:
                 continue
-            if point.value is None:
+            if point.value is None or point.run.number in gaps:
                 pen_down = False
                 continue
             x, y = _coordinate(x_of(point.run.number)), _coordinate(y_of(point.value))
@@ -398,9 +478,51 @@ def layout_chart(spec: ChartSpec, runs: Sequence[int]) -> Chart:
         lines=tuple(lines),
         y_ticks=y_ticks,
         x_ticks=x_ticks,
+        gaps=tuple(
+            _gap(x_of(number), number, word, LEFT + plot_w) for number, word in gaps.items()
+        ),
+        empty_note="",
         flag_y=_coordinate(TOP + plot_h + 34),
         flag_note=flag_note(lines),
         description=describe_chart(spec, runs),
+        rows=_rows(spec, runs),
+    )
+
+
+GAP_LABEL = 13
+"""How far right of a gap's line its upright word is written (its baseline, so the letters
+sit between the two); left of it (by 4) at the plot's right edge, where the lines' names are."""
+
+
+def _gap(x: float, number: int, word: str, right: float) -> Gap:
+    label = x + GAP_LABEL if x + GAP_LABEL < right else x - 4
+    return Gap(_coordinate(x), number, word, _coordinate(label))
+
+
+def _empty_chart(spec: ChartSpec, runs: Sequence[int], gaps: dict[int, str]) -> Chart:
+    """A chart with nothing to draw: its sentence, and no axis, tick, line or table."""
+    note = f"Nothing to draw: {spec.missing}."
+    if gaps:
+        named = [f"{number} ({word})" for number, word in gaps.items()]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        note += f" {'Runs' if len(named) > 1 else 'Run'} {listed} reached no verdict."
+    return Chart(
+        spec=spec,
+        width=WIDTH,
+        height=HEIGHT,
+        left=LEFT,
+        right=_coordinate(WIDTH - RIGHT),
+        label_x=_coordinate(WIDTH - RIGHT + 6),
+        top=TOP,
+        bottom=_coordinate(HEIGHT - BOTTOM),
+        lines=(),
+        y_ticks=(),
+        x_ticks=(),
+        gaps=(),
+        empty_note=note,
+        flag_y=_coordinate(HEIGHT - BOTTOM + 34),
+        flag_note="no run flagged",
+        description=note,
         rows=_rows(spec, runs),
     )
 
@@ -459,6 +581,8 @@ def _rows(spec: ChartSpec, runs: Sequence[int]) -> tuple[tuple[int, tuple[str, .
             point = points.get(number)
             if point is None:
                 cells.append("not measured")
+            elif (word := no_verdict(point.run)) is not None:
+                cells.append(word)
             else:
                 text = format_value(point.value, spec.unit)
                 cells.append(f"{text}, flagged" if point.trend.flagged else text)
@@ -473,7 +597,7 @@ def describe_chart(spec: ChartSpec, runs: Sequence[int]) -> str:
     parts: list[str] = []
     shown = set(runs)
     for series in spec.series:
-        points = [p for p in series.points if p.run.number in shown]
+        points = [p for p in series.points if p.run.number in shown and no_verdict(p.run) is None]
         measured = [p for p in points if p.value is not None]
         if not measured:
             parts.append(f"{series.name}: no values")
@@ -486,6 +610,10 @@ def describe_chart(spec: ChartSpec, runs: Sequence[int]) -> str:
             f"{last.run.number}, "
             + (f"flagged in run {', '.join(flagged)}" if flagged else "none flagged")
         )
+    gaps = _gaps(spec, runs)
+    if gaps:
+        named = ", ".join(f"run {number} {word}" for number, word in gaps.items())
+        parts.append(f"{named}: no value drawn")
     return f"{spec.title}, runs {runs[0]} to {runs[-1]}: " + "; ".join(parts) + "."
 
 

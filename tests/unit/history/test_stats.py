@@ -17,6 +17,7 @@ from gauntlet.history.stats import (
     comparable_runs,
     flaky_cases,
     pass_rate,
+    regressed_cases,
     series,
     tokens_per_case,
     trends,
@@ -377,7 +378,7 @@ def test_case_regressions_list_safety_first_and_refuse_a_bad_alpha() -> None:
 
 
 def test_flaky_cases_rank_closest_to_half_then_most_asked() -> None:
-    runs = [_run(1), _run(2), _run(3, plan="plan-b")]
+    runs = [_run(1), _run(2), _run(3, plan="plan-b"), _run(4)]
     history = History(
         runs=tuple(runs),
         cases=(
@@ -387,8 +388,9 @@ def test_flaky_cases_rank_closest_to_half_then_most_asked() -> None:
             _case(runs[0], "mostly", passes=9, repeats=10),
             _case(runs[0], "coin-more", passes=3, repeats=5),
             _case(runs[1], "coin-more", passes=2, repeats=5),
-            _case(runs[0], "across"),
-            _case(runs[1], "across", outcome="failed"),
+            _case(runs[0], "across", outcome="failed"),
+            _case(runs[1], "across"),
+            _case(runs[3], "across", outcome="failed"),
             _case(runs[2], "other-plan", passes=1, repeats=2),
             _case(runs[1], "gap", outcome="errored"),
         ),
@@ -397,8 +399,8 @@ def test_flaky_cases_rank_closest_to_half_then_most_asked() -> None:
     assert [(f.case_id, f.passes, f.trials, f.runs) for f in found] == [
         ("coin-more", 5, 10, 2),
         ("coin", 2, 4, 1),
-        ("across", 1, 2, 2),
         ("other-plan", 1, 2, 1),
+        ("across", 1, 3, 3),
         ("mostly", 9, 10, 1),
     ]
     assert "other-plan" not in {f.case_id for f in flaky_cases(history, plan_digest="plan-a")}
@@ -481,3 +483,147 @@ def test_a_flat_history_flag_leads_its_family_before_a_z_flag() -> None:
     found = trends(History(runs=tuple(runs), cases=tuple(cases)), runs[-1].key)
     flagged = [(t.suite, t.z is None) for t in found if t.flagged and t.suite]
     assert flagged == [("a", True), ("b", False)]
+
+
+# ---------------------------------------------------------------- flaky or regressed: one rule
+
+_OUTCOME = {"P": "passed", "F": "failed", "E": "errored", "N": "not_run", "U": "unjudged"}
+
+
+def _course(shape: str, *, repeats: int = 1, plan: str = "plan-a") -> History:
+    """One case over runs: a letter per run (P passed, F failed, E errored, N not run, U
+    unjudged), or `p/r` for an ask tally, such as `2/3`, as a comma-separated list."""
+    runs, cases = [], []
+    for number, shown in enumerate(shape.split(","), start=1):
+        run = _run(number, plan=plan)
+        runs.append(run)
+        if "/" in shown:
+            passes, asks = map(int, shown.split("/"))
+            outcome = "passed" if passes == asks else "failed"
+            cases.append(_case(run, "c", outcome=outcome, passes=passes, repeats=asks))
+        else:
+            cases.append(_case(run, "c", outcome=_OUTCOME[shown], repeats=repeats))
+    return History(runs=tuple(runs), cases=tuple(cases))
+
+
+def _kinds(history: History) -> tuple[bool, bool]:
+    """Whether the case is listed as flaky, and whether as regressed."""
+    return bool(flaky_cases(history)), bool(regressed_cases(history))
+
+
+def test_a_consistent_regression_is_a_regression_not_flaky() -> None:
+    # Trap: counting a case that passed in earlier runs and fails in every recent one as
+    # "flaky" because its outcomes over all runs are mixed (the dashboard listed exactly that).
+    history = _course("P,P,P,P,F,F", repeats=3)
+    assert flaky_cases(history) == ()
+    [found] = regressed_cases(history)
+    assert (found.case_id, found.last_passed, found.failing_since) == ("c", 4, 5)
+    assert (found.failing_runs, found.runs) == (2, 6)
+
+
+def test_outcomes_that_alternate_across_runs_are_flaky() -> None:
+    # Trap: calling only mixed asks within one run flaky, so a case that passes, fails and
+    # passes again across runs (never twice in one run) is listed as a regression or not at all.
+    assert _kinds(_course("P,F,P")) == (True, False)
+    assert _kinds(_course("P,P,F,P,F,F")) == (True, False)
+    assert _kinds(_course("F,P,F")) == (True, False)
+
+
+def test_asks_that_alternate_within_one_run_are_flaky() -> None:
+    # Trap: judging a run by its case outcome only, so 2 of 3 asks passing reads as a clean
+    # failure in a P,P,F course and the case is called a steady regression.
+    assert _kinds(_course("3/3,3/3,2/3")) == (True, False)
+    assert _kinds(_course("1/2")) == (True, False)
+
+
+def test_runs_without_a_judged_answer_neither_break_nor_make_a_course() -> None:
+    # Trap: reading an errored, not-run or unjudged case (a withheld run) as a failure, so a
+    # steady case looks flaky, or as a break, so a regression goes unlisted.
+    assert _kinds(_course("P,E,P,N,P,U")) == (False, False)
+    assert _kinds(_course("P,P,E,F,N,F")) == (False, True)
+    [found] = regressed_cases(_course("P,P,E,F,N,F"))
+    assert (found.last_passed, found.failing_since, found.failing_runs) == (2, 4, 2)
+
+
+def test_a_recovery_and_a_steady_case_are_neither_flaky_nor_regressed() -> None:
+    # Trap: listing any change as a regression, or a case failing from its first run (never
+    # passed, so it did not regress) as one.
+    assert _kinds(_course("F,F,P,P")) == (False, False)
+    assert _kinds(_course("F,F,F")) == (False, False)
+    assert _kinds(_course("P,P,P")) == (False, False)
+
+
+def test_only_comparable_runs_make_a_course() -> None:
+    # Trap: splicing runs of different plans (different cases asked) into one course, so a
+    # case edited between plans looks like it alternated.
+    first, second, third = _run(1), _run(2, plan="plan-b"), _run(3)
+    history = History(
+        runs=(first, second, third),
+        cases=(
+            _case(first, "c"),
+            _case(second, "c", outcome="failed"),
+            _case(third, "c"),
+        ),
+    )
+    assert _kinds(history) == (False, False)
+    assert regressed_cases(history, plan_digest="plan-b") == ()
+
+
+def test_regressions_list_safety_first_then_the_newest() -> None:
+    runs = [_run(number) for number in range(1, 5)]
+    shapes = {"old": "PFFF", "new": "PPPF", "safe": "PPFF"}
+    cases = [
+        _case(run, case_id, gate="refusal" if case_id == "safe" else "grounding",
+              outcome=_OUTCOME[shape[index]])
+        for case_id, shape in shapes.items()
+        for index, run in enumerate(runs)
+    ]  # fmt: skip
+    found = regressed_cases(History(runs=tuple(runs), cases=tuple(cases)))
+    assert [f.case_id for f in found] == ["safe", "new", "old"]
+
+
+_JUDGED = st.tuples(st.integers(1, 4), st.booleans())
+"""One run of a case whose asks all agreed: (asks, passed)."""
+
+
+@given(st.lists(_JUDGED, min_size=1, max_size=8), st.lists(_JUDGED, min_size=0, max_size=8))
+def test_a_monotone_change_is_never_flaky(
+    before: list[tuple[int, bool]], after: list[tuple[int, bool]]
+) -> None:
+    # Trap: any rule that counts a single change of outcome (all asks agreeing in each run) as
+    # flakiness; a monotone course is a regression (passing then failing) or a recovery.
+    first = before[0][1]
+    course = [(asks, first) for asks, _ in before] + [(asks, not first) for asks, _ in after]
+    history = _course(",".join(f"{asks if ok else 0}/{asks}" for asks, ok in course))
+    assert flaky_cases(history) == ()
+    assert bool(regressed_cases(history)) is (first and bool(after))
+
+
+@given(
+    st.lists(_JUDGED, min_size=0, max_size=4),
+    st.lists(_JUDGED, min_size=0, max_size=4),
+    st.booleans(),
+    st.integers(1, 4),
+)
+def test_an_alternation_is_always_flaky_and_never_a_regression(
+    before: list[tuple[int, bool]], after: list[tuple[int, bool]], first: bool, asks: int
+) -> None:
+    # Trap: a rule that looks only at the first and last runs (or the pass share), so an
+    # outcome that went one way and came back reads as steady or as a regression.
+    turn = [(asks, first), (asks, not first), (asks, first)]
+    course = before + turn + after
+    history = _course(",".join(f"{n if ok else 0}/{n}" for n, ok in course))
+    assert len(flaky_cases(history)) == 1
+    assert regressed_cases(history) == ()
+
+
+@given(st.integers(2, 6), st.data())
+def test_mixed_asks_in_any_run_are_always_flaky(asks: int, data: st.DataObject) -> None:
+    passes = data.draw(st.integers(1, asks - 1))
+    steady = data.draw(st.lists(st.booleans(), max_size=5))
+    at = data.draw(st.integers(0, len(steady)))
+    course = [f"{asks if ok else 0}/{asks}" for ok in steady]
+    course.insert(at, f"{passes}/{asks}")
+    history = _course(",".join(course))
+    assert len(flaky_cases(history)) == 1
+    assert regressed_cases(history) == ()

@@ -116,3 +116,20 @@ def test_a_comparable_run_without_cases_in_the_slice_shows_no_rate() -> None:
     assert last.split()[4:7] == ["0", "0", "-"]
     single = History(runs=(replace(third, number=1),), cases=(_case(third, "a-en", "passed"),))
     assert "over 1 comparable run (plan" in trend_lines(single)[0]
+
+
+@pytest.mark.parametrize("verdict", ["withheld", "unscoreable"])
+def test_a_run_without_a_verdict_has_no_pass_rate_in_the_trend(verdict: str) -> None:
+    # Trap: printing the passed share of a run that reached no verdict (most of its cases got
+    # no answer) as its pass rate, and judging that share as a drop against its history.
+    runs = [_run(n) for n in (1, 2, 3)] + [_run(4, verdict=verdict)]
+    cases = [_case(run, "a-en", "passed", passes=3) for run in runs[:3]]
+    cases += [_case(runs[3], "a-en", "passed", passes=3)]
+    cases += [_case(runs[3], f"{n}-en", "errored", passes=0) for n in "bcdefghij"]
+    head, _, *rows = trend_lines(History(runs=tuple(runs), cases=tuple(cases)))
+    last = rows[-1].split()
+    assert last[3] == verdict.upper()
+    assert last[4:7] == ["10", "1", verdict]
+    assert "FLAGGED" not in rows[-1] and "%" not in rows[-1]
+    assert last[-5:] == ["no", "verdict:", "not", "judged", "-"]
+    assert all("%" in row for row in rows[:-1])  # the runs with a verdict keep their rates

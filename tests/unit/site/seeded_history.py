@@ -16,7 +16,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from gauntlet.evidence.trends import Family
-from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, RunRecord, Trend
+from gauntlet.history import stats
+from gauntlet.history.records import (
+    CaseRecord,
+    FlakyCase,
+    History,
+    Point,
+    RegressedCase,
+    RunRecord,
+    Trend,
+)
 from gauntlet.site.dashboard import Dashboard, gather_dashboard
 
 GATES = ("adversarial", "grounding", "refusal")
@@ -121,18 +130,12 @@ class FakeStats:
         return tuple(points)
 
     def flaky_cases(self, history: History) -> tuple[FlakyCase, ...]:
-        found: dict[tuple[str, str, str, str], list[CaseRecord]] = {}
-        for case in history.cases:
-            found.setdefault((case.suite, case.gate, case.case_id, case.language), []).append(case)
-        flaky = []
-        for (suite, gate, case_id, language), records in sorted(found.items()):
-            passes = sum(r.passes for r in records)
-            trials = sum(r.repeats for r in records)
-            if 0 < passes < trials:
-                flaky.append(
-                    FlakyCase(suite, gate, case_id, language, passes, trials, len(records))
-                )
-        return tuple(flaky)
+        # The rule itself, not a stand-in: the dashboard must list what the statistics call
+        # flaky, and a copy of the rule here could drift from it.
+        return stats.flaky_cases(history)
+
+    def regressed_cases(self, history: History) -> tuple[RegressedCase, ...]:
+        return stats.regressed_cases(history)
 
     def trends(self, history: History, run_key: str) -> tuple[Trend, ...]:
         upto = next(i for i, run in enumerate(history.runs) if run.key == run_key) + 1

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.evidence.trends import Family
-from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, Trend
+from gauntlet.history.records import CaseRecord, FlakyCase, History, Point, RunRecord, Trend
 from gauntlet.history.store import append_run
 from gauntlet.site import dashboard as board
 from gauntlet.site.build import (
@@ -31,6 +31,7 @@ from tests.unit.site.seeded_history import (
     FakeStats,
     make_run,
     seeded_dashboard,
+    seeded_history,
 )
 
 NAV_ITEM = '<li><a href="dashboard.html">Run history</a></li>\n'
@@ -233,16 +234,18 @@ def test_an_empty_history_renders_and_says_so(content: SiteContent) -> None:
     html = pages[DASHBOARD_PAGE.file]
     assert "holds no runs yet" in html
     assert "No case is stored." in html
-    assert "No case had mixed outcomes" in html
+    assert "No case's outcomes alternated" in html
+    assert "No case passed and then failed every run since." in html
     assert [name for name in pages if name.startswith("run-")] == []
 
 
 def test_a_run_without_cases_or_trends_says_so(content: SiteContent) -> None:
     run = make_run(1, verdict="withheld", labels={})
-    history = History(runs=(run,), cases=())
+    passed = make_run(2, labels={})
+    history = History(runs=(run, passed), cases=())
     view = board.run_view(history, run, ())
     dash = board.Dashboard(
-        runs=(view,),
+        runs=(view, board.run_view(history, passed, ())),
         gates=(),
         languages=(),
         pass_rates=(),
@@ -253,7 +256,8 @@ def test_a_run_without_cases_or_trends_says_so(content: SiteContent) -> None:
     pages = render_pages(content, dashboard=dash)
     page = pages["run-1.html"]
     assert "The history holds no case of this run." in page
-    assert "No metric could be checked against its history." in page
+    assert "Not judged against its history: the run reached no verdict (withheld)" in page
+    assert "No metric could be checked against its history." in pages["run-2.html"]
     assert 'class="status-withheld">WITHHELD</strong>' in page
     assert "<dd>none</dd>" in page  # no labels
     assert "no trials" in pages[DASHBOARD_PAGE.file]
@@ -457,3 +461,128 @@ def test_the_lead_counts_the_stored_runs_in_words_that_agree(
 ) -> None:
     html = render_pages(content, dashboard=seeded_dashboard(count))[DASHBOARD_PAGE.file]
     assert f'<p class="lead">{words} from ' in html
+
+
+# ---------------------------------------------------------------- a dashboard that never misleads
+
+
+def _without_verdict(history: History, numbers: dict[int, str]) -> History:
+    """`history` with the runs numbered in `numbers` given that verdict, their cases errored
+    but for the first of each gate and language (which passed): a run that got few answers."""
+    runs = tuple(
+        RunRecord(**{**run.__dict__, "verdict": numbers.get(run.number, run.verdict)})
+        for run in history.runs
+    )
+    keys = {run.key for run in runs if run.number in numbers}
+    cases = tuple(
+        CaseRecord(**{**case.__dict__, "outcome": "errored", "passes": 0})
+        if case.run_key in keys and not case.case_id.endswith("-1")
+        else case
+        for case in history.cases
+    )
+    return History(runs=runs, cases=cases)
+
+
+def _section(html: str, slug: str) -> str:
+    """The dashboard's section of one chart: from its heading to the next heading."""
+    start = html.index(f'id="{slug}"')
+    return html[start : html.index("<h", start + 1)]
+
+
+def _x_of(chart: board.Chart, number: int) -> str:
+    [tick] = [tick for tick in chart.x_ticks if tick.label == str(number)]
+    return tick.at
+
+
+@pytest.mark.parametrize("verdict", ["withheld", "unscoreable"])
+def test_a_run_without_a_verdict_is_a_gap_with_its_word_never_a_pass_rate(
+    content: SiteContent, verdict: str
+) -> None:
+    # Trap: plotting the passed share of a run that reached no verdict (a WITHHELD run whose
+    # cases mostly got no answer plotted as 5.6%, flagged as a collapse), in any chart.
+    history = _without_verdict(seeded_history(6), {4: verdict, 6: verdict})
+    dash = board.gather_dashboard(history, FakeStats())
+    runs = [view.run.number for view in dash.runs]
+    for spec in (*dash.pass_rates, dash.latency, dash.tokens):
+        chart = board.layout_chart(spec, runs)
+        x4, x6 = _x_of(chart, 4), _x_of(chart, 6)
+        for line in chart.lines:
+            assert {mark.run for mark in line.marks}.isdisjoint({4, 6}), spec.slug
+            assert f"{x4} " not in line.path and f"{x6} " not in line.path, spec.slug
+        assert [(gap.run, gap.word, gap.x) for gap in chart.gaps] == [
+            (4, verdict, x4),
+            (6, verdict, x6),
+        ]
+        assert dict(chart.rows)[4] == (verdict,) * len(spec.series)
+        assert f"run 4 {verdict}, run 6 {verdict}: no value drawn" in chart.description
+    html = render_pages(content, dashboard=dash)[DASHBOARD_PAGE.file]
+    grounding = _section(html, "pass-grounding")
+    svg = grounding[grounding.index("<svg") : grounding.index("</svg>")]
+    assert svg.count(f">{verdict}</text>") == 2
+    assert f'cx="{_x_of(board.layout_chart(dash.pass_rates[1], runs), 4)}"' not in svg
+    assert f'<td class="num">{verdict}</td>' in grounding
+    assert "%, flagged</td>" not in grounding.split('href="run-4.html"')[1].split("</tr>")[0]
+
+
+def test_a_chart_with_no_data_says_so_in_words_and_draws_no_axes(content: SiteContent) -> None:
+    # Trap: laying out axes over nothing (an empty tokens chart ticked `0, 0, 1`), which reads
+    # as a measurement of zero tokens.
+    history = seeded_history(5)
+    history = History(
+        runs=history.runs,
+        cases=tuple(CaseRecord(**{**case.__dict__, "tokens": None}) for case in history.cases),
+    )
+    dash = board.gather_dashboard(history, FakeStats())
+    chart = board.layout_chart(dash.tokens, [view.run.number for view in dash.runs])
+    assert chart.empty_note == (
+        "Nothing to draw: no run reported tokens for every one of its cases."
+    )
+    assert chart.y_ticks == () and chart.x_ticks == () and chart.lines == ()
+    html = render_pages(content, dashboard=dash)[DASHBOARD_PAGE.file]
+    tokens = _section(html, "tokens")
+    assert '<p class="no-data">Nothing to draw: no run reported tokens' in tokens
+    assert "<svg" not in tokens and 'class="tick"' not in tokens and "<table" not in tokens
+    assert "<svg" in _section(html, "latency")
+
+
+def test_a_chart_whose_only_values_are_of_runs_without_a_verdict_is_empty() -> None:
+    # Trap: counting a withheld run's value as data, so the chart draws axes around a gap.
+    history = _without_verdict(seeded_history(2), {1: "withheld", 2: "unscoreable"})
+    dash = board.gather_dashboard(history, FakeStats())
+    chart = board.layout_chart(dash.pass_rates[0], [1, 2])
+    assert chart.y_ticks == () and chart.gaps == ()
+    assert chart.empty_note == (
+        "Nothing to draw: no run has a pass rate here. Runs 1 (withheld) and 2 (unscoreable) "
+        "reached no verdict."
+    )
+
+
+def test_the_dashboard_lists_a_steady_regression_apart_from_flaky_cases(
+    content: SiteContent, rendered: dict[str, str]
+) -> None:
+    # Trap: listing a case that passed for thirteen runs and failed every ask of the last one
+    # under "Flaky cases", beside cases whose asks really alternate.
+    html = rendered[DASHBOARD_PAGE.file]
+    flaky = _section(html, "flaky")
+    regressions = _section(html, "regressions")
+    assert "gro-es-2" in flaky and "gro-es-1" not in flaky
+    assert "gro-es-1" in regressions and "gro-es-2" not in regressions
+    row = regressions[regressions.index("gro-es-1") :].split("</tr>")[0]
+    assert '<a href="run-13.html">13</a>' in row and '<a href="run-14.html">14</a>' in row
+    assert '<li><a href="#regressions">' in html
+
+
+def test_a_run_without_a_verdict_is_not_judged_against_its_history(content: SiteContent) -> None:
+    # Trap: flagging the passed share of a withheld run as a collapse on its own page and in
+    # the runs table ("29 of 32 metrics flagged"), as if it were a pass rate.
+    history = _without_verdict(seeded_history(6), {6: "withheld"})
+    dash = board.gather_dashboard(history, FakeStats())
+    view = dash.runs[-1]
+    assert view.flagged == () and view.checked == 0
+    pages = render_pages(content, dashboard=dash)
+    page = pages["run-6.html"]
+    assert "Not judged against its history: the run reached no verdict (withheld)" in page
+    assert "metrics flagged" not in page and "Nothing flagged" not in page
+    runs = pages[DASHBOARD_PAGE.file].split('id="runs-data"')[1]
+    row = runs[runs.index('href="run-6.html"') :].split("</tr>")[0]
+    assert row.endswith('<td class="num">not judged</td>')
