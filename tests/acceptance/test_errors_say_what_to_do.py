@@ -171,3 +171,78 @@ def test_the_hint_reads_only_the_runs_own_deadline_wording() -> None:
     assert missed_deadline("turn 2 of 3: no complete answer within 0.5 s")
     assert not missed_deadline("HTTP 500: no complete answer within 30 s")
     assert not missed_deadline(json.dumps("no complete answer within 30 s"))
+
+
+def _target_with(tmp_path: Path, kind: str, field: str, written: str) -> Path:
+    """A target file of `kind` whose `response.field` is `written`, the rest well formed."""
+    response = {
+        "citations": "{absent: true}",
+        "context_ids": "{absent: true}",
+        "refused": "{absent: true}",
+        "escalated": "{absent: true}",
+    }
+    if kind == "http":
+        head = (
+            "kind: http\nurl: http://127.0.0.1:9/ask\nbody: {q: '{{ prompt }}'}\n"
+            "response:\n  text: answer\n"
+        )
+    else:
+        head = "kind: openai-chat\nbase_url: http://127.0.0.1:9/v1\nmodel: m\nresponse:\n"
+        del response["refused"]  # read from the answer itself
+    response[field] = written
+    lines = "".join(f"  {name}: {value}\n" for name, value in response.items())
+    path = tmp_path / "target.yaml"
+    path.write_text(f"version: 1\n{head}{lines}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["probe", "run"])
+@pytest.mark.parametrize(
+    ("kind", "field", "key", "form"),
+    [
+        ("openai-chat", "context_ids", "absent", "{absent: true}"),
+        ("openai-chat", "citations", "absent", "{absent: true}"),
+        ("openai-chat", "citations", "from_text", "{from_text: <regular expression>}"),
+        ("openai-chat", "escalated", "from_text", "{from_text: {<language>: [<phrase>, ...]}}"),
+        ("http", "refused", "absent", "{absent: true}"),
+        ("http", "tool_calls", "absent", "{absent: true}"),
+    ],
+)
+def test_a_jmespath_that_is_a_key_of_the_fields_mapping_form_is_refused_with_that_form(
+    tmp_path: Path, run_cli: RunCli, command: str, kind: str, field: str, key: str, form: str
+) -> None:
+    # Trap: `context_ids: absent` was read as JMESPath naming a field `absent` of the answer,
+    # so a target that reports no retrieval ids seemed to report them, and nothing said why.
+    target = _target_with(tmp_path, kind, field, key)
+    line = target.read_text(encoding="utf-8").splitlines().index(f"  {field}: {key}") + 1
+    extra = ("--cases", _cases(tmp_path), "--out", tmp_path / "r.json") if command == "run" else ()
+    result = run_cli(command, "--target", target, *extra)
+    assert result.code == 2, result.show()
+    assert (
+        f"{target}:{line}:{len(field) + 5}: response.{field}: '{key}' would read a field named "
+        f"{key} from the answer\n"
+        f"  hint: did you mean `{field}: {form}`? For a field really named {key}, quote it "
+        f"as JMESPath does: '\"{key}\"'\n"
+    ) in result.stderr, result.show()
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.network
+def test_a_quoted_jmespath_reads_a_field_really_named_like_a_key(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: refusing every `absent` would leave no way to read a field that is named so.
+    async def ask(request: web.Request) -> web.Response:
+        return web.json_response({"answer": "fine", "absent": ["RB-001"]})
+
+    app = web.Application()
+    app.router.add_post("/v1/ask", ask)  # running_app names its /v1
+    with running_app(app) as base_url:
+        target = _target_with(tmp_path, "http", "context_ids", "'\"absent\"'")
+        target.write_text(
+            target.read_text(encoding="utf-8").replace("http://127.0.0.1:9/ask", f"{base_url}/ask"),
+            encoding="utf-8",
+        )
+        result = run_cli("probe", "--target", target, "--cases", _cases(tmp_path))
+    assert result.code == 0, result.show()
+    assert "would read a field named" not in result.stdout, result.show()
