@@ -246,3 +246,33 @@ def test_a_quoted_jmespath_reads_a_field_really_named_like_a_key(
         result = run_cli("probe", "--target", target, "--cases", _cases(tmp_path))
     assert result.code == 0, result.show()
     assert "would read a field named" not in result.stdout, result.show()
+
+
+def test_a_scalar_where_a_one_key_mapping_is_expected_suggests_that_mapping(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: `turns: [hello, there]` and `expect_calls: [lookup]` said only "expected a mapping",
+    # when the one mapping they could mean is obvious; and a suggestion where no one-key form
+    # would load (`judge: pass`, a tool result with no output) would send the user astray.
+    cases = tmp_path / "tools.yaml"
+    cases.write_text(
+        "suite: tools\ngate: trajectory\nversion: 1\nthreshold: 1\n"
+        "tools: [{name: lookup, description: finds, parameters: {type: object}}]\ncases:\n"
+        "  - {id: t1, language: en, turns: [hello, 'there, again'], expect_calls: [lookup]}\n"
+        "  - {id: t2, language: en, prompt: x, max_calls: 1, judge: pass,"
+        " tool_results: [lookup]}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("validate", "--cases", cases)
+    assert result.code == 2, result.show()
+    assert result.stderr.splitlines() == [
+        f"{cases}:7:36: cases[0].turns[0]: expected a mapping, got 'hello' (text)",
+        "  hint: did you mean `{user: hello}`?",
+        f"{cases}:7:43: cases[0].turns[1]: expected a mapping, got 'there, again' (text)",
+        '  hint: did you mean `{user: "there, again"}`?',
+        f"{cases}:7:75: cases[0].expect_calls[0]: expected a mapping, got 'lookup' (text)",
+        "  hint: did you mean `{name: lookup}`?",
+        f"{cases}:8:60: cases[1].judge: expected a mapping, got 'pass' (text)",
+        f"{cases}:8:81: cases[1].tool_results[0]: expected a mapping, got 'lookup' (text)",
+        "5 problems in 1 file; nothing was run.",
+    ], result.show()
