@@ -276,3 +276,56 @@ def test_a_scalar_where_a_one_key_mapping_is_expected_suggests_that_mapping(
         f"{cases}:8:81: cases[1].tool_results[0]: expected a mapping, got 'lookup' (text)",
         "5 problems in 1 file; nothing was run.",
     ], result.show()
+
+
+def test_a_built_in_suite_is_shown_as_builtin_name_in_the_console_markdown_and_junit(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: run outside a checkout, every failing case was located by the long path of the
+    # installed package (site-packages/gauntlet/_builtin_suites/...), in every output.
+    from gauntlet.cases.builtin import builtin_suites_dir
+
+    monkeypatch.chdir(tmp_path)  # as from a wheel: the built-in suites by an absolute path
+    installed = str(builtin_suites_dir())
+    result = run_cli("run", "--toy-defect", "leak_system_prompt", "--out", "r.json")
+    assert result.code == 1, result.show()
+    assert "builtin:adversarial:" in result.stdout, result.show()
+    shown = [result.stdout + result.stderr]
+    for form, name in (("md", "e.md"), ("junit", "j.xml"), ("json", "e.json")):
+        report = run_cli("report", "r.json", "--format", form, "--out", name)
+        assert report.code in (0, 1), report.show()
+        shown.append((tmp_path / name).read_text(encoding="utf-8"))
+        assert "builtin:adversarial" in shown[-1], form
+    for text in shown:
+        assert installed not in text
+        assert "_builtin_suites" not in text
+
+
+@pytest.mark.network
+def test_a_refused_built_in_suite_is_named_builtin_and_a_users_own_suite_as_given(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: the grounding suite's refusal, the first thing a newcomer without retrieval ids
+    # sees, began with the installed package's path; a user's own file must keep its name.
+    monkeypatch.chdir(tmp_path)
+    mine = Path("mine")
+    mine.mkdir()
+    (mine / "g.yaml").write_text(
+        "suite: mine\ngate: grounding\nversion: 1\nthreshold: 1\n"
+        "cases: [{id: g1, language: en, prompt: x, expect_grounded: false}]\n",
+        encoding="utf-8",
+    )
+    with running_openai(make_toy()) as base_url:
+        target = _openai(tmp_path, base_url)
+        builtin = run_cli("run", "--target", target, "--out", "r.json")
+        own = run_cli("run", "--target", target, "--cases", mine, "--out", "r.json")
+    assert builtin.code == 2, builtin.show()
+    assert (
+        "\n  builtin:grounding: suite riverbend-grounding (grounding gate) needs `context_ids`"
+        in builtin.stderr
+    ), builtin.show()
+    assert "_builtin_suites" not in builtin.stderr
+    assert own.code == 2, own.show()
+    assert "\n  mine/g.yaml: suite mine (grounding gate) needs `context_ids`" in own.stderr, (
+        own.show()
+    )
