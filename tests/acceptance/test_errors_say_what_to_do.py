@@ -211,3 +211,161 @@ def test_the_hint_reads_only_the_runs_own_deadline_wording() -> None:
     assert missed_deadline("turn 2 of 3: no complete answer within 0.5 s")
     assert not missed_deadline("HTTP 500: no complete answer within 30 s")
     assert not missed_deadline(json.dumps("no complete answer within 30 s"))
+
+
+def _target_with(tmp_path: Path, kind: str, field: str, written: str) -> Path:
+    """A target file of `kind` whose `response.field` is `written`, the rest well formed."""
+    response = {
+        "citations": "{absent: true}",
+        "context_ids": "{absent: true}",
+        "refused": "{absent: true}",
+        "escalated": "{absent: true}",
+    }
+    if kind == "http":
+        head = (
+            "kind: http\nurl: http://127.0.0.1:9/ask\nbody: {q: '{{ prompt }}'}\n"
+            "response:\n  text: answer\n"
+        )
+    else:
+        head = "kind: openai-chat\nbase_url: http://127.0.0.1:9/v1\nmodel: m\nresponse:\n"
+        del response["refused"]  # read from the answer itself
+    response[field] = written
+    lines = "".join(f"  {name}: {value}\n" for name, value in response.items())
+    path = tmp_path / "target.yaml"
+    path.write_text(f"version: 1\n{head}{lines}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["probe", "run"])
+@pytest.mark.parametrize(
+    ("kind", "field", "key", "form"),
+    [
+        ("openai-chat", "context_ids", "absent", "{absent: true}"),
+        ("openai-chat", "citations", "absent", "{absent: true}"),
+        ("openai-chat", "citations", "from_text", "{from_text: <regular expression>}"),
+        ("openai-chat", "escalated", "from_text", "{from_text: {<language>: [<phrase>, ...]}}"),
+        ("http", "refused", "absent", "{absent: true}"),
+        ("http", "tool_calls", "absent", "{absent: true}"),
+    ],
+)
+def test_a_jmespath_that_is_a_key_of_the_fields_mapping_form_is_refused_with_that_form(
+    tmp_path: Path, run_cli: RunCli, command: str, kind: str, field: str, key: str, form: str
+) -> None:
+    # Trap: `context_ids: absent` was read as JMESPath naming a field `absent` of the answer,
+    # so a target that reports no retrieval ids seemed to report them, and nothing said why.
+    target = _target_with(tmp_path, kind, field, key)
+    line = target.read_text(encoding="utf-8").splitlines().index(f"  {field}: {key}") + 1
+    extra = ("--cases", _cases(tmp_path), "--out", tmp_path / "r.json") if command == "run" else ()
+    result = run_cli(command, "--target", target, *extra)
+    assert result.code == 2, result.show()
+    assert (
+        f"{target}:{line}:{len(field) + 5}: response.{field}: '{key}' would read a field named "
+        f"{key} from the answer\n"
+        f"  hint: did you mean `{field}: {form}`? For a field really named {key}, quote it "
+        f"as JMESPath does: '\"{key}\"'\n"
+    ) in result.stderr, result.show()
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.network
+def test_a_quoted_jmespath_reads_a_field_really_named_like_a_key(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: refusing every `absent` would leave no way to read a field that is named so.
+    async def ask(request: web.Request) -> web.Response:
+        return web.json_response({"answer": "fine", "absent": ["RB-001"]})
+
+    app = web.Application()
+    app.router.add_post("/v1/ask", ask)  # running_app names its /v1
+    with running_app(app) as base_url:
+        target = _target_with(tmp_path, "http", "context_ids", "'\"absent\"'")
+        target.write_text(
+            target.read_text(encoding="utf-8").replace("http://127.0.0.1:9/ask", f"{base_url}/ask"),
+            encoding="utf-8",
+        )
+        result = run_cli("probe", "--target", target, "--cases", _cases(tmp_path))
+    assert result.code == 0, result.show()
+    assert "would read a field named" not in result.stdout, result.show()
+
+
+def test_a_scalar_where_a_one_key_mapping_is_expected_suggests_that_mapping(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: `turns: [hello, there]` and `expect_calls: [lookup]` said only "expected a mapping",
+    # when the one mapping they could mean is obvious; and a suggestion where no one-key form
+    # would load (`judge: pass`, a tool result with no output) would send the user astray.
+    cases = tmp_path / "tools.yaml"
+    cases.write_text(
+        "suite: tools\ngate: trajectory\nversion: 1\nthreshold: 1\n"
+        "tools: [{name: lookup, description: finds, parameters: {type: object}}]\ncases:\n"
+        "  - {id: t1, language: en, turns: [hello, 'there, again'], expect_calls: [lookup]}\n"
+        "  - {id: t2, language: en, prompt: x, max_calls: 1, judge: pass,"
+        " tool_results: [lookup]}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("validate", "--cases", cases)
+    assert result.code == 2, result.show()
+    assert result.stderr.splitlines() == [
+        f"{cases}:7:36: cases[0].turns[0]: expected a mapping, got 'hello' (text)",
+        "  hint: did you mean `{user: hello}`?",
+        f"{cases}:7:43: cases[0].turns[1]: expected a mapping, got 'there, again' (text)",
+        '  hint: did you mean `{user: "there, again"}`?',
+        f"{cases}:7:75: cases[0].expect_calls[0]: expected a mapping, got 'lookup' (text)",
+        "  hint: did you mean `{name: lookup}`?",
+        f"{cases}:8:60: cases[1].judge: expected a mapping, got 'pass' (text)",
+        f"{cases}:8:81: cases[1].tool_results[0]: expected a mapping, got 'lookup' (text)",
+        "5 problems in 1 file; nothing was run.",
+    ], result.show()
+
+
+def test_a_built_in_suite_is_shown_as_builtin_name_in_the_console_markdown_and_junit(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: run outside a checkout, every failing case was located by the long path of the
+    # installed package (site-packages/gauntlet/_builtin_suites/...), in every output.
+    from gauntlet.cases.builtin import builtin_suites_dir
+
+    monkeypatch.chdir(tmp_path)  # as from a wheel: the built-in suites by an absolute path
+    installed = str(builtin_suites_dir())
+    result = run_cli("run", "--toy-defect", "leak_system_prompt", "--out", "r.json")
+    assert result.code == 1, result.show()
+    assert "builtin:adversarial:" in result.stdout, result.show()
+    shown = [result.stdout + result.stderr]
+    for form, name in (("md", "e.md"), ("junit", "j.xml"), ("json", "e.json")):
+        report = run_cli("report", "r.json", "--format", form, "--out", name)
+        assert report.code in (0, 1), report.show()
+        shown.append((tmp_path / name).read_text(encoding="utf-8"))
+        assert "builtin:adversarial" in shown[-1], form
+    for text in shown:
+        assert installed not in text
+        assert "_builtin_suites" not in text
+
+
+@pytest.mark.network
+def test_a_refused_built_in_suite_is_named_builtin_and_a_users_own_suite_as_given(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: the grounding suite's refusal, the first thing a newcomer without retrieval ids
+    # sees, began with the installed package's path; a user's own file must keep its name.
+    monkeypatch.chdir(tmp_path)
+    mine = Path("mine")
+    mine.mkdir()
+    (mine / "g.yaml").write_text(
+        "suite: mine\ngate: grounding\nversion: 1\nthreshold: 1\n"
+        "cases: [{id: g1, language: en, prompt: x, expect_grounded: false}]\n",
+        encoding="utf-8",
+    )
+    with running_openai(make_toy()) as base_url:
+        target = _openai(tmp_path, base_url)
+        builtin = run_cli("run", "--target", target, "--out", "r.json")
+        own = run_cli("run", "--target", target, "--cases", mine, "--out", "r.json")
+    assert builtin.code == 2, builtin.show()
+    assert (
+        "\n  builtin:grounding: suite riverbend-grounding (grounding gate) needs `context_ids`"
+        in builtin.stderr
+    ), builtin.show()
+    assert "_builtin_suites" not in builtin.stderr
+    assert own.code == 2, own.show()
+    assert "\n  mine/g.yaml: suite mine (grounding gate) needs `context_ids`" in own.stderr, (
+        own.show()
+    )

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from gauntlet.cases.builtin import builtin_suites_dir
+from gauntlet.cases.builtin import builtin_suites_dir, shown_source
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import (
     AdversarialCase,
@@ -75,3 +76,20 @@ def test_every_attack_type_refusal_kind_and_grounding_mode_is_covered(suites: Su
 
 def test_every_case_is_tagged(suites: SuiteSet) -> None:
     assert [case.id for _, case in _cases(suites) if not case.tags] == []
+
+
+def test_only_a_built_in_suites_path_is_shown_as_builtin_name(tmp_path: Path) -> None:
+    # Trap: shortening any path that merely looks like a suite's would hide where a user's
+    # own file is; not shortening a wheel's path from another machine would show it in full.
+
+    here = builtin_suites_dir() / "grounding.yaml"
+    elsewhere = "/home/ci/.venv/lib/python3.12/site-packages/gauntlet/_builtin_suites/golden.yaml"
+    assert shown_source(str(here)) == "builtin:grounding"
+    assert shown_source(elsewhere) == "builtin:golden"
+    for given in (
+        str(tmp_path / "suites" / "grounding.yaml"),  # a user's suites directory
+        "suites/grounding.yaml",  # relative: what the user (or a checkout's short form) named
+        "/srv/_builtin_suites/grounding.yaml",  # not inside a gauntlet package
+        "builtin:grounding",
+    ):
+        assert shown_source(given) == given

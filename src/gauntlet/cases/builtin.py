@@ -17,3 +17,26 @@ def builtin_suites_dir() -> Path:
     if bundled.is_dir():
         return bundled
     return _PACKAGE.parent.parent / "suites"
+
+
+BUILTIN_PREFIX = "builtin:"
+"""How a built-in suite's file is shown: `builtin:grounding`, not a site-packages path."""
+
+
+def shown_source(source: str) -> str:
+    """A case file's path as gauntlet shows it: `builtin:NAME` for a built-in suite.
+
+    A built-in suite is one under `builtin_suites_dir()` (named by an absolute path), or under
+    any wheel's `gauntlet/_builtin_suites` (a results file from another machine). Any other
+    path, and a relative one (what the user, or a checkout's short form, named), is shown as
+    given: this only shortens what is shown, never the path a results file keeps.
+    """
+    path = Path(source)
+    if not path.is_absolute() or path.suffix != ".yaml":
+        return source
+    if path.parent.name == "_builtin_suites" and path.parent.parent.name == _PACKAGE.name:
+        return f"{BUILTIN_PREFIX}{path.stem}"
+    builtin = builtin_suites_dir()
+    if path.is_relative_to(builtin):
+        return BUILTIN_PREFIX + path.relative_to(builtin).with_suffix("").as_posix()
+    return source

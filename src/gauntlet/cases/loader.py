@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
@@ -659,7 +659,12 @@ def _describe(
         return f"{where}: a suite needs at least one case", None, mark
     common = describe_common(error, loc, document.plain_texts.get(loc))
     if common is not None:
-        return (*common, mark)
+        message, hint = common
+        if kind == "model_type":  # `turns: [hello]`: `- user: hello` with its key left out
+            hint = hint or _one_key_form(
+                ctx.get("class_name"), value, document.plain_texts.get(loc)
+            )
+        return message, hint, mark
     if kind == "string_pattern_mismatch":
         message, hint = _PATTERN_MESSAGES.get(field, ("must not be blank", None))
         return f"{where}: {message.format(value=value)}", hint, mark
@@ -688,6 +693,51 @@ def _describe(
     if kind == "greater_than_equal":
         return f"{where}: must be a whole number of at least 1, got {value!r}", None, mark
     return f"{where}: {error['msg']}" if where else error["msg"], None, mark
+
+
+def _models_under(annotation: Any) -> Iterator[type[BaseModel]]:
+    """Every model a field's annotation can hold, and every model their fields can hold."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+        for info in annotation.model_fields.values():
+            yield from _models_under(info.annotation)
+    for argument in get_args(annotation):
+        yield from _models_under(argument)
+
+
+_CASE_FILE_MODELS = {model.__name__: model for model in _models_under(AnySuite)}
+"""Every model of a case file by class name, as a `model_type` error names the one it wanted."""
+
+
+def _one_key_form(class_name: Any, value: Any, written: str | None) -> str | None:
+    """`did you mean {key: value}?` for a scalar given where a one-key mapping would hold it.
+
+    Only for a model with exactly one required key whose mapping of the scalar alone loads:
+    `{user: hello}` for a turn; none for a judge rubric (its one key is a list) or a tool
+    result (`{tool: lookup}` alone still lacks its output), where no mapping is obvious.
+    """
+    model = _CASE_FILE_MODELS.get(class_name) if isinstance(class_name, str) else None
+    if model is None or not isinstance(value, str | int | float | bool):
+        return None
+    required = [name for name, info in model.model_fields.items() if info.is_required()]
+    if len(required) != 1:
+        return None
+    try:
+        model.model_validate_json(json.dumps({required[0]: value}), strict=True)
+    except ValidationError:
+        return None
+    return f"did you mean `{{{required[0]}: {written or _flow_scalar(value)}}}`?"
+
+
+def _flow_scalar(value: str | float | bool) -> str:
+    """The value as a YAML flow mapping holds it: bare when it reads back the same, else JSON."""
+    bare = str(value)
+    try:
+        if read_document(f"{{key: {bare}}}", "").data == {"key": value}:
+            return bare
+    except ConfigErrors:
+        pass
+    return json.dumps(value, ensure_ascii=False)
 
 
 def describe_common(

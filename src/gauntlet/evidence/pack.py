@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from gauntlet.canonical import canonical_text
+from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.model import GateName, GoldenMatch, ParityRule
 from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.digest import results_digest
@@ -607,7 +608,8 @@ def build_pack(
                 wilson_high=round(gate.wilson_high, 4),
                 suites=tuple(
                     SuiteEvidence(
-                        **suite.model_dump(include=_SUITE_COPIED),
+                        **suite.model_dump(include=_SUITE_COPIED - {"source"}),
+                        source=shown_source(suite.source),
                         pass_rate=round(suite.pass_rate, 4),
                         languages=LanguageCount.each(
                             case for case in results.cases if case.suite == suite.suite
@@ -883,7 +885,8 @@ def _judge(results: Results) -> JudgeEvidence | None:
 def _case(results: Results, case: CaseResult) -> CaseEvidence:
     judged_ask, judged = _judged(case)
     return CaseEvidence(
-        **case.model_dump(include=_CASE_FIELDS),
+        **case.model_dump(include=_CASE_FIELDS - {"source"}),
+        source=shown_source(case.source),
         conversation=_conversation(case),
         judged_ask=judged_ask,
         judged=judged,

@@ -21,6 +21,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from gauntlet.cases.builtin import shown_source
 from gauntlet.display import printable
 from gauntlet.evidence.scores import gate_distributions
 from gauntlet.run.results import (
@@ -134,7 +135,7 @@ def summary_lines(
             lines.append(
                 Text(
                     f"  {case.gate.value}  {case.case_id} [{case.language}]  "
-                    f"{printable(case.source)}:{case.line}"
+                    f"{printable(shown_source(case.source))}:{case.line}"
                 )
             )
             if not shared:
@@ -229,7 +230,7 @@ def _waiver_lines(results: Results) -> list[Text]:
             lines.append(
                 Text(
                     f"  {case.gate.value}  {case.case_id} [{case.language}]  "
-                    f"{printable(case.source)}:{case.line}"
+                    f"{printable(shown_source(case.source))}:{case.line}"
                 )
             )
             lines.append(

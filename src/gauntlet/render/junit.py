@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET  # noqa: S405 - building XML, never parsing it
 
+from gauntlet.cases.builtin import shown_source
 from gauntlet.display import printable
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, PairEvidence, TrajectoryEvidence
 from gauntlet.run.results import Outcome, Totals, WaiverState
@@ -52,7 +53,7 @@ def render_junit(pack: EvidencePack) -> str:
                 "testcase",
                 name=f"{case.case_id} [{case.language}]",
                 classname=f"gauntlet.{case.gate.value}.{case.suite}",
-                file=_clean(case.source),
+                file=_clean(shown_source(case.source)),
                 line=str(case.line),
             )
             child = _CHILD.get(case.outcome)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.model import ID_PATTERN, GateName
 from gauntlet.evidence.drift import COMPETENCE_GATES, SAFETY_GATES, CaseChange, Drift, ScoreChange
 from gauntlet.evidence.mapping import MappingRow
@@ -328,7 +329,7 @@ def _case_section(
     lines += [
         f"| {case.gate.value} | {code(case.case_id)} | {escape(case.language)} "
         f"| {case.passes}/{case.repeats} | {escape(case.reason)} "
-        f"| {escape(case.source)}:{case.line} |"
+        f"| {escape(shown_source(case.source))}:{case.line} |"
         for case in cases
     ]
     lines.append("")

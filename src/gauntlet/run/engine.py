@@ -22,6 +22,7 @@ from types import FrameType
 from typing import Any
 
 from gauntlet import limits
+from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.cases.model import AnyCase
 from gauntlet.cases.waivers import WaiverInfo
@@ -475,7 +476,8 @@ def _refuse_unjudged(items: Sequence[Scheduled]) -> None:
         if needs_judge(item.case, item.info):
             what = "`judge` criteria" if item.case.judge is not None else "`match: judge`"
             raise UsageError(
-                f"{item.loaded.source}: case {item.case.id} of suite {item.info.suite} has "
+                f"{shown_source(item.loaded.source)}: case {item.case.id} of suite "
+                f"{item.info.suite} has "
                 f"{what}, which only a model judge can check; give --judge FILE and "
                 "--calibration RECORD (see docs/judge.md)"
             )

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import GateName, GroundingSuite
 from gauntlet.errors import TargetContractError, UsageError
@@ -142,7 +143,8 @@ def supply_problems(needs: Needs, target: AsyncTarget) -> list[str]:
                     why = f" ({source.rule})" if source is not None and source.rule else ""
                     missing.setdefault(why, []).append(language)
             problems.extend(
-                f"{need.source}: suite {need.suite} ({need.gate} gate) needs `{field}` in "
+                f"{shown_source(need.source)}: suite {need.suite} ({need.gate} gate) "
+                f"needs `{field}` in "
                 f"{_and(languages)}, which {target.name} does not supply{why}: {_HOW[field]}"
                 for why, languages in missing.items()
             )

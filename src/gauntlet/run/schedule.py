@@ -12,6 +12,7 @@ import hashlib
 from typing import NamedTuple
 
 from gauntlet.canonical import canonical_json
+from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import AnyCase
 from gauntlet.errors import UsageError
@@ -59,7 +60,8 @@ def schedule(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -
         info = suite_info(loaded, repeat)
         if info.pass_k > info.repeat:
             raise UsageError(
-                f"{loaded.source}: pass_k {info.pass_k} is more than the {info.repeat} asks "
+                f"{shown_source(loaded.source)}: pass_k {info.pass_k} is more than the "
+                f"{info.repeat} asks "
                 f"suite {info.suite} gets; raise --repeat or lower pass_k"
             )
         described.append({**info.model_dump(mode="json", exclude={"source"}), "cases": []})

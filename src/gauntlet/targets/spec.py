@@ -286,12 +286,52 @@ def _by_shape(
     return Discriminator(shape, custom_error_type="shape", custom_error_message=expected)
 
 
+KEY_AS_TEXT = "key_as_text"
+"""The error of a JMESPath string that is a key of one of its field's mapping forms."""
+
+
+def _not_a_key(forms: dict[str, str]) -> AfterValidator:
+    """Refuse a bare JMESPath identifier that is a key of one of the field's mapping forms.
+
+    `context_ids: absent` is valid JMESPath (a field named `absent`), but it is far likelier
+    `{absent: true}` with the braces left out, and read as JMESPath it makes a target that
+    reports nothing look as if it reports something. A field really named so is written as
+    a quoted identifier (`'"absent"'`), which is not refused. `forms` maps each key to the
+    form it belongs to, as the hint shows it.
+    """
+
+    def check(expression: str) -> str:
+        key = expression.strip()
+        if key in forms:
+            raise PydanticCustomError(
+                KEY_AS_TEXT,
+                "'{key}' would read a field named {key} from the answer",
+                {"key": key, "form": forms[key]},
+            )
+        return expression
+
+    return AfterValidator(check)
+
+
+_ABSENT_FORM = "{absent: true}"
+_CITATION_FORM = "{from_text: <regular expression>}"
+_DECISION_FORM = "{from_text: {<language>: [<phrase>, ...]}}"
+# Every key of every mapping form, with the form it belongs to (a test keeps these whole).
+_ABSENT_KEYS = {"absent": _ABSENT_FORM}
+_CITATION_KEYS = {
+    **_ABSENT_KEYS,
+    "from_text": _CITATION_FORM,
+    "remove_from_text": "{from_text: <regular expression>, remove_from_text: true}",
+}
+_DECISION_KEYS = {**_ABSENT_KEYS, "from_text": _DECISION_FORM}
+
 # A field is read with a JMESPath expression (a string), derived, or absent.
 TextSource = JMESPath
-_Text = Annotated[JMESPath, Tag(JMESPATH_TAG)]
 _Absent = Annotated[Absent, Tag("Absent")]
 CitationsSource = Annotated[
-    _Text | Annotated[CitationsFromText, Tag("CitationsFromText")] | _Absent,
+    Annotated[JMESPath, _not_a_key(_CITATION_KEYS), Tag(JMESPATH_TAG)]
+    | Annotated[CitationsFromText, Tag("CitationsFromText")]
+    | _Absent,
     _by_shape(
         "a JMESPath string, {from_text: <regular expression>} or {absent: true}",
         ("absent", Absent),
@@ -299,10 +339,13 @@ CitationsSource = Annotated[
     ),
 ]
 IdsSource = Annotated[
-    _Text | _Absent, _by_shape("a JMESPath string or {absent: true}", otherwise=Absent)
+    Annotated[JMESPath, _not_a_key(_ABSENT_KEYS), Tag(JMESPATH_TAG)] | _Absent,
+    _by_shape("a JMESPath string or {absent: true}", otherwise=Absent),
 ]
 DecisionSource = Annotated[
-    _Text | Annotated[DecisionFromText, Tag("DecisionFromText")] | _Absent,
+    Annotated[JMESPath, _not_a_key(_DECISION_KEYS), Tag(JMESPATH_TAG)]
+    | Annotated[DecisionFromText, Tag("DecisionFromText")]
+    | _Absent,
     _by_shape(
         "a JMESPath string, {from_text: {<language>: [<phrase>, ...]}} or {absent: true}",
         ("absent", Absent),

@@ -47,6 +47,7 @@ from gauntlet.targets.spec import (
     ENV_NAME_PATTERN,
     ENV_REFERENCE,
     HEADER_NAME_PATTERN,
+    KEY_AS_TEXT,
     PLACEHOLDER,
     TARGET_FILE_ADAPTER,
     TARGET_FILE_VERSION,
@@ -281,6 +282,14 @@ def _describe(
     common = describe_common(error, path, written)
     if common is not None:
         return (*common, None)
+    if kind == KEY_AS_TEXT:  # `context_ids: absent`, the braces of `{absent: true}` left out
+        key = ctx["key"]
+        return (
+            f"{name}: {error['msg']}",
+            f"did you mean `{field}: {ctx['form']}`? For a field really named {key}, quote it "
+            f"as JMESPath does: '\"{key}\"'",
+            None,
+        )
     if kind == "shape":
         return f"{name}: expected {error['msg']}, got {kind_of(value, written)}", None, None
     if kind == "string_pattern_mismatch":

@@ -14,13 +14,15 @@ import os
 import shutil
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import jsonschema
 import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from gauntlet.cases.yaml_nodes import read_document
 from gauntlet.errors import ConfigErrors, ConfigSchemaError, ConfigSyntaxError
@@ -863,3 +865,53 @@ def test_every_kind_of_target_file_has_the_kind_its_results_record() -> None:
     kinds = {get_args(spec.model_fields["kind"].annotation)[0] for spec in get_args(TargetSpec)}
     assert kinds == {"gauntlet", "openai-chat", "http"}
     assert set(TARGET_FILE_KINDS) == kinds
+
+
+# ------------------------------------------------------------------ a key written as JMESPath
+
+
+def _leaves(annotation: Any) -> Iterator[Any]:
+    """The types a field's annotation allows, `Annotated` and unions taken apart."""
+    if get_origin(annotation) is Annotated:
+        yield from _leaves(get_args(annotation)[0])
+    elif get_origin(annotation) in (Union, UnionType):
+        for member in get_args(annotation):
+            yield from _leaves(member)
+    else:
+        yield annotation
+
+
+def _text_or_mapping_fields() -> Iterator[tuple[str, str, list[type[BaseModel]]]]:
+    """(kind, field, its mapping forms) for every response field that also takes JMESPath."""
+    for kind, spec in (("openai-chat", OpenAIChatSpec), ("http", HttpSpec)):
+        response = spec.model_fields["response"].annotation
+        assert isinstance(response, type) and issubclass(response, BaseModel)
+        for field, info in response.model_fields.items():
+            branches = list(_leaves(info.annotation))
+            forms = [b for b in branches if isinstance(b, type) and issubclass(b, BaseModel)]
+            if str in branches and forms:
+                yield kind, field, forms
+
+
+def test_every_key_of_a_mapping_form_written_as_jmespath_is_refused_with_its_form() -> None:
+    # Trap: `context_ids: absent` was read as a field named `absent`; a form added to one
+    # field (or a field added with forms) without the check would slip through again.
+    checked = 0
+    for kind, field, forms in _text_or_mapping_fields():
+        head = (
+            "kind: http\nurl: http://127.0.0.1:9/ask\nbody: {q: '{{ prompt }}'}\n"
+            "response:\n  text: answer\n"
+            if kind == "http"
+            else "kind: openai-chat\nbase_url: http://127.0.0.1:9/v1\nmodel: m\nresponse:\n"
+        )
+        for key in sorted({key for form in forms for key in form.model_fields}):
+            errors = _errors(f"version: 1\n{head}  {field}: {key}\n")
+            refused = [e for e in errors if f"response.{field}: '{key}' would read" in e]
+            assert len(refused) == 1, (kind, field, key, errors)
+            assert f"did you mean `{field}: {{{key}: " in refused[0] or (
+                key == "remove_from_text" and "remove_from_text: true}`?" in refused[0]
+            ), refused[0]
+            quoted = _errors(f"version: 1\n{head}  {field}: '\"{key}\"'\n")
+            assert not [e for e in quoted if f"response.{field}:" in e], quoted
+            checked += 1
+    assert checked >= 11  # 4 openai-chat keys + 7 http ones, or the walk found nothing
