@@ -131,6 +131,36 @@ def test_the_timeout_hint_counts_the_answers_cut_at_max_tokens(
     ) in result.stdout, result.show()
 
 
+def _slow_even_for_the_pre_flight_check() -> web.Application:
+    async def complete(request: web.Request) -> web.Response:
+        await asyncio.sleep(3)
+        return web.json_response({"choices": []})
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", complete)
+    return app
+
+
+@pytest.mark.network
+def test_a_pre_flight_check_that_times_out_names_the_deadline_and_max_tokens(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: "pre-flight check failed: no complete answer within 0.3 s" and nothing more, when
+    # the fix is one of two settings the user wrote.
+    with running_app(_slow_even_for_the_pre_flight_check()) as base_url:
+        target = _openai(tmp_path, base_url, "http: {timeout: 0.3, retries: 1}\n")
+        result = run_cli(
+            "run", "--target", target, "--cases", _cases(tmp_path), "--out", tmp_path / "r.json"
+        )
+    assert result.code == 2, result.show()
+    assert "pre-flight check failed: no complete answer within 0.3 s" in result.stderr
+    assert (
+        "the check asks one short question, so the deadline is too short for this model "
+        "(raise it: http.timeout in a target file, --timeout with --http-url) or max_tokens "
+        "lets it talk too long"
+    ) in result.stderr, result.show()
+
+
 @pytest.mark.network
 def test_a_run_without_timeouts_gives_no_timeout_hint(tmp_path: Path, run_cli: RunCli) -> None:
     # Trap: a hint printed whatever happened reads as noise and is soon ignored.

@@ -27,7 +27,7 @@ from gauntlet.cases.loader import SuiteSet
 from gauntlet.cases.model import AnyCase
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.defaults import DEFAULT_CONCURRENCY
-from gauntlet.errors import Interrupted, TargetError, UsageError
+from gauntlet.errors import Interrupted, TargetError, TargetTimeoutError, UsageError
 from gauntlet.redact import Redactor
 from gauntlet.run.fields import Needs, check_probe, check_supplied
 from gauntlet.run.journal import Journal
@@ -199,6 +199,14 @@ def _raised(error: BaseException) -> str:
     `SystemExit` and the rest of `BaseException` among them, is "the target raised" it.
     """
     return str(target_raised(error))
+
+
+_SLOW_PROBE = (
+    "the check asks one short question, so the deadline is too short for this model "
+    "(raise it: http.timeout in a target file, --timeout with --http-url) or max_tokens "
+    "lets it talk too long"
+)
+"""What a pre-flight check that timed out adds: the two settings that decide it."""
 
 
 CaseDone = Callable[[Scheduled, list[Observation]], None]
@@ -571,6 +579,8 @@ class _Session:
             )
         try:
             return probing.result()
+        except TargetTimeoutError as exc:
+            raise type(exc)(f"{what} failed: {exc}; {_SLOW_PROBE}") from exc
         except TargetError as exc:
             raise type(exc)(f"{what} failed: {exc}") from exc
 
