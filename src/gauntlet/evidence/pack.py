@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from gauntlet.canonical import canonical_text
-from gauntlet.cases.model import GateName, GoldenMatch, ParityRule
+from gauntlet.cases.model import GateName, GoldenMatch, ParityRule, SuiteOption
 from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import SAFETY_GATES, Drift, compare
@@ -47,7 +47,7 @@ from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.version import __version__
 
-EVIDENCE_SCHEMA_VERSION = 8
+EVIDENCE_SCHEMA_VERSION = 9
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -73,7 +73,8 @@ each pair whose sides differ with every side's case, outcome and reason (`parity
 run's latency and tokens with their z rule, and the case regressions with their binomial
 p-values (see `gauntlet.history.stats`). 8 added each gate's `state` (`pass`, `fail`, `not_run`):
 a gate an interrupted run left short of its threshold by unasked cases alone is not run, not
-failed."""
+failed. 9 added the suite options given for the run (`run.run_options`), each with what its
+suite's file said."""
 
 
 class VerdictStatus(StrEnum):
@@ -153,6 +154,9 @@ class RunFacts(Record):
     README's "What a results file proves")."""
     answers_cut: int = 0
     """Answers stored cut at the per-answer limit, each with its length and sha256."""
+    run_options: tuple[SuiteOption, ...] = ()
+    """The suite options given for the run (`--suite-option`), each with what its suite's
+    file said: the run was not the files' alone."""
 
 
 class LanguageCounts(Record):
@@ -544,6 +548,7 @@ def build_pack(
                 for case in results.cases
                 for trial in case.trials
             ),
+            run_options=results.plan.options,
         ),
         verdict=_verdict(results),
         judge=_judge(results),

@@ -23,6 +23,7 @@ from gauntlet.cases.model import (
     JudgeFamily,
     LanguageTag,
     ParityRule,
+    SuiteOption,
 )
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.errors import ExitCode
@@ -32,7 +33,7 @@ from gauntlet.record import Reason, Record
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName
 
-RESULTS_SCHEMA_VERSION = 7
+RESULTS_SCHEMA_VERSION = 8
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -52,7 +53,8 @@ and `pairs_differing` (a version 5 file is read as one without pairs, its parity
 7 added each case's `definition` (the case as the run loaded it, so a reader scores every
 stored answer again through its gate), each ask's and turn's `cut` (an answer stored cut at
 `gauntlet.limits.MAX_ANSWER_BYTES`) and the run's optional `signature`; a version 6 file is
-read as one without them, its answers not scored again.
+read as one without them, its answers not scored again. 8 added the plan's `options`: the
+suite options given for the run (`--suite-option`); a version 7 file is read as one without.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -536,6 +538,9 @@ class Plan(Record):
     (prompt, turns, markers, expected answer), so an edited suite is another plan."""
     repeat: int
     """`--repeat` as given (a suite may ask more)."""
+    options: tuple[SuiteOption, ...] = ()
+    """The suite options given for the run (`--suite-option`), each applied as if its suite's
+    file said it; the digest covers them."""
 
 
 class WaiverState(StrEnum):
