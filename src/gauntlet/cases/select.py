@@ -68,9 +68,9 @@ def select_suites(
     excluded: Sequence[str] = (),
     load: Callable[[Sequence[Path] | None], SuiteSet] | None = None,
 ) -> SuiteSet:
-    """The suites a run loads: those `suites` names (else every one of `cases`, else the
-    built-in ones), of the `gates` named (else every gate) but the `excluded` ones.
+    """The suites `suites` names (else `cases`, else the built-in ones), of the gates chosen.
 
+    Only the `gates` named are kept (else every gate), and the `excluded` ones left out.
     `load` loads `cases` when `suites` names none (by default: `cases`, else the built-in
     directory).
 
@@ -232,8 +232,7 @@ def apply_suite_options(suites: SuiteSet, options: Sequence[str]) -> SuiteSet:
             if any(o.suite == loaded.suite.suite and o.option == key for o in applied):
                 raise UsageError(
                     _OPTIONS,
-                    f" {printable(repr(text))}: {key} of suite {loaded.suite.suite} is given "
-                    "twice",
+                    f" {printable(repr(text))}: {key} of suite {loaded.suite.suite} is given twice",
                 )
             current[index], option = _applied(loaded, key, value, text)
             applied.append(option)

@@ -412,8 +412,7 @@ def _run(request: RunRequest) -> None:
 
 
 def _load_suites(cases: list[Path] | None, choice: SuiteChoice) -> SuiteSet:
-    """The suites `--cases` and `--suite`, `--gate` and `--exclude-gate` choose, with each
-    `--suite-option` applied.
+    """The suites `--cases`, `--suite`, `--gate` and `--exclude-gate` choose, options applied.
 
     Raises:
         UsageError: a name that chooses nothing, a choice of no suite, or a bad option.

@@ -114,9 +114,7 @@ def test_a_suite_option_is_applied_as_if_the_suite_file_said_it(tmp_path: Path) 
 
 
 def test_a_suite_option_named_by_gate_applies_to_every_suite_of_that_gate() -> None:
-    given = apply_suite_options(
-        select_suites(None), ["grounding.accepts_absent=context_ids"]
-    )
+    given = apply_suite_options(select_suites(None), ["grounding.accepts_absent=context_ids"])
     grounding = [s.suite for s in given.suites if isinstance(s.suite, GroundingSuite)]
     assert grounding and all(s.accepts_absent == ("context_ids",) for s in grounding)
     assert [o.suite for o in given.options] == [s.suite for s in grounding]
