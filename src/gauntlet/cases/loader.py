@@ -32,6 +32,7 @@ from gauntlet.cases.model import (
     JudgeCriterion,
     JudgeRubric,
     ParityRule,
+    SuiteOption,
     Turn,
     pair_shape,
 )
@@ -87,6 +88,8 @@ class SuiteSet:
     """Every suite of one load, in a stable order (by directory argument, then path)."""
 
     suites: tuple[LoadedSuite, ...]
+    options: tuple[SuiteOption, ...] = ()
+    """The suite options given for the run (`--suite-option`), already applied to `suites`."""
 
     @property
     def case_total(self) -> int:

@@ -8,13 +8,14 @@ Every model is frozen and refuses unknown keys.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     PrivateAttr,
     TypeAdapter,
     field_validator,
@@ -24,7 +25,7 @@ from pydantic_core import PydanticCustomError
 
 from gauntlet.defaults import MAX_REPEAT
 from gauntlet.invisible import remove_invisible
-from gauntlet.record import StrictRecord
+from gauntlet.record import Record, StrictRecord
 
 MAX_ID_LENGTH = 128
 
@@ -682,6 +683,9 @@ class SuiteBase(StrictRecord):
         }
     )
 
+    run_options: ClassVar[tuple[str, ...]] = ()
+    """The keys a run may set for this suite (`--suite-option`): what a target can do
+    without, never what lowers the bar (a threshold, a marker)."""
     suite: Identifier
     """The suite's name, unique across every loaded suite."""
     gate: GateName
@@ -749,6 +753,7 @@ class SuiteBase(StrictRecord):
 class GroundingSuite(SuiteBase):
     """A suite of grounding cases."""
 
+    run_options: ClassVar[tuple[str, ...]] = ("accepts_absent",)
     gate: Literal[GateName.GROUNDING]
     accepts_absent: tuple[Literal["context_ids"], ...] = ()
     """`[context_ids]`: run against a target that does not report what it retrieved. Cases
@@ -993,3 +998,16 @@ def case_file_schema() -> dict[str, Any]:
         "description": "One suite of cases for one gate. See docs/case-files.md.",
         **schema,
     }
+
+
+class SuiteOption(Record):
+    """A suite option given for one run (`--suite-option`), applied as if the file said it."""
+
+    suite: Identifier
+    """The suite it was applied to."""
+    option: str
+    """The suite's key, such as `accepts_absent`."""
+    value: JsonValue
+    """What the run applied."""
+    file_value: JsonValue
+    """What the suite's file said (or the key's default, when the file left it out)."""

@@ -70,6 +70,53 @@ CasesOption = Annotated[
 ]
 
 
+SuiteChoiceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--suite",
+        metavar="NAME|PATH",
+        help="Run only this suite (repeatable): a built-in one as builtin:NAME or NAME "
+        "(builtin:refusal, refusal), a suite of --cases by its name, or a case file's path.",
+        show_default=False,
+    ),
+]
+
+
+GateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--gate",
+        metavar="GATE",
+        help="Run only the suites of this gate (repeatable).",
+        show_default=False,
+    ),
+]
+
+
+ExcludeGateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude-gate",
+        metavar="GATE",
+        help="Leave out the suites of this gate (repeatable).",
+        show_default=False,
+    ),
+]
+
+
+SuiteSettingOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--suite-option",
+        metavar="SUITE.OPTION=VALUE",
+        help="Set a suite's option for this run, as if its file said it, e.g. "
+        "grounding.accepts_absent=context_ids (SUITE: a gate, a suite's name or file stem; "
+        "repeatable). Recorded in the results, the plan digest and the evidence pack.",
+        show_default=False,
+    ),
+]
+
+
 WaiversOption = Annotated[
     Path | None,
     typer.Option(

@@ -13,8 +13,12 @@ import typer
 from gauntlet.cli.console import stderr, stdout
 from gauntlet.cli.options import (
     CasesOption,
+    ExcludeGateOption,
+    GateOption,
     HistoryOption,
     LabelOption,
+    SuiteChoiceOption,
+    SuiteSettingOption,
     TargetFileOption,
     WaiversOption,
     named_options,
@@ -36,6 +40,7 @@ from gauntlet.targets.toy.defects import ToyDefect
 from gauntlet.words import plural
 
 if TYPE_CHECKING:
+    from gauntlet.cases.loader import SuiteSet
     from gauntlet.run.results import Results, Shard, TargetInfo, TargetKind
     from gauntlet.targets.build import BuiltTarget
     from gauntlet.targets.http import Header
@@ -43,6 +48,10 @@ if TYPE_CHECKING:
 
 def run_command(
     cases: CasesOption = None,
+    suite: SuiteChoiceOption = None,
+    gate: GateOption = None,
+    exclude_gate: ExcludeGateOption = None,
+    suite_option: SuiteSettingOption = None,
     target_file: TargetFileOption = None,
     http_url: Annotated[
         str | None,
@@ -219,13 +228,15 @@ def run_command(
 ) -> None:
     """Ask the target every case, score the answers, write the results file, exit 0/1/2/4.
 
-    With no target and no --cases, runs the built-in suites against the Riverbend toy. Exit
+    With no target and no --cases, runs the built-in suites against the Riverbend toy;
+    --suite, --gate and --exclude-gate choose among suites, built-in or not. Exit
     codes: 0 every gate passed; 1 a gate failed; 2 the run could not run or finish (cases
     that got no answer, or an interruption, withhold the verdict); 4 unscoreable.
     """
     _run(
         RunRequest(
             cases=cases,
+            choice=SuiteChoice(suite or [], gate or [], exclude_gate or [], suite_option or []),
             target=TargetRequest(
                 target_file, http_url, callable_spec, toy, toy_defects, header, timeout, retries
             ),
@@ -264,10 +275,31 @@ class TargetRequest:
 
 
 @dataclass(frozen=True)
+class SuiteChoice:
+    """Which suites `gauntlet run` loads, and the suite options it sets, as given."""
+
+    suites: list[str]
+    gates: list[str]
+    excluded: list[str]
+    options: list[str]
+
+    @property
+    def names_files(self) -> bool:
+        """A `--suite` names a case file of the user's, which needs a target as --cases does."""
+        from gauntlet.cases.select import BUILTIN_PREFIX, builtin_files
+
+        builtin = builtin_files()
+        return any(
+            not name.startswith(BUILTIN_PREFIX) and name not in builtin for name in self.suites
+        )
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """`gauntlet run`'s options, as given (see `run_command` for each)."""
 
     cases: list[Path] | None
+    choice: SuiteChoice
     target: TargetRequest
     out: Path
     concurrency: int
@@ -313,10 +345,13 @@ def _run(request: RunRequest) -> None:
     part = _parse_shard(request.shard)
     _check_run_id(request.run_id)
     run_labels = _history_labels(request.history, request.label)
-    choice = _parse_target(request.target, request.cases)
+    needs_target = "--cases" if request.cases else None
+    if needs_target is None and request.choice.names_files:
+        needs_target = "--suite PATH"
+    choice = _parse_target(request.target, needs_target)
     built = _build_target(choice, request.concurrency)
     info = _target_info(built)
-    suites = load_cases(request.cases)
+    suites = _load_suites(request.cases, request.choice)
     if request.strict_waivers and waivers is None:
         raise UsageError("--strict-waivers is for a run with waivers: give --waivers FILE")
     waived = load_waivers_for(waivers, suites)
@@ -382,7 +417,29 @@ def _run(request: RunRequest) -> None:
     raise typer.Exit(exit_code_for(results.verdict))
 
 
-def _parse_target(request: TargetRequest, cases: list[Path] | None) -> TargetChoice:
+def _load_suites(cases: list[Path] | None, choice: SuiteChoice) -> SuiteSet:
+    """The suites `--cases`, `--suite`, `--gate` and `--exclude-gate` choose, options applied.
+
+    Raises:
+        UsageError: a name that chooses nothing, a choice of no suite, or a bad option.
+        ConfigErrors: a case file does not load.
+    """
+    from gauntlet.cases.select import apply_suite_options, select_suites
+
+    with named_options(
+        suites="--suite", gates="--gate", excluded="--exclude-gate", options="--suite-option"
+    ):
+        chosen = select_suites(
+            cases,
+            suites=choice.suites,
+            gates=choice.gates,
+            excluded=choice.excluded,
+            load=load_cases,
+        )
+        return apply_suite_options(chosen, choice.options)
+
+
+def _parse_target(request: TargetRequest, needs_target: str | None) -> TargetChoice:
     """Which target the flags name; each `--header` read (its `${VAR}`s from the environment).
 
     Raises:
@@ -415,9 +472,9 @@ def _parse_target(request: TargetRequest, cases: list[Path] | None) -> TargetCho
         raise UsageError("--timeout and --retries are for HTTP targets (--target, --http-url)")
     if request.callable_spec is not None:
         return TargetChoice(request, headers)
-    if cases and not chosen:
+    if needs_target and not chosen:
         raise UsageError(
-            "--cases needs a target: --target FILE, --http-url URL or --callable "
+            f"{needs_target} needs a target: --target FILE, --http-url URL or --callable "
             "MODULE:FACTORY (a verdict on the toy is not a verdict on your feature; --toy "
             "runs it on purpose)"
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 from gauntlet.canonical import canonical_text
 from gauntlet.cases.builtin import shown_source
-from gauntlet.cases.model import GateName, GoldenMatch, ParityRule
+from gauntlet.cases.model import GateName, GoldenMatch, ParityRule, SuiteOption
 from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import SAFETY_GATES, Drift, compare
@@ -86,7 +86,8 @@ a gate an interrupted run left short of its threshold by unasked cases alone is 
 failed. 9 added each gate's answers as they came (`answers`): how many were cut at `max_tokens`
 (`finish_reason: length`), every finish reason counted and those not reported, and the time to
 first token of its streamed answers (median and p95); and the answers that reported no tokens
-(`run.usage.not_reported`)."""
+(`run.usage.not_reported`). 9 also added the suite options given for the
+run (`run.run_options`), each with what its suite's file said."""
 
 
 class VerdictStatus(StrEnum):
@@ -194,6 +195,9 @@ class RunFacts(Record):
     README's "What a results file proves")."""
     answers_cut: int = 0
     """Answers stored cut at the per-answer limit, each with its length and sha256."""
+    run_options: tuple[SuiteOption, ...] = ()
+    """The suite options given for the run (`--suite-option`), each with what its suite's
+    file said: the run was not the files' alone."""
 
 
 class LanguageCounts(Record):
@@ -587,6 +591,7 @@ def build_pack(
                 for case in results.cases
                 for trial in case.trials
             ),
+            run_options=results.plan.options,
         ),
         verdict=_verdict(results),
         judge=_judge(results),

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 
+from pydantic import JsonValue
+
 from gauntlet.cases.builtin import shown_source
-from gauntlet.cases.model import ID_PATTERN, GateName
+from gauntlet.cases.model import ID_PATTERN, GateName, SuiteOption
 from gauntlet.evidence.drift import COMPETENCE_GATES, SAFETY_GATES, CaseChange, Drift, ScoreChange
 from gauntlet.evidence.mapping import MappingRow
 from gauntlet.evidence.pack import (
@@ -89,6 +91,7 @@ def render_markdown(pack: EvidencePack) -> str:
             if run.target.target_file
             else []
         ),
+        *([f"| run options | {_run_options(run.run_options)} |"] if run.run_options else []),
         f"| tokens reported | {_target_tokens(run.usage)} |",
         f"| results digest | `{pack.results_digest}` |",
         *([f"| custody | {escape(run.custody)} |"] if run.custody else []),
@@ -209,6 +212,23 @@ def render_markdown(pack: EvidencePack) -> str:
         out += _trends_section(pack.trends)
     out += _california_section(pack)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _run_options(options: tuple[SuiteOption, ...]) -> str:
+    """Each suite option given for the run, with what its suite's file said."""
+
+    def shown(value: JsonValue) -> str:
+        items = value if isinstance(value, list) else [value]
+        return "[" + ", ".join(code(str(item)) for item in items) + "]"
+
+    return (
+        "; ".join(
+            f"{code(option.suite)}: {code(option.option)} = {shown(option.value)} (its file: "
+            f"{shown(option.file_value)})"
+            for option in options
+        )
+        + ", given on the command line (`--suite-option`)"
+    )
 
 
 def _tokens(usage: UsageTotals | JudgeUsageTotals) -> str:

@@ -7,7 +7,8 @@ run is refused before the first ask when a loaded suite needs a field the target
 in that suite's languages, and any single answer still missing one is an error, never a pass.
 
 The one field a suite may do without is grounding's `context_ids`, by writing
-`accepts_absent: [context_ids]`: its cases are then checked for citing and abstaining, not for
+`accepts_absent: [context_ids]` (or a run's `--suite-option SUITE.accepts_absent=context_ids`,
+applied as if the file said it): its cases are then checked for citing and abstaining, not for
 citing only what was retrieved, and the evidence pack says so.
 """
 
@@ -38,7 +39,8 @@ _HOW = {
     ),
     FieldName.CONTEXT_IDS: (
         "map it with a JMESPath expression, or let the suite do without it: "
-        "`accepts_absent: [context_ids]`"
+        "`accepts_absent: [context_ids]` in its file, or for this run "
+        "`--suite-option {suite}.accepts_absent=context_ids`"
     ),
     FieldName.REFUSED: (
         "map it with a JMESPath expression, or derive it: "
@@ -51,7 +53,7 @@ _HOW = {
     FieldName.TOOL_CALLS: (
         "map it with a JMESPath expression (an `openai-chat` target reports its calls; a "
         "native one sends `tool_calls` in its answer), or leave out the suites that read "
-        "tool calls by naming the others with --cases"
+        "tool calls with `--exclude-gate` or `--suite`, or by naming the others with --cases"
     ),
 }
 
@@ -145,10 +147,16 @@ def supply_problems(needs: Needs, target: AsyncTarget) -> list[str]:
             problems.extend(
                 f"{shown_source(need.source)}: suite {need.suite} ({need.gate} gate) "
                 f"needs `{field}` in "
-                f"{_and(languages)}, which {target.name} does not supply{why}: {_HOW[field]}"
+                f"{_and(languages)}, which {target.name} does not supply{why}: "
+                f"{_how(field, need.suite)}"
                 for why, languages in missing.items()
             )
     return problems
+
+
+def _how(field: FieldName, suite: str) -> str:
+    """How to supply `field`, or do without it, for `suite` (a suite's name, or a gate's)."""
+    return _HOW[field].replace("{suite}", suite)
 
 
 def _and(items: Sequence[str]) -> str:
@@ -176,7 +184,8 @@ def check_probe(traced: Traced, needs: Needs, expected: Provenance | None = None
     if wanting:
         said = "; ".join(
             f"`{field}` ({traced.provenance[field].rule or 'not in the answer'}), "
-            f"which suites {', '.join(suites)} need: {_HOW[field]}"
+            f"which suites {', '.join(suites)} need: "
+            f"{_how(field, suites[0] if len(suites) == 1 else 'SUITE')}"
             for field, suites in wanting.items()
         )
         raise TargetContractError(f"the pre-flight answer does not supply {said}")
@@ -196,7 +205,8 @@ def probe_problems(traced: Traced, needs: Needs, expected: Provenance | None = N
             if source is not None:
                 problems.append(
                     f"suite {need.suite} ({need.gate} gate) needs `{field}`, which this answer "
-                    f"did not supply ({source.rule or 'not in the answer'}): {_HOW[field]}"
+                    f"did not supply ({source.rule or 'not in the answer'}): "
+                    f"{_how(field, need.suite)}"
                 )
     return problems
 

@@ -23,6 +23,7 @@ from gauntlet.cases.model import (
     JudgeFamily,
     LanguageTag,
     ParityRule,
+    SuiteOption,
 )
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.errors import ExitCode
@@ -54,7 +55,8 @@ stored answer again through its gate), each ask's and turn's `cut` (an answer st
 `gauntlet.limits.MAX_ANSWER_BYTES`) and the run's optional `signature`; a version 6 file is
 read as one without them, its answers not scored again. 8 added each ask's `finish_reason`
 (why the answer ended, as the target said; `length` is an answer cut at `max_tokens`, which the
-case's reason then says); a version 7 file is read as one without it.
+case's reason then says); a version 7 file is read as one without it. 8 also added the plan's
+`options`: the suite options given for the run (`--suite-option`).
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -542,6 +544,9 @@ class Plan(Record):
     (prompt, turns, markers, expected answer), so an edited suite is another plan."""
     repeat: int
     """`--repeat` as given (a suite may ask more)."""
+    options: tuple[SuiteOption, ...] = ()
+    """The suite options given for the run (`--suite-option`), each applied as if its suite's
+    file said it; the digest covers them."""
 
 
 class WaiverState(StrEnum):

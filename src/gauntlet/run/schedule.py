@@ -2,8 +2,9 @@
 
 `schedule` reads the loaded suites and gives every case to ask (all of them, or one shard's)
 with its suite's recorded facts, and the run's `Plan`: how many cases the whole run covers,
-how often each is asked, and a digest of every case as loaded, so a journal or a shard made
-for other cases is refused.
+how often each is asked, the suite options given for the run, and a digest of every case as
+loaded and of those options, so a journal, a shard or a history run made for other cases or
+options is refused or kept apart.
 """
 
 from __future__ import annotations
@@ -79,5 +80,14 @@ def schedule(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -
             index += 1
         if kept:
             infos.append(info)
-    digest = "sha256:" + hashlib.sha256(canonical_json(described)).hexdigest()
-    return Schedule(items, infos, Plan(cases=index, digest=digest, repeat=repeat), shard)
+    options = suites.options
+    planned: object = described
+    if options:
+        # Only then: a plan without options keeps the digest it had before they existed.
+        planned = {
+            "suites": described,
+            "options": [option.model_dump(mode="json") for option in options],
+        }
+    digest = "sha256:" + hashlib.sha256(canonical_json(planned)).hexdigest()
+    plan = Plan(cases=index, digest=digest, repeat=repeat, options=options)
+    return Schedule(items, infos, plan, shard)

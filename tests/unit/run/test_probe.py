@@ -89,7 +89,8 @@ def _probe(
 
 WITHOUT_IDS = (
     "map it with a JMESPath expression, or let the suite do without it: "
-    "`accepts_absent: [context_ids]`"
+    "`accepts_absent: [context_ids]` in its file, or for this run "
+    "`--suite-option ground.accepts_absent=context_ids`"
 )
 ANSWER = {"answer": "Open 9 to 5 [RB-001].", "cited": ["RB-001"], "escalated": False}
 
