@@ -23,6 +23,10 @@ Metrics, over the cases selected (by gate, language and suite; all when none is 
   None when no selected case was answered.
 - `tokens_per_case`: mean tokens per case, only when every selected case reported its tokens;
   None otherwise (a mean over the cases that happened to report would compare unlike runs).
+- `first_token_p50_ms`, `first_token_p95_ms`: percentiles (as latency's) of the time to first
+  token of every answered ask that streamed, over asks as the evidence pack takes them, so a
+  gate's figures are its pack's. None when no selected ask streamed (not reported). Drawn on
+  the dashboard; not among a run's `trends`, whose run-wide cost metrics are `RUN_WIDE`.
 
 The z rule. A comparable run without a value (nothing counted) is skipped. With fewer than
 `MIN_HISTORY` values nothing is flagged ("not enough history"). Otherwise z = (current - mean)
@@ -43,8 +47,9 @@ p = 0.05 (not below the default alpha), failing 3 of 3 gives p = 0.000125.
 Flaky and regressed cases (the one definition; the dashboard and every list use it). A case's
 course is its judged runs among comparable runs (one plan digest), in run order; a run whose
 case errored, was not run or is unjudged, or a run that reached no verdict, tells nothing of
-its answers and is skipped, never read as a failure nor as a break. Each judged run is P (every ask passed), F (no ask passed)
-or M (mixed: some asks passed, some failed; with `--repeat`, whatever the case's outcome).
+its answers and is skipped, never read as a failure nor as a break. Each judged run is P
+(every ask passed), F (no ask passed) or M (mixed: some asks passed, some failed; with
+`--repeat`, whatever the case's outcome).
 
 - Flaky: the outcomes alternate. Some run is M (across the asks of one run), or the course
   changes between P and F more than once (across runs: P,F,P or F,P,F), in any plan's course.
@@ -78,8 +83,17 @@ from gauntlet.history.records import (
 from gauntlet.proportions import percentile
 from gauntlet.words import plural
 
-METRICS = ("pass_rate", "latency_p50_ms", "latency_p95_ms", "tokens_per_case")
-"""The metrics a trend can follow."""
+METRICS = (
+    "pass_rate",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "tokens_per_case",
+    "first_token_p50_ms",
+    "first_token_p95_ms",
+)
+"""The metrics a series can follow."""
+RUN_WIDE = ("latency_p50_ms", "latency_p95_ms", "tokens_per_case")
+"""The cost metrics `trends` judges each run on, over all its cases."""
 MIN_HISTORY = 3
 """Comparable values needed before anything is flagged."""
 FLAT = 1e-9
@@ -188,7 +202,7 @@ def trends(
         selections += [
             ("pass_rate", name, None, suite) for suite in _unique(case.suite for case in of_gate)
         ]
-    selections += [(cost, None, None, None) for cost in METRICS[1:]]
+    selections += [(cost, None, None, None) for cost in RUN_WIDE]
     found = []
     for metric, gate, language, suite in selections:
         points = series(
@@ -423,11 +437,20 @@ def _latency(share: float) -> Callable[[Iterable[CaseRecord]], float | None]:
     return measure
 
 
+def _first_token(share: float) -> Callable[[Iterable[CaseRecord]], float | None]:
+    def measure(cases: Iterable[CaseRecord]) -> float | None:
+        return percentile((first for c in cases for first in c.first_token_ms), share)
+
+    return measure
+
+
 _MEASURES: dict[str, Callable[[Iterable[CaseRecord]], float | None]] = {
     "pass_rate": pass_rate,
     "latency_p50_ms": _latency(0.5),
     "latency_p95_ms": _latency(0.95),
     "tokens_per_case": tokens_per_case,
+    "first_token_p50_ms": _first_token(0.5),
+    "first_token_p95_ms": _first_token(0.95),
 }
 
 
