@@ -9,6 +9,7 @@ computed from values inside it overflows, or comes out infinite or not a number:
 |---|---|---|
 | tokens, of one ask or one case | 0 to `MAX_TOKENS` | stored as not reported (None) |
 | latency, of one ask or one case (ms) | 0 to `MAX_LATENCY_MS`, finite | refused |
+| time to first token, of one streamed ask (ms) | 0 to `MAX_LATENCY_MS`, finite | refused |
 | asks of a case, and passes | 1 to `MAX_REPEAT`; 0 to the asks | refused |
 | a case's place in the plan, a suite's version, a shard | 0 (1) to `MAX_INTEGER` | refused |
 | start and finish | `EARLIEST` to `LATEST` (UTC) | refused |
@@ -48,6 +49,7 @@ __all__ = [
     "MAX_LATENCY_MS",
     "MAX_REPEAT",
     "MAX_TOKENS",
+    "first_token_problem",
     "integer_problem",
     "latency_problem",
     "time_problem",
@@ -84,6 +86,18 @@ def latency_problem(value: object) -> str | None:
             "(a week)"
         )
     return None
+
+
+def first_token_problem(value: object) -> str | None:
+    """Why a time to first token is out of range (a latency's range); None when in it or None.
+
+    It is gauntlet's own measurement of a streamed answer, as a latency is, so it is held to
+    the same range (0 to a week, finite); None is an ask that did not stream (not reported).
+    """
+    if value is None:
+        return None
+    problem = latency_problem(value)
+    return None if problem is None else problem.replace("a latency is", "a time to first token is")
 
 
 def integer_problem(value: object, low: int, high: int = MAX_INTEGER) -> str | None:

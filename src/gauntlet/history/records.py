@@ -70,6 +70,11 @@ class CaseRecord:
     """The median latency of its asks; None when none was answered."""
     tokens: int | None
     """Total tokens over its asks, when every ask reported them; else None."""
+    first_token_ms: tuple[float, ...] = ()
+    """Each answered ask's time to its first streamed piece, in ms, in ask order: one per
+    ask, not the case's median, so a run's median and p95 over them are the evidence pack's
+    own (taken over asks). Empty when no answered ask streamed, or the run was stored before
+    the history kept them (schema 4): not reported."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,8 @@ class Trend:
     """One metric of the newest run against its comparable history: flagged or not, and why."""
 
     metric: str
-    """`pass_rate`, `latency_p50_ms`, `latency_p95_ms` or `tokens_per_case`."""
+    """`pass_rate`, `latency_p50_ms`, `latency_p95_ms`, `tokens_per_case`,
+    `first_token_p50_ms` or `first_token_p95_ms`."""
     family: Family
     gate: str | None
     language: str | None

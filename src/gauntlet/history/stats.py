@@ -13,12 +13,20 @@ Metrics, over the cases selected (by gate, language and suite; all when none is 
 
 - `pass_rate`: passed / (total - waived). A waived case failed and a live waiver tolerated it,
   so it leaves the denominator, as it leaves the pack's pass rates; an errored, unjudged or not
-  run case is never a pass and stays in it. None when nothing counted.
+  run case is never a pass and stays in it. None when nothing counted, and None for a run that
+  reached no verdict (withheld, unscoreable: `gauntlet.history.records.no_verdict`): most of
+  its cases may have got no answer, so its passed share is not a pass rate. Such a run has no
+  pass rate of its own, is in no pass rate's history, and its cases are in no case's
+  regression test nor course (below): it enters no statistic as a pass rate.
 - `latency_p50_ms`, `latency_p95_ms`: percentiles of the cases' (median) latencies, by linear
   interpolation between the closest ranks (the "inclusive" method: `p50` of 1, 2, 3, 4 is 2.5).
   None when no selected case was answered.
 - `tokens_per_case`: mean tokens per case, only when every selected case reported its tokens;
   None otherwise (a mean over the cases that happened to report would compare unlike runs).
+- `first_token_p50_ms`, `first_token_p95_ms`: percentiles (as latency's) of the time to first
+  token of every answered ask that streamed, over asks as the evidence pack takes them, so a
+  gate's figures are its pack's. None when no selected ask streamed (not reported). Drawn on
+  the dashboard; not among a run's `trends`, whose run-wide cost metrics are `RUN_WIDE`.
 
 The z rule. A comparable run without a value (nothing counted) is skipped. With fewer than
 `MIN_HISTORY` values nothing is flagged ("not enough history"). Otherwise z = (current - mean)
@@ -38,9 +46,10 @@ p = 0.05 (not below the default alpha), failing 3 of 3 gives p = 0.000125.
 
 Flaky and regressed cases (the one definition; the dashboard and every list use it). A case's
 course is its judged runs among comparable runs (one plan digest), in run order; a run whose
-case errored, was not run or is unjudged tells nothing of its answers and is skipped, never
-read as a failure nor as a break. Each judged run is P (every ask passed), F (no ask passed)
-or M (mixed: some asks passed, some failed; with `--repeat`, whatever the case's outcome).
+case errored, was not run or is unjudged, or a run that reached no verdict, tells nothing of
+its answers and is skipped, never read as a failure nor as a break. Each judged run is P
+(every ask passed), F (no ask passed) or M (mixed: some asks passed, some failed; with
+`--repeat`, whatever the case's outcome).
 
 - Flaky: the outcomes alternate. Some run is M (across the asks of one run), or the course
   changes between P and F more than once (across runs: P,F,P or F,P,F), in any plan's course.
@@ -54,7 +63,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from statistics import fmean, stdev
 
@@ -69,12 +78,22 @@ from gauntlet.history.records import (
     RegressedCase,
     RunRecord,
     Trend,
+    no_verdict,
 )
 from gauntlet.proportions import percentile
 from gauntlet.words import plural
 
-METRICS = ("pass_rate", "latency_p50_ms", "latency_p95_ms", "tokens_per_case")
-"""The metrics a trend can follow."""
+METRICS = (
+    "pass_rate",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "tokens_per_case",
+    "first_token_p50_ms",
+    "first_token_p95_ms",
+)
+"""The metrics a series can follow."""
+RUN_WIDE = ("latency_p50_ms", "latency_p95_ms", "tokens_per_case")
+"""The cost metrics `trends` judges each run on, over all its cases."""
 MIN_HISTORY = 3
 """Comparable values needed before anything is flagged."""
 FLAT = 1e-9
@@ -132,6 +151,12 @@ def series(
     }
     family = _family(metric, gate, [case for cases in selected.values() for case in cases])
     measure = _MEASURES[metric]
+
+    def value_of(run: RunRecord) -> float | None:
+        if metric == "pass_rate" and no_verdict(run) is not None:
+            return None  # its passed share is not a pass rate: not its value, nor a baseline
+        return measure(selected[run.key])
+
     points = []
     for run in sorted(history.runs, key=_order):
         if not selected[run.key]:
@@ -139,10 +164,13 @@ def series(
         values = tuple(
             value
             for other in comparable_runs(history, run, window=window, compare_on=compare_on)
-            if (value := measure(selected[other.key])) is not None
+            if (value := value_of(other)) is not None
         )
-        value = measure(selected[run.key])
+        value = value_of(run)
         trend = _judge(metric, family, (gate, language, suite), value, values, threshold)
+        word = no_verdict(run) if metric == "pass_rate" else None
+        if word is not None:
+            trend = replace(trend, rule=f"no value in this run: it reached no verdict ({word})")
         points.append(Point(run=run, value=value, trend=trend))
     return tuple(points)
 
@@ -174,7 +202,7 @@ def trends(
         selections += [
             ("pass_rate", name, None, suite) for suite in _unique(case.suite for case in of_gate)
         ]
-    selections += [(cost, None, None, None) for cost in METRICS[1:]]
+    selections += [(cost, None, None, None) for cost in RUN_WIDE]
     found = []
     for metric, gate, language, suite in selections:
         points = series(
@@ -206,8 +234,14 @@ def case_regressions(
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
     run = _run(history, run_key)
+    if no_verdict(run) is not None:
+        return ()  # its failures are not judged: most of its cases may have got no answer
     by_run = _cases_by_run(history)
-    earlier = comparable_runs(history, run, window=window, compare_on=compare_on)
+    earlier = [
+        other
+        for other in comparable_runs(history, run, window=window, compare_on=compare_on)
+        if no_verdict(other) is None
+    ]
     found = []
     for case in by_run.get(run_key, ()):
         if case.outcome not in _COUNTED or case.passes >= case.repeats:
@@ -349,11 +383,12 @@ def _courses(history: History, plan_digest: str | None) -> list[_Course]:
     for run in sorted(history.runs, key=_order):
         if plan_digest not in (None, run.plan_digest):
             continue
+        judged = no_verdict(run) is None
         for case in by_run.get(run.key, ()):
             key = (case.suite, case.gate, case.case_id, case.language)
             course = courses.setdefault(key, _Course(key))
             course.appearances += 1
-            if case.outcome not in _COUNTED or case.repeats < 1:
+            if not judged or case.outcome not in _COUNTED or case.repeats < 1:
                 continue
             course.passes += case.passes
             course.trials += case.repeats
@@ -402,11 +437,20 @@ def _latency(share: float) -> Callable[[Iterable[CaseRecord]], float | None]:
     return measure
 
 
+def _first_token(share: float) -> Callable[[Iterable[CaseRecord]], float | None]:
+    def measure(cases: Iterable[CaseRecord]) -> float | None:
+        return percentile((first for c in cases for first in c.first_token_ms), share)
+
+    return measure
+
+
 _MEASURES: dict[str, Callable[[Iterable[CaseRecord]], float | None]] = {
     "pass_rate": pass_rate,
     "latency_p50_ms": _latency(0.5),
     "latency_p95_ms": _latency(0.95),
     "tokens_per_case": tokens_per_case,
+    "first_token_p50_ms": _first_token(0.5),
+    "first_token_p95_ms": _first_token(0.95),
 }
 
 

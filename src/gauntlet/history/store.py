@@ -21,7 +21,7 @@ import stat
 import statistics
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from gauntlet.evidence.digest import results_digest
 from gauntlet.files import describe_kind
 from gauntlet.history.numbers import (
     MAX_REPEAT,
+    first_token_problem,
     integer_problem,
     latency_problem,
     time_problem,
@@ -165,6 +166,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         f" CHECK (parity IS NULL OR parity IN ({_PARITY}))",
         "ALTER TABLE cases ADD COLUMN pair TEXT",
     ),
+    # 4: each answered ask's time to its first streamed piece (NULL: it did not stream, got
+    # no answer, or was stored before: not reported).
+    (
+        "ALTER TABLE trials ADD COLUMN first_token_ms REAL"
+        " CHECK (first_token_ms IS NULL OR first_token_ms >= 0)",
+    ),
 )
 """Every schema change, oldest first: applying steps `MIGRATIONS[v:]` to a version-`v` file
 brings it to `HISTORY_SCHEMA_VERSION`. A change is a new entry here, never an edit of one."""
@@ -291,6 +298,15 @@ def _case_latency(trials: Sequence[Trial]) -> float | None:
     return statistics.median(answered) if answered else None
 
 
+def _first_token(trial: Trial) -> float | None:
+    """An ask's time to first token as the history keeps it: only an answered ask's."""
+    return trial.first_token_ms if trial.response is not None else None
+
+
+def _case_first_tokens(trials: Sequence[Trial]) -> tuple[float, ...]:
+    return tuple(first for trial in trials if (first := _first_token(trial)) is not None)
+
+
 def _case_tokens(trials: Sequence[Trial]) -> int | None:
     counts = [_tokens(trial.usage) for trial in trials]
     if not counts or any(count is None for count in counts):
@@ -346,6 +362,7 @@ def records_of(
             repeats=case.repeats,
             latency_ms=_case_latency(case.trials),
             tokens=_case_tokens(case.trials),
+            first_token_ms=_case_first_tokens(case.trials),
         )
         for case in results.cases
     )
@@ -384,9 +401,12 @@ def number_problems(results: Results) -> list[str]:
             if problem is not None:
                 problems.append(f"{where}.{name}: {problem}")
         for ask, trial in enumerate(case.trials, start=1):
-            problem = latency_problem(trial.latency_ms)
-            if problem is not None:
-                problems.append(f"{where}, ask {ask}: latency_ms: {problem}")
+            for name, problem in (
+                ("latency_ms", latency_problem(trial.latency_ms)),
+                ("first_token_ms", first_token_problem(_first_token(trial))),
+            ):
+                if problem is not None:
+                    problems.append(f"{where}, ask {ask}: {name}: {problem}")
     return problems
 
 
@@ -621,8 +641,8 @@ def _insert(
         ],
     )
     connection.executemany(
-        "INSERT INTO trials (run_key, suite, case_id, trial, outcome, latency_ms, tokens) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO trials (run_key, suite, case_id, trial, outcome, latency_ms, tokens, "
+        "first_token_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 run.key,
@@ -632,6 +652,7 @@ def _insert(
                 trial.outcome.value,
                 trial.latency_ms,
                 _tokens(trial.usage),
+                _first_token(trial),
             )
             for result in results.cases
             for number, trial in enumerate(result.trials, start=1)
@@ -698,8 +719,8 @@ def load_history(path: Path) -> History:
         ):
             rows.suites.setdefault(row[0], []).append(row[1:])
         for row in connection.execute(
-            "SELECT run_key, suite, case_id, trial, outcome, latency_ms, tokens FROM trials "
-            "ORDER BY run_key, suite, case_id, trial"
+            "SELECT run_key, suite, case_id, trial, outcome, latency_ms, tokens, first_token_ms "
+            "FROM trials ORDER BY run_key, suite, case_id, trial"
         ):
             rows.asks.setdefault(row[:3], []).append(row[3:])
         # Rows first, each named; then what only SQLite sees (pages, other rules, links); then
@@ -741,18 +762,21 @@ def _records(rows: _Rows) -> tuple[History, list[str]]:
                 f"table cases, run {numbers[row[0]]}, case {printable(str(row[3]))}: {case}"
             )
         else:
-            case_records.append(case)
+            firsts = tuple(ask[4] for ask in rows.asks.get((row[0], row[1], row[3]), []))
+            timed = tuple(float(first) for first in firsts if isinstance(first, int | float))
+            case_records.append(replace(case, first_token_ms=timed))
     return History(runs=tuple(records), cases=tuple(case_records)), problems
 
 
 def _ask_problem(ask: tuple[Any, ...]) -> str | None:
     """Why one row of `trials` breaks its rules (numbers in range, a known outcome)."""
-    _, outcome, latency, tokens = ask
+    _, outcome, latency, tokens, first = ask
     if outcome not in {member.value for member in Outcome}:
         return f"outcome: {printable(str(outcome))!r} is not one of {_OUTCOMES}"
     for column, problem in (
         ("latency_ms", latency_problem(latency)),
         ("tokens", tokens_problem(tokens)),
+        ("first_token_ms", first_token_problem(first)),
     ):
         if problem is not None:
             return f"{column}: {problem}"
@@ -781,7 +805,7 @@ def _derived_problems(history: History, rows: _Rows) -> list[str]:
         for case in cases:
             asks = [
                 StoredAsk(number=number, outcome=outcome, latency_ms=latency, tokens=tokens)
-                for number, outcome, latency, tokens in rows.asks.get(
+                for number, outcome, latency, tokens, _ in rows.asks.get(
                     (run.key, case.suite, case.case_id), []
                 )
             ]

@@ -140,6 +140,7 @@ def render_dashboard(
             pass_charts=[board.layout_chart(spec, runs) for spec in dashboard.pass_rates],
             latency_chart=board.layout_chart(dashboard.latency, runs),
             tokens_chart=board.layout_chart(dashboard.tokens, runs),
+            first_token_charts=[board.layout_chart(spec, runs) for spec in dashboard.first_token],
             **common,
         )
     }

@@ -41,6 +41,8 @@ PASS_RATE = "pass_rate"  # noqa: S105 - a metric's name
 LATENCY_P50 = "latency_p50_ms"
 LATENCY_P95 = "latency_p95_ms"
 TOKENS = "tokens_per_case"
+FIRST_TOKEN_P50 = "first_token_p50_ms"  # noqa: S105 - a metric's name
+FIRST_TOKEN_P95 = "first_token_p95_ms"  # noqa: S105 - a metric's name
 
 
 # Chart geometry, in the SVG's own units: the viewBox is WIDTH x HEIGHT and scales to its box.
@@ -153,6 +155,9 @@ class Dashboard:
     then most trials."""
     regressions: tuple[RegressedCase, ...] = ()
     """Steady regressions (passed, then failed every run since): never listed as flaky."""
+    first_token: tuple[ChartSpec, ...] = ()
+    """One chart per gate: the median and p95 time to first token of its streamed answers,
+    per run (the evidence pack's figures); a run that streamed none has no value."""
 
 
 def load_dashboard(path: Path) -> Dashboard:
@@ -213,6 +218,19 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         series=(Series("all cases", tuple(stats.series(history, metric=TOKENS))),),
         missing="no run reported tokens for every one of its cases",
     )
+    first_token = tuple(
+        ChartSpec(
+            slug=f"first-token-{gate}",
+            title=f"{gate}: time to first token, median and p95",
+            unit="ms",
+            missing=f"no run streamed an answer of the {gate} gate",
+            series=(
+                Series("median", tuple(stats.series(history, metric=FIRST_TOKEN_P50, gate=gate))),
+                Series("p95", tuple(stats.series(history, metric=FIRST_TOKEN_P95, gate=gate))),
+            ),
+        )
+        for gate in gates
+    )
     runs = tuple(
         run_view(history, run, tuple(stats.trends(history, run.key))) for run in history.runs
     )
@@ -225,6 +243,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         tokens=tokens,
         flaky=tuple(stats.flaky_cases(history)),
         regressions=tuple(stats.regressed_cases(history)),
+        first_token=first_token,
     )
 
 
@@ -644,5 +663,11 @@ def labels(pairs: dict[str, str]) -> str:
 
 def metric(trend: Trend, value: float | None) -> str:
     """One of a trend's numbers in the unit of its metric."""
-    unit = {PASS_RATE: "%", LATENCY_P50: "ms", LATENCY_P95: "ms"}.get(trend.metric, "tokens")
+    unit = {
+        PASS_RATE: "%",
+        LATENCY_P50: "ms",
+        LATENCY_P95: "ms",
+        FIRST_TOKEN_P50: "ms",
+        FIRST_TOKEN_P95: "ms",
+    }.get(trend.metric, "tokens")
     return format_value(value, unit)

@@ -71,6 +71,20 @@ def test_a_latency_gauntlet_never_measures_is_refused_when_writing(latency: floa
     assert "between 0 and" in message
 
 
+@pytest.mark.parametrize("first", [1e308, math.inf, math.nan, -1.0, MAX_LATENCY_MS * 2])
+def test_a_time_to_first_token_out_of_its_range_is_refused_when_writing_as_a_latency_is(
+    first: float,
+) -> None:
+    # Trap: a time to first token stored unchecked, so the dashboard's p95 over it is inf.
+    results = _with_first_ask(clean(), first_token_ms=first)
+    with pytest.raises(HistoryError, match="first_token_ms") as raised:
+        records_of(results, {})
+    message = str(raised.value)
+    assert results.cases[0].case_id in message
+    assert "ask 1" in message
+    assert "between 0 and" in message
+
+
 @pytest.mark.parametrize(
     ("edit", "said"),
     [
@@ -125,6 +139,8 @@ def test_a_time_no_history_can_hold_is_refused_when_writing(
         ("UPDATE cases SET latency_ms = 9e999 WHERE position = 0", "table cases, run 1, case "),
         ("UPDATE trials SET latency_ms = 1e308 WHERE trial = 1", "table trials, run 1, case "),
         ("UPDATE trials SET latency_ms = -5 WHERE trial = 1", "table trials, run 1, case "),
+        ("UPDATE trials SET first_token_ms = 1e308 WHERE trial = 1", "table trials, run 1, case "),
+        ("UPDATE trials SET first_token_ms = -5 WHERE trial = 1", "table trials, run 1, case "),
         (
             "UPDATE cases SET tokens = 4611686018427387904 WHERE position = 0",
             "table cases, run 1, case ",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import UTC, datetime, timedelta
 
@@ -627,3 +628,51 @@ def test_mixed_asks_in_any_run_are_always_flaky(asks: int, data: st.DataObject) 
     history = _course(",".join(course))
     assert len(flaky_cases(history)) == 1
     assert regressed_cases(history) == ()
+
+
+# ---------------------------------------------------------------- a run without a verdict
+
+
+def _verdictless(run: RunRecord, verdict: str) -> RunRecord:
+    return dataclasses.replace(run, verdict=verdict)
+
+
+@pytest.mark.parametrize("verdict", ["withheld", "unscoreable"])
+def test_a_run_without_a_verdict_enters_no_statistic_as_a_pass_rate(verdict: str) -> None:
+    # Trap: leaving a withheld or unscoreable run's passed share in the comparable history of
+    # the runs after it (and judging it as a run of its own), so 1 of 20 cases "passed" in a
+    # run that mostly got no answer drags the mean down and hides a real drop, or is flagged.
+    runs = [_run(number) for number in range(1, 6)]
+    runs[3] = _verdictless(runs[3], verdict)
+    cases = [
+        _case(run, f"c{i}", outcome="passed" if run is not runs[3] or i == 0 else "failed")
+        for run in runs
+        for i in range(20)
+    ]
+    history = History(runs=tuple(runs), cases=tuple(cases))
+    points = {point.run.number: point for point in series(history, gate="grounding")}
+    assert points[4].value is None
+    assert not points[4].trend.flagged
+    assert verdict in points[4].trend.rule
+    assert points[5].trend.history == (1.0, 1.0, 1.0)
+    [latest] = [t for t in trends(history, runs[4].key) if t.metric == "pass_rate" and t.suite]
+    assert latest.history == (1.0, 1.0, 1.0)
+    assert all(t.current is None for t in trends(history, runs[3].key) if t.metric == "pass_rate")
+    # Its failures are not regressions, and its asks are no case's history.
+    assert case_regressions(history, runs[3].key) == ()
+    failing = dataclasses.replace(cases[-1], outcome="failed", passes=0)
+    again = History(runs=tuple(runs), cases=(*cases[:-1], failing))
+    [found] = case_regressions(again, runs[4].key)
+    assert (found.passed_before, found.trials_before) == (3, 3)
+
+
+@pytest.mark.parametrize("verdict", ["withheld", "unscoreable"])
+def test_a_run_without_a_verdict_neither_breaks_nor_makes_a_cases_course(verdict: str) -> None:
+    # Trap: reading the cases of a run that reached no verdict as judged runs of a case's
+    # course, so a steady case looks flaky (P,P,F,P) or a steady failure looks like it passed
+    # once and regressed (F,P,F,F), when the odd run is the one that reached no verdict.
+    for shape, kinds in (("P,P,F,P", (False, False)), ("F,P,F,F", (False, False))):
+        history = _course(shape)
+        odd = history.runs[2 if shape.startswith("P") else 1]
+        runs = tuple(_verdictless(run, verdict) if run is odd else run for run in history.runs)
+        assert _kinds(History(runs=runs, cases=history.cases)) == kinds, shape

@@ -25,7 +25,7 @@ from gauntlet.history.store import (
     run_key,
     timestamp,
 )
-from gauntlet.run.results import Outcome, Shard
+from gauntlet.run.results import Outcome, Shard, Verdict
 from gauntlet.targets.contract import Usage
 from tests.unit.history.helpers import clean, drifting, interrupted, later
 
@@ -100,6 +100,42 @@ def test_a_cases_latency_is_the_median_of_its_answered_asks_and_tokens_need_ever
     lone = case.model_copy(update={"trials": (partial,), "repeats": 1})
     _, (stored,) = records_of(results.model_copy(update={"cases": (lone,)}), {})
     assert stored.tokens is None
+
+
+def test_each_streamed_answers_time_to_first_token_is_stored_per_ask_and_read_back(
+    tmp_path: Path,
+) -> None:
+    # Trap: a history that keeps no time to first token (the dashboard cannot show what the
+    # pack shows), or keeps one for an ask that got no answer, so the dashboard's median and
+    # p95 differ from the pack's, which time only answered asks.
+    results = clean()
+    case = results.cases[0]
+    answered = case.trials[0]
+    asks = (
+        answered.model_copy(update={"first_token_ms": 40.0}),
+        answered.model_copy(update={"first_token_ms": None}),
+        answered.model_copy(
+            update={"first_token_ms": 7.0, "response": None, "outcome": Outcome.ERRORED}
+        ),
+        answered.model_copy(update={"first_token_ms": 12.5}),
+    )
+    streamed = case.model_copy(
+        update={"trials": asks, "repeats": 4, "passes": 3, "outcome": Outcome.ERRORED}
+    )
+    results = results.model_copy(
+        update={"cases": (streamed, *results.cases[1:]), "verdict": Verdict.WITHHELD}
+    )
+    _, cases = records_of(results, {})
+    assert cases[0].first_token_ms == (40.0, 12.5)
+    assert all(stored.first_token_ms == () for stored in cases[1:])
+    path = tmp_path / "history.sqlite"
+    append_run(path, results, {})
+    assert load_history(path).cases == cases
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute(
+            "SELECT first_token_ms FROM trials WHERE case_id = ? ORDER BY trial", (case.case_id,)
+        ).fetchall()
+    assert rows == [(40.0,), (None,), (None,), (12.5,)]
 
 
 def test_times_are_written_in_utc_with_microseconds_so_text_order_is_time_order() -> None:
@@ -208,7 +244,7 @@ def test_the_file_is_a_wal_gauntlet_history_of_the_newest_schema(tmp_path: Path)
     assert _rows(path, "PRAGMA journal_mode") == [("wal",)]
     assert _rows(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
     assert _rows(path, "PRAGMA user_version") == [(HISTORY_SCHEMA_VERSION,)]
-    assert HISTORY_SCHEMA_VERSION == 3  # noqa: PLR2004 - the schema this test pins
+    assert HISTORY_SCHEMA_VERSION == 4  # noqa: PLR2004 - the schema this test pins
     assert _rows(path, "PRAGMA integrity_check") == [("ok",)]
 
 
@@ -308,6 +344,20 @@ def test_a_version_1_history_is_upgraded_with_its_rows_and_labels_kept(tmp_path:
     assert len(history.cases) == len(clean().cases)
     # And it takes new runs as any history does.
     assert append_run(path, later(clean(), 5), {"n": "2"}).number == 2
+
+
+def test_a_history_from_before_time_to_first_token_reads_it_as_not_reported(
+    tmp_path: Path,
+) -> None:
+    # Trap: a migration that leaves older asks without the column (every read fails), or
+    # fills it with 0 ms (a time no ask took), where the truth is that none was reported.
+    path = tmp_path / "history.sqlite"
+    _version_1(path)
+    history = load_history(path)
+    columns = [row[1] for row in _rows(path, "PRAGMA table_info(trials)")]
+    assert "first_token_ms" in columns
+    assert _rows(path, "SELECT DISTINCT first_token_ms FROM trials") == [(None,)]
+    assert history.cases and all(case.first_token_ms == () for case in history.cases)
 
 
 def test_a_migration_that_fails_leaves_the_file_as_it_was(

@@ -61,7 +61,8 @@ def seeded_history(count: int = 14) -> History:
     """Healthy runs, then Spanish grounding answers drifting under `--repeat`, then a defect.
 
     Runs 1-8 pass everything; from run 9 `gnd-es-2` passes 2 of 3 asks (flaky); the last run
-    fails every Spanish grounding case, and its latency and tokens jump.
+    fails every Spanish grounding case, and its latency and tokens jump. From run 5 the
+    grounding answers are streamed (a time to first token per ask); the other gates' never are.
     """
     runs: list[RunRecord] = []
     cases: list[CaseRecord] = []
@@ -93,6 +94,11 @@ def seeded_history(count: int = 14) -> History:
                             repeats=repeats,
                             latency_ms=(900.0 if broken else 100.0 + 5 * (number % 3)) + index,
                             tokens=None if number == 2 else (400 if broken else 120 + number % 2),
+                            first_token_ms=tuple(
+                                30.0 + 4 * (number % 3) + 10 * ask + index for ask in range(repeats)
+                            )
+                            if gate == "grounding" and number >= 5  # noqa: PLR2004
+                            else (),
                         )
                     )
     return History(runs=tuple(runs), cases=tuple(cases))
@@ -160,6 +166,12 @@ def _metric(metric: str, cases: list[CaseRecord]) -> float | None:
     if metric == "tokens_per_case":
         tokens = [c.tokens for c in cases]
         return None if None in tokens else sum(t or 0 for t in tokens) / len(tokens)
+    if metric.startswith("first_token_"):
+        firsts = sorted(first for c in cases for first in c.first_token_ms)
+        if not firsts:
+            return None
+        share = 0.5 if metric == "first_token_p50_ms" else 0.95
+        return firsts[min(len(firsts) - 1, round(share * (len(firsts) - 1)))]
     latencies = sorted(c.latency_ms for c in cases if c.latency_ms is not None)
     if not latencies:
         return None

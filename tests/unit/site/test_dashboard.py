@@ -166,7 +166,9 @@ def test_every_chart_is_an_image_with_a_title_a_description_and_its_table(
 ) -> None:
     html = rendered[DASHBOARD_PAGE.file]
     svgs = re.findall(r"<svg[^>]*>.*?</svg>", html, flags=re.DOTALL)
-    assert len(svgs) == 3 + 2  # a chart per gate, then latency and tokens
+    # A chart per gate, then latency and tokens, then time to first token of the one gate
+    # that streamed (the other two gates' are sentences, not images).
+    assert len(svgs) == 3 + 2 + 1
     for svg in svgs:
         assert 'role="img"' in svg
         slug = re.search(r'aria-labelledby="([\w-]+)-title \1-desc"', svg)
@@ -586,3 +588,85 @@ def test_a_run_without_a_verdict_is_not_judged_against_its_history(content: Site
     runs = pages[DASHBOARD_PAGE.file].split('id="runs-data"')[1]
     row = runs[runs.index('href="run-6.html"') :].split("</tr>")[0]
     assert row.endswith('<td class="num">not judged</td>')
+
+
+# ---------------------------------------------------------------- time to first token
+
+
+def _streamed(history: History, runs: set[int]) -> History:
+    """`history` with every grounding case of the runs numbered in `runs` streamed: its asks'
+    times to first token are 10, 20 and 30 ms plus the run's number."""
+    keys = {run.key: run.number for run in history.runs if run.number in runs}
+    return History(
+        runs=history.runs,
+        cases=tuple(
+            CaseRecord(
+                **{
+                    **case.__dict__,
+                    "first_token_ms": tuple(
+                        10.0 * ask + keys[case.run_key] for ask in range(1, case.repeats + 1)
+                    ),
+                }
+            )
+            if case.run_key in keys and case.gate == "grounding"
+            else case
+            for case in history.cases
+        ),
+    )
+
+
+def test_time_to_first_token_is_charted_per_gate_median_and_p95_for_runs_that_streamed(
+    content: SiteContent,
+) -> None:
+    # Trap: a dashboard that shows no time to first token (the pack shows it per gate), or
+    # one that plots a run that did not stream as 0 ms, or mixes gates in one figure.
+    from gauntlet.history import stats  # noqa: PLC0415 - the real statistics, end to end
+
+    history = _streamed(_without_verdict(seeded_history(5), {4: "withheld"}), {2, 3, 4, 5})
+    dash = board.gather_dashboard(history, stats)
+    assert [spec.slug for spec in dash.first_token] == [f"first-token-{g}" for g in dash.gates]
+    grounding = next(s for s in dash.first_token if s.slug == "first-token-grounding")
+    runs = [view.run.number for view in dash.runs]
+    chart = board.layout_chart(grounding, runs)
+    # Run 3: four grounding cases of three asks each, at 13, 23 and 33 ms: median 23 ms, and
+    # p95 between the 11th and 12th of twelve: 33 ms. Run 1 did not stream; run 4 withheld.
+    assert dict(chart.rows) == {
+        1: ("no value", "no value"),
+        2: ("22 ms", "32 ms"),
+        3: ("23 ms", "33 ms"),
+        4: ("withheld", "withheld"),
+        5: ("25 ms, flagged", "35 ms, flagged"),  # a rise over 22, 23, 24 (and 32, 33, 34)
+    }
+    assert [(line.name, [mark.run for mark in line.marks]) for line in chart.lines] == [
+        ("median", [2, 3, 5]),
+        ("p95", [2, 3, 5]),
+    ]
+    assert [gap.run for gap in chart.gaps] == [4]
+    refusal = board.layout_chart(
+        next(s for s in dash.first_token if s.slug == "first-token-refusal"), runs
+    )
+    assert refusal.empty_note.startswith("Nothing to draw: no run streamed")
+    html = render_pages(content, dashboard=dash)[DASHBOARD_PAGE.file]
+    assert 'href="#first-token"' in html
+    assert "<svg" in _section(html, "first-token-grounding")
+    assert "<svg" not in _section(html, "first-token-refusal")
+
+
+def test_time_to_first_token_of_a_history_that_never_streamed_is_a_sentence(
+    content: SiteContent,
+) -> None:
+    # Trap: axes drawn over no streamed answer, reading as a time to first token of 0 ms.
+    from gauntlet.history import stats  # noqa: PLC0415 - the real statistics, end to end
+
+    dash = board.gather_dashboard(seeded_history(4), stats)
+    assert len(dash.first_token) == len(dash.gates)
+    html = render_pages(content, dashboard=dash)[DASHBOARD_PAGE.file]
+    for spec in dash.first_token:
+        chart = board.layout_chart(spec, [1, 2, 3, 4])
+        assert chart.empty_note == (
+            f"Nothing to draw: no run streamed an answer of the {spec.slug[12:]} gate."
+        )
+        assert chart.lines == () and chart.y_ticks == ()
+        section = _section(html, spec.slug)
+        assert f'<p class="no-data">{chart.empty_note}' in section
+        assert "<svg" not in section and "<table" not in section
