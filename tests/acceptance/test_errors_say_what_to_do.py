@@ -156,8 +156,8 @@ def test_a_pre_flight_check_that_times_out_names_the_deadline_and_max_tokens(
     assert "pre-flight check failed: no complete answer within 0.3 s" in result.stderr
     assert (
         "the check asks one short question, so the deadline is too short for this model "
-        "(raise it: http.timeout in a target file, --timeout with --http-url) or max_tokens "
-        "lets it talk too long"
+        "(raise it: --timeout, or http.timeout in a target file) or max_tokens lets it talk "
+        "too long"
     ) in result.stderr, result.show()
 
 

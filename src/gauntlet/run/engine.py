@@ -203,8 +203,8 @@ def _raised(error: BaseException) -> str:
 
 _SLOW_PROBE = (
     "the check asks one short question, so the deadline is too short for this model "
-    "(raise it: http.timeout in a target file, --timeout with --http-url) or max_tokens "
-    "lets it talk too long"
+    "(raise it: --timeout, or http.timeout in a target file) or max_tokens lets it talk too "
+    "long"
 )
 """What a pre-flight check that timed out adds: the two settings that decide it."""
 
