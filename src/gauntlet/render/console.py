@@ -66,7 +66,7 @@ def summary_lines(
     suites = len(results.suites)
     lines.append(
         Text(
-            f"{printable(results.target.name)}: {results.totals.total} cases in "
+            f"{printable(results.target.name)}: {plural(results.totals.total, 'case')} in "
             f"{plural(suites, 'suite')}"
         )
     )
