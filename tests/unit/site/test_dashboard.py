@@ -147,6 +147,24 @@ def test_every_new_page_has_the_sites_structure(parsed: dict[str, Page]) -> None
         assert find_endorsement_claims(page.text) == [], name
 
 
+def test_every_section_of_a_page_is_named_apart_from_the_others(
+    rendered: dict[str, str],
+) -> None:
+    # Trap: a gate's time-to-first-token section headed by the gate's name alone, as its
+    # pass-rate section is: two landmarks named "adversarial", which a screen reader's list
+    # of regions cannot tell apart (html-validate's unique-landmark, in `make pages`).
+    for name, html in rendered.items():
+        if not name.endswith(".html"):
+            continue
+        names = [
+            re.sub(r"<[^>]+>", "", heading).strip()
+            for label in re.findall(r'<section aria-labelledby="([^"]+)">', html)
+            for heading in re.findall(rf'id="{re.escape(label)}">(.*?)</h[1-6]>', html)
+        ]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        assert repeated == [], (name, repeated)
+
+
 def test_every_link_resolves_and_every_page_links_the_dashboard(parsed: dict[str, Page]) -> None:
     broken = []
     for name, page in parsed.items():
