@@ -278,3 +278,28 @@ def test_an_answer_whose_patterns_cannot_finish_again_is_refused_never_taken_as_
         in (problems[0])
     )
     assert "ran past its time limit" in problems[0]
+
+
+def test_a_token_count_below_zero_is_refused_never_subtracted_from_the_totals(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: token counts read as any integer, so an edited file's -5000 lowered the pack's
+    # tokens row: no target can have used fewer than none.
+    results = tmp_path / "results.json"
+    assert run_cli("run", "--quiet", "--out", results).code == 0
+
+    def fewer_than_none(data: dict[str, Any]) -> None:
+        data["cases"][0]["trials"][0]["usage"] = {
+            "prompt_tokens": -5000,
+            "completion_tokens": 10,
+            "total_tokens": -4990,
+        }
+
+    _edit(results, fewer_than_none)
+    done = run_cli("report", results, "--format", "json")
+    assert done.code == 2, done.show()
+    assert "prompt_tokens" in done.stderr and "greater than or equal to 0" in done.stderr, (
+        done.show()
+    )
+    assert "internal error" not in done.stderr
+    assert done.stdout == ""

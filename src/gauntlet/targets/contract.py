@@ -191,9 +191,11 @@ class Usage(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    total_tokens: int | None = None
+    # Never below zero: a count no target can have used (a hand-edited results file) would
+    # lower the pack's totals; an OpenAI answer's negative count is already "not reported".
+    prompt_tokens: int | None = Field(default=None, ge=0)
+    completion_tokens: int | None = Field(default=None, ge=0)
+    total_tokens: int | None = Field(default=None, ge=0)
 
 
 def total_usage(reported: Sequence[Usage]) -> Usage | None:

@@ -43,7 +43,7 @@ def _with_first_ask(results: Results, **update: Any) -> Results:
         Usage(total_tokens=2**63),
         Usage(total_tokens=2**64 + 5),
         Usage(total_tokens=MAX_TOKENS + 1),
-        Usage(total_tokens=-1),
+        Usage.model_construct(total_tokens=-1),  # past the model, as a forged file could
         Usage(prompt_tokens=2**62, completion_tokens=2**62),
     ],
 )
