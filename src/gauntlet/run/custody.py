@@ -72,7 +72,7 @@ def custody_statement(results: Results, key: bytes | None) -> str:
     Read with the key, a file has passed `custody_problem` already: its signature matched.
     """
     rescored = (
-        "every stored answer was scored again through its gate and agreed"
+        "every stored answer kept whole and unmasked was scored again through its gate and agreed"
         if results.schema_version >= 7  # noqa: PLR2004 - the format that carries the cases
         else "this file's format predates re-scoring: its outcomes were only re-counted"
     )
