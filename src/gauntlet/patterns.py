@@ -14,6 +14,7 @@ the file is checked by the engine that runs it.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -138,9 +139,34 @@ def user_pattern(source: str, field: str) -> UserPattern:
     return UserPattern(source, field, _compiled(source))
 
 
+MAX_REPEAT = 1000
+"""The largest count a pattern's `{m,n}` may give: `a{1000000000}` costs the engine gigabytes
+to compile, and no check of an answer needs more."""
+
+_COUNTED = re.compile(r"(?<!\\)\{([0-9]+)(?:,([0-9]*))?\}")
+
+
 @lru_cache(maxsize=256)
 def _compiled(source: str) -> regex.Pattern[str]:
+    counts = [int(n) for found in _COUNTED.finditer(source) for n in found.groups() if n]
+    if any(count > MAX_REPEAT for count in counts):
+        raise PatternError(
+            f"a counted repeat above {MAX_REPEAT} ({max(counts)}): the pattern would cost "
+            "more to compile than any check needs"
+        )
     try:
-        return regex.compile(source)
+        compiled = regex.compile(source)
+        # Python's own syntax only: the engine's extensions (a group that calls itself,
+        # fuzzy matching) can run out of memory rather than time.
+        re.compile(source)
     except regex.error as exc:  # its message names the position, counted from 0
         raise PatternError(f"not a regular expression: {exc}") from None
+    except re.error as exc:
+        raise PatternError(
+            f"not a regular expression of Python's syntax, which is the one taken: {exc}"
+        ) from None
+    except (RecursionError, MemoryError, OverflowError):
+        raise PatternError(
+            "nested too deeply, or too large, to compile: a check needs no such pattern"
+        ) from None
+    return compiled

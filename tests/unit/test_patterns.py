@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -71,3 +72,24 @@ def test_a_spent_shared_limit_refuses_the_next_run_at_once() -> None:
         time.sleep(0.02)
         with pytest.raises(PatternTimeout):
             pattern.fullmatch("a")
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("a{1000000000}", "a counted repeat above 1000"),
+        ("(" * 500 + "a" + ")" * 500, "nested too deeply, or too large, to compile"),
+        ("(?(DEFINE)(?<x>(?&x)))(?&x)", "not a regular expression"),
+        ("(?r)abc", "not a regular expression of Python's syntax"),
+    ],
+)
+def test_a_pattern_that_would_exhaust_the_engine_is_refused_worded(source: str, said: str) -> None:
+    # Trap: only the engine's syntax error caught, so a pattern too large or too deep to
+    # compile (or one calling itself, which runs out of memory, not time) ended in an
+    # "internal error" or an out-of-memory kill instead of a located refusal.
+    with pytest.raises(PatternError, match=re.escape(said)):
+        user_pattern(source, "forbid_calls[0].arguments.q")
+
+
+def test_a_counted_repeat_written_as_text_is_not_counted() -> None:
+    assert user_pattern(r"\{5000\}", "f").fullmatch("{5000}")

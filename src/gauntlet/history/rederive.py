@@ -114,7 +114,9 @@ def case_problems(
         else None
     )
     if case.tokens != tokens:
-        problems.append(f"tokens {case.tokens}, but its asks give {tokens or 'none'}")
+        problems.append(
+            f"tokens {case.tokens}, but its asks give {'none' if tokens is None else tokens}"
+        )
     latencies = [ask.latency_ms for ask in asks]
     if case.latency_ms is not None and not (
         latencies and min(latencies) <= case.latency_ms <= max(latencies)

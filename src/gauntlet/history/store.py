@@ -773,6 +773,8 @@ def _ask_problem(ask: tuple[Any, ...]) -> str | None:
     _, outcome, latency, tokens, first = ask
     if outcome not in {member.value for member in Outcome}:
         return f"outcome: {printable(str(outcome))!r} is not one of {_OUTCOMES}"
+    if outcome == Outcome.WAIVED.value:  # as the run's tally holds an ask to it
+        return "outcome: 'waived' is a case's outcome, never an ask's"
     for column, problem in (
         ("latency_ms", latency_problem(latency)),
         ("tokens", tokens_problem(tokens)),

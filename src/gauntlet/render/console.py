@@ -106,7 +106,7 @@ def summary_lines(
             )
             if count
         ]
-        rows.append((cells, ", ".join(gaps) or state.value.upper()))
+        rows.append((cells, ", ".join(gaps) or state.shown))
     widths = [
         max([len(header[i]), *(len(cells[i]) for cells, _ in rows)]) for i in range(len(header) - 1)
     ]
@@ -193,7 +193,7 @@ def timeout_hint(results: Results, settings: RunSettings) -> str | None:
     )
     deadline = f" within {settings.timeout:g} s" if settings.timeout is not None else ""
     said = (
-        f"hint: {len(timed_out)} of {results.totals.total} cases got no complete answer"
+        f"hint: {len(timed_out)} of {plural(results.totals.total, 'case')} got no complete answer"
         f"{deadline}{tried} at concurrency {settings.concurrency}"
     )
     fixes = ["a longer http.timeout (or --timeout)", "a lower --concurrency"]

@@ -31,7 +31,6 @@ from gauntlet.evidence.scores import Distribution
 from gauntlet.evidence.trends import TrendEvidence, TrendsEvidence
 from gauntlet.markdown_table import escape, head, table
 from gauntlet.run.results import (
-    GateState,
     JudgeCheck,
     LanguageCount,
     LanguageKappa,
@@ -148,7 +147,7 @@ def render_markdown(pack: EvidencePack) -> str:
     )
     for gate in pack.gates:
         out.append(
-            f"| {gate.gate.value} | {_state(gate.state)} | {gate.passed}/{gate.total} "
+            f"| {gate.gate.value} | {gate.state.shown} | {gate.passed}/{gate.total} "
             f"| {gate.pass_rate:.2%} | {gate.wilson_low:.1%} to {gate.wilson_high:.1%} "
             f"| {_languages(gate.languages)} | {gate.errored} | {gate.not_run} "
             f"| {gate.unjudged} |"
@@ -856,11 +855,6 @@ def _change(change: CaseChange) -> str:
     return text
 
 
-def _state(state: GateState) -> str:
-    """A gate's state as its table row and heading say it: PASS, FAIL or NOT RUN."""
-    return state.value.replace("_", " ").upper()
-
-
 _GAPS = (Outcome.ERRORED, Outcome.UNJUDGED, Outcome.NOT_RUN)
 """Outcomes that are neither a pass nor a failure, named wherever a change involves one."""
 
@@ -976,7 +970,7 @@ def _california_section(pack: EvidencePack) -> list[str]:
         "",
     ]
     for gate in pack.gates:
-        lines += [f"### {gate.gate.value} ({_state(gate.state)})", ""]
+        lines += [f"### {gate.gate.value} ({gate.state.shown})", ""]
         lines += _rows(gate.informs)
     lines += ["### The self-test doctrine (a property of the harness)", ""]
     lines += _rows(mapping.harness_properties)

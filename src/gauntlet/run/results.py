@@ -101,6 +101,11 @@ class GateState(StrEnum):
     NOT_RUN = "not_run"
     """Cases were left unasked, and had they passed, every suite would have met its threshold."""
 
+    @property
+    def shown(self) -> str:
+        """The state as a table row and a heading say it: PASS, FAIL or NOT RUN."""
+        return self.value.replace("_", " ").upper()
+
 
 class Verdict(StrEnum):
     """The run's verdict, which decides the exit code.

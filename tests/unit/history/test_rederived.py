@@ -191,3 +191,15 @@ def test_every_command_that_reads_a_history_refuses_a_row_that_disagrees(
     assert "table runs, run 1: verdict 'pass', but its cases give" in done.stderr
     assert "PASS" not in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_an_ask_stored_as_waived_is_refused_as_no_ask_ever_is(tmp_path: Path) -> None:
+    # Trap: the history's ask check taking any outcome, where the run's tally errors an ask
+    # recorded `waived` (a case's outcome, given after its asks): an edit of the ask rows
+    # alone could then stand behind a case row edited from failed to waived.
+    path = _edited(
+        tmp_path, "drifting", "UPDATE trials SET outcome = 'waived' WHERE outcome = 'failed'"
+    )
+    said = _refused(path)
+    assert "table trials, run 1, case " in said
+    assert "'waived' is a case's outcome, never an ask's" in said
