@@ -11,7 +11,7 @@ import pytest
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
 from gauntlet.run.journal import Journal
-from gauntlet.run.results import Outcome
+from gauntlet.run.results import Outcome, Results
 from gauntlet.run.results_file import read_results, rederive, rederive_case
 from gauntlet.run.schedule import schedule
 
@@ -303,3 +303,74 @@ def test_a_token_count_below_zero_is_refused_never_subtracted_from_the_totals(
     )
     assert "internal error" not in done.stderr
     assert done.stdout == ""
+
+
+def read_results_data(data: dict[str, Any]) -> Results:
+    return Results.model_validate_json(json.dumps(data))
+
+
+def _flip_to_passed(data: dict[str, Any], case: dict[str, Any]) -> None:
+    for trial in case["trials"]:
+        trial["outcome"], trial["reason"] = "passed", ""
+    case["outcome"], case["reason"] = "passed", ""
+
+
+def test_a_case_whose_definition_was_removed_is_refused_not_taken_as_stored(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: re-scoring skipped for a case with no `definition`, so deleting it along with
+    # flipping the asks rendered a PASS pack that said its answers were scored again.
+    results = tmp_path / "results.json"
+    _failing_run(run_cli, results)
+
+    def forged(data: dict[str, Any]) -> None:
+        for case in data["cases"]:
+            if case["outcome"] == "failed":
+                _flip_to_passed(data, case)
+                del case["definition"]
+        data.update(rederive(read_results_data(data)).model_dump(mode="json"))
+
+    _edit(results, forged)
+    done = run_cli("report", results, "--format", "json")
+    assert done.code == 2, done.show()
+    assert ".definition: missing, but a file of format 7 or later" in done.stderr, done.show()
+
+
+def test_a_conversation_cut_short_is_refused_never_scored_on_its_earlier_turns(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: re-scoring paired the script's turns with the stored ones up to the shorter, so a
+    # conversation with its failing last turn removed was judged on the turns left: a PASS.
+    results = tmp_path / "results.json"
+    ran = run_cli("run", "--quiet", "--toy-defect", "yields_to_pushback", "--out", results)
+    assert ran.code == 1, ran.show()
+
+    def forged(data: dict[str, Any]) -> None:
+        for case in data["cases"]:
+            if case["outcome"] == "failed":
+                for trial in case["trials"]:
+                    if trial["turns"]:
+                        trial["turns"] = trial["turns"][:-1]
+                        trial["response"] = trial["turns"][-1]["response"]
+                _flip_to_passed(data, case)
+        data.update(rederive(read_results_data(data)).model_dump(mode="json"))
+
+    _edit(results, forged)
+    done = run_cli("report", results, "--format", "json")
+    assert done.code == 2, done.show()
+    assert "for a script of 3 turns" in done.stderr, done.show()
+
+
+def test_a_signature_of_any_text_is_refused_worded(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: the stored signature compared as text, which `hmac.compare_digest` refuses with a
+    # TypeError for anything but ASCII: an "internal error" instead of a refused file.
+    monkeypatch.setenv("GAUNTLET_SIGNING_KEY", "k-for-the-test")
+    results = tmp_path / "results.json"
+    assert run_cli("run", "--quiet", "--out", results).code == 0
+    _edit(results, lambda d: d.update(signature="hmac-sha256:é"))
+    done = run_cli("report", results, "--format", "json")
+    assert done.code == 2, done.show()
+    assert "the signature does not match" in done.stderr, done.show()
+    assert "internal error" not in done.stderr

@@ -58,7 +58,8 @@ def custody_problem(results: Results, key: bytes | None) -> str | None:
             f"signature: the file carries no signature, but {SIGNING_KEY} is set: it was "
             "written without the key, or its signature was removed"
         )
-    if not hmac.compare_digest(results.signature, signature_of(results, key)):
+    stored = results.signature.encode("utf-8", "surrogateescape")  # any text, compared as bytes
+    if not hmac.compare_digest(stored, signature_of(results, key).encode("ascii")):
         return (
             f"signature: the signature does not match the file under {SIGNING_KEY}: the file "
             "was changed after it was signed, or signed with another key"

@@ -258,7 +258,7 @@ def rederive_case(case: CaseResult, *, rejudge: bool = True) -> CaseResult:
 
 def case_problems(case: CaseResult, where: str) -> list[str]:
     """How one case breaks the rules of its asks, or disagrees with what they say."""
-    problems = list(_case_structure(case, where))
+    problems = list(_case_structure(case, where, RESULTS_SCHEMA_VERSION))  # a journal's: today's
     if not problems:
         problems += rescore_problems(case, where)
     if not problems:
@@ -328,7 +328,7 @@ def _structure(results: Results) -> list[str]:
                 f"{where}: {case.case_id} does not belong to shard "
                 f"{results.shard.index}/{results.shard.count}"
             )
-        problems += _case_structure(case, where)
+        problems += _case_structure(case, where, results.schema_version)
     shard = results.shard
     if shard is not None and not 1 <= shard.index <= shard.count:
         problems.append(f"shard: {shard.index}/{shard.count} is not a shard")
@@ -340,7 +340,12 @@ def _structure(results: Results) -> list[str]:
     return problems
 
 
-def _case_structure(case: CaseResult, where: str) -> Iterator[str]:
+def _case_structure(case: CaseResult, where: str, version: int) -> Iterator[str]:
+    if version >= RESCORED_SINCE and case.definition is None:
+        yield (
+            f"{where}.definition: missing, but a file of format {RESCORED_SINCE} or later "
+            "carries every case as run, so its answers can be scored again"
+        )
     if not 1 <= case.pass_k <= case.repeats or len(case.trials) != case.repeats:
         yield (
             f"{where}: {len(case.trials)} asks recorded for {case.repeats} repeats and "

@@ -255,6 +255,12 @@ def _scored_again(case: AnyCase, definition: CaseAsRun, trial: Trial) -> _Scored
     waived = frozenset(definition.accepts_absent)
     without = absent_fields(trial.provenance) & waived if trial.provenance else frozenset()
     exact = definition.match is not GoldenMatch.JUDGE
+    if case.turns:
+        # The engine's own rule first: one answer per turn of the script, the last recorded,
+        # so a conversation cut short (or its turns removed) never skips the gate's turn.
+        mismatch = _unmatched(case.turns, response, tuple(t.response for t in trial.turns))
+        if mismatch:
+            return Outcome.ERRORED.value, mismatch, None, ()
     if trial.turns:
         script = case.turns or ()
         turns = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import reprlib
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from gauntlet.display import clipped, masked, printable, unencodable
+from gauntlet.display import masked, printable, unencodable
 from gauntlet.errors import TargetContractError
 from gauntlet.record import Record
 from gauntlet.redact import Secret
@@ -239,15 +240,20 @@ MAX_FINISH_REASON = 40
 """The most characters of a finish reason kept: a server's word, never an essay."""
 
 
+_FINISH_WORD = re.compile(rf"[a-z0-9_]{{1,{MAX_FINISH_REASON}}}")
+
+
 def finish_reason_of(value: object) -> str | None:
     """A finish reason as an answer gave it, made safe to keep; None unless non-empty text.
 
-    A server's word, so hostile like the rest: kept on one line, at most `MAX_FINISH_REASON`
-    characters, secrets masked.
+    A server's word, so hostile like the rest: kept only when it is a word (lower-case letters,
+    digits and `_`, at most `MAX_FINISH_REASON` characters, as `stop`, `length`,
+    `tool_calls`), else not reported. Never cut: a cut text could keep the start of a secret
+    that no mask, which sees only whole secrets, would find.
     """
-    if not isinstance(value, str) or not value:
+    if not isinstance(value, str) or _FINISH_WORD.fullmatch(value) is None:
         return None
-    return clipped(printable(value), MAX_FINISH_REASON)
+    return value
 
 
 @dataclass

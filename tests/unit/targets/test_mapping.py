@@ -1352,16 +1352,18 @@ def test_the_languages_phrases_do_not_cover_are_listed_per_field() -> None:
         ("length", "length"),
         (None, None),
         ("", None),
-        ("cut\nshort\x1b[2J", "cut\\nshort\\x1b[2J"),
-        ("x" * 500, "x" * 39 + "…"),
+        ("cut\nshort\x1b[2J", None),
+        ("x" * 500, None),
+        ("stop sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", None),
+        ("tool_calls", "tool_calls"),
     ],
-    ids=["stop", "length", "null", "empty", "control", "essay"],
+    ids=["stop", "length", "null", "empty", "control", "essay", "secret", "tool_calls"],
 )
-def test_an_answers_finish_reason_is_kept_as_one_short_line_or_not_at_all(
+def test_an_answers_finish_reason_is_kept_as_one_word_or_not_at_all(
     sent: object, kept: str | None
 ) -> None:
-    # Trap: a server's finish reason taken as it came: a line break or an escape sequence in
-    # a reason, a number kept as one, or an essay, where a word belongs.
+    # Trap: a server's finish reason taken as it came, or cut to a length: a line break or an
+    # escape sequence, an essay, or the start of a secret no mask (whole secrets only) finds.
     mapped = map_openai(OPENAI, _completion(sent, content="Hi.", refusal=None), "en")
     assert mapped.finish_reason == kept
 
