@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 import pytest
@@ -27,31 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CASE_FILES_DOC = (ROOT / "docs" / "case-files.md").read_text(encoding="utf-8")
 BENCHMARK_RESULTS = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
-
-CONSOLE = re.compile(r"```console\n\$ gauntlet (?P<args>[^\n]*)\n(?P<output>.*?)```", re.DOTALL)
-
-
-def _examples() -> list[tuple[str, str]]:
-    found = [(m["args"], m["output"]) for m in CONSOLE.finditer(README)]
-    assert len(found) >= 2, "the README's gauntlet examples are gone"
-    return found
-
-
-@pytest.mark.parametrize(("args", "output"), _examples(), ids=lambda value: value[:40])
-def test_readme_console_examples_are_real_output(
-    args: str,
-    output: str,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
-    # Run where the README's relative paths resolve, but write results files elsewhere.
-    for name in ("docs", "suites"):
-        (tmp_path / name).symlink_to(ROOT / name)
-    monkeypatch.chdir(tmp_path)
-    run(shlex.split(args))
-    out, err = capsys.readouterr()
-    assert out + err == output
 
 
 def _documented_keys(heading: str) -> set[str]:
