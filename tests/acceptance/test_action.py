@@ -852,7 +852,9 @@ def test_the_readme_example_uses_a_target_file_end_to_end(tmp_path: Path) -> Non
     # not load, fails on the user's first push.
     from gauntlet.targets.target_file import load_target_file
 
-    workflow_text, target_text = re.findall(r"```yaml\n(.*?)```", _action_section(), re.DOTALL)
+    workflow_text, target_text = re.findall(
+        r"```yaml[^\n]*\n(.*?)```", _action_section(), re.DOTALL
+    )
     # GitHub reads `on` as a key; gauntlet's strict reader refuses it as YAML 1.1's boolean.
     assert "\non:\n" in workflow_text
     workflow = read_document(workflow_text.replace("\non:\n", '\n"on":\n'), "gauntlet.yml").data

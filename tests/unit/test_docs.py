@@ -285,7 +285,7 @@ def test_the_readme_target_file_example_loads_and_is_refused_as_the_readme_says(
 ) -> None:
     """The worked example is a real target file, and the refusal shown is what it gets."""
     section = _section(README, "### Point gauntlet at your feature")
-    [example] = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    [example] = re.findall(r"```yaml[^\n]*\n(.*?)```", section, re.DOTALL)
     [refusal] = re.findall(r"```text\n(.*?)```", section, re.DOTALL)
     (tmp_path / "target.yaml").write_text(example, encoding="utf-8")
     (tmp_path / "system-prompt.txt").write_text("You answer questions.", encoding="utf-8")
@@ -302,7 +302,7 @@ def test_the_readme_quotes_the_llama_cpp_example_as_shipped() -> None:
     # Trap: the README's example is edited (or the shipped file is) and the two drift: the
     # newcomer copies a file nobody runs, while `make real-llm` runs one nobody reads.
     section = _section(README, "### Point gauntlet at your feature")
-    [example] = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    [example] = re.findall(r"```yaml[^\n]*\n(.*?)```", section, re.DOTALL)
     shipped = ROOT / "examples" / "targets" / "llama-cpp.yaml"
     assert example == shipped.read_text(encoding="utf-8")
     assert "gauntlet example target llama-cpp > target.yaml" in section
