@@ -92,8 +92,8 @@ demo: $(STAMP) ## run the built-in suites against the toy, natively, through a t
 demo-history: $(STAMP) ## build build/history/history.sqlite from 13 runs of the toy going from healthy to flaky to broken, and show it
 	$(BIN)/python scripts/demo_history.py
 
-inventory: $(STAMP) ## rewrite the README's gate inventory from the loaded suites
-	$(BIN)/gauntlet inventory --update README.md
+inventory: $(STAMP) ## rewrite the gate inventory in docs/gates.md from the loaded suites
+	$(BIN)/gauntlet inventory --update docs/gates.md
 
 # BASELINE=<git rev>: the pipeline's cost (issue 19) is measured for this tree and for that
 # rev, checked out as a git worktree in build/bench-baseline (made once, moved to the rev after).

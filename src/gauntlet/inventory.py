@@ -1,7 +1,7 @@
 """The gate inventory: suites and cases per gate and language, counted from what was loaded.
 
-`gauntlet inventory --update README.md` rewrites the block between the inventory markers, and
-a test fails when the README's block is not what the harness loads, so the counts cannot rot.
+`gauntlet inventory --update docs/gates.md` rewrites the block between the inventory markers,
+and a test fails when that block is not what the harness loads, so the counts cannot rot.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ INPUTS: dict[str, dict[str, Any]] = ACTION["inputs"]
 OUTPUTS: dict[str, dict[str, Any]] = ACTION["outputs"]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+CI_DOC = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 
 BIN = Path(sys.executable).parent
 """This environment's scripts directory, where `gauntlet` is."""
@@ -789,11 +790,11 @@ def test_every_verdict_word_is_documented() -> None:
     assert described == words
 
 
-# ---------------------------------------------------------------- the README's tables
+# ------------------------------------------------------- docs/ci.md's tables, the README's example
 
 
 def inputs_table() -> str:
-    """The README's inputs table, generated from action.yml."""
+    """The inputs table of docs/ci.md, generated from action.yml."""
     rows = ["| input | default | description |", "|---|---|---|"]
     for name, spec in INPUTS.items():
         default = str(spec.get("default", ""))
@@ -808,29 +809,32 @@ def inputs_table() -> str:
 
 
 def outputs_table() -> str:
-    """The README's outputs table, generated from action.yml."""
+    """The outputs table of docs/ci.md, generated from action.yml."""
     rows = ["| output | description |", "|---|---|"]
     rows += [f"| `{name}` | {spec['description']} |" for name, spec in OUTPUTS.items()]
     return "\n".join(rows) + "\n"
 
 
-def _readme_table(header: str) -> str:
-    section = README.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
-    start = section.index(f"\n{header}\n") + 1
-    end = section.find("\n\n", start)
-    return section[start : end + 1]
+def _docs_table(header: str) -> str:
+    start = CI_DOC.index(f"\n{header}\n") + 1
+    end = CI_DOC.find("\n\n", start)
+    return CI_DOC[start : end + 1]
 
 
-def test_the_readme_inputs_table_is_action_yml() -> None:
-    assert _readme_table("| input | default | description |") == inputs_table()
+def test_the_docs_inputs_table_is_action_yml() -> None:
+    assert _docs_table("| input | default | description |") == inputs_table()
 
 
-def test_the_readme_outputs_table_is_action_yml() -> None:
-    assert _readme_table("| output | description |") == outputs_table()
+def test_the_docs_outputs_table_is_action_yml() -> None:
+    assert _docs_table("| output | description |") == outputs_table()
+
+
+def _readme_section(heading: str) -> str:
+    return README.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
 
 
 def _action_section() -> str:
-    return README.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+    return _readme_section("The GitHub Action")
 
 
 def test_the_readme_example_pins_a_tag_the_release_workflow_makes() -> None:
@@ -852,7 +856,12 @@ def test_the_readme_example_uses_a_target_file_end_to_end(tmp_path: Path) -> Non
     # not load, fails on the user's first push.
     from gauntlet.targets.target_file import load_target_file
 
-    workflow_text, target_text = re.findall(r"```yaml\n(.*?)```", _action_section(), re.DOTALL)
+    # The workflow is the Action's example; the target file it names, the one before it.
+    [workflow_text] = re.findall(r"```yaml[^\n]*\n(.*?)```", _action_section(), re.DOTALL)
+    feature = _readme_section("Point it at your feature")
+    [target_text] = re.findall(r"```yaml[^\n]*\n(.*?)```", feature, re.DOTALL)
+    assert "target-file: evals/target.yaml" in workflow_text
+    assert "`evals/target.yaml`" in feature
     # GitHub reads `on` as a key; gauntlet's strict reader refuses it as YAML 1.1's boolean.
     assert "\non:\n" in workflow_text
     workflow = read_document(workflow_text.replace("\non:\n", '\n"on":\n'), "gauntlet.yml").data

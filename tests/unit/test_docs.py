@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 import pytest
@@ -24,34 +23,11 @@ from gauntlet.targets.toy import PAIRED_GATES
 from gauntlet.words import number_word
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 CASE_FILES_DOC = (ROOT / "docs" / "case-files.md").read_text(encoding="utf-8")
+SELF_TEST_DOC = (ROOT / "docs" / "self-test.md").read_text(encoding="utf-8")
+STATUS_DOC = (ROOT / "docs" / "status.md").read_text(encoding="utf-8")
+TARGETS_DOC = (ROOT / "docs" / "targets.md").read_text(encoding="utf-8")
 BENCHMARK_RESULTS = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
-
-CONSOLE = re.compile(r"```console\n\$ gauntlet (?P<args>[^\n]*)\n(?P<output>.*?)```", re.DOTALL)
-
-
-def _examples() -> list[tuple[str, str]]:
-    found = [(m["args"], m["output"]) for m in CONSOLE.finditer(README)]
-    assert len(found) >= 2, "the README's gauntlet examples are gone"
-    return found
-
-
-@pytest.mark.parametrize(("args", "output"), _examples(), ids=lambda value: value[:40])
-def test_readme_console_examples_are_real_output(
-    args: str,
-    output: str,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
-    # Run where the README's relative paths resolve, but write results files elsewhere.
-    for name in ("docs", "suites"):
-        (tmp_path / name).symlink_to(ROOT / name)
-    monkeypatch.chdir(tmp_path)
-    run(shlex.split(args))
-    out, err = capsys.readouterr()
-    assert out + err == output
 
 
 def _documented_keys(heading: str) -> set[str]:
@@ -109,9 +85,8 @@ def test_the_suite_model_keys_are_the_base_keys_plus_each_gates_extras() -> None
     }
 
 
-def test_the_readme_defect_table_is_the_toys_pairing() -> None:
-    section = README.split("### The self-test", 1)[1].split("\n### ", 1)[0]
-    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+def test_the_self_test_defect_table_is_the_toys_pairing() -> None:
+    rows = [line.split("|") for line in SELF_TEST_DOC.splitlines() if line.startswith("| `")]
     documented = {row[1].strip(" `"): row[3].strip() for row in rows}
     everything = frozenset(GateName)
     expected = {
@@ -138,7 +113,7 @@ _BENCHMARK_TARGET = re.compile(
 _BENCHMARKS_ROW = "| benchmarks (`make bench`) |"
 # A ratio or a size: "1.192×", "214.9 MB". The first in a target's figures is its headline.
 _HEADLINE = re.compile(r"\d[\d,]*(?:\.\d+)?(?:×| MB)")
-# The README's row for one target: `| `make bench` target: TARGET | WORD: HEADLINE |`.
+# The status row for one target: `| `make bench` target: TARGET | WORD: HEADLINE |`.
 _TARGET_ROW = re.compile(
     r"^\| `make bench` target: (?P<target>.+?) \| (?P<state>.*?) \|$", re.MULTILINE
 )
@@ -155,7 +130,7 @@ def _benchmark_targets(results: str) -> dict[str, str]:
 
 
 def _benchmark_states(results: str) -> dict[str, str]:
-    """Each target of RESULTS.md, with what its README row must say: `WORD: HEADLINE`."""
+    """Each target of RESULTS.md, with what its status row must say: `WORD: HEADLINE`."""
     states = {}
     for m in _BENCHMARK_TARGET.finditer(_benchmark_section(results)):
         headline = _HEADLINE.search(m["figures"])
@@ -168,16 +143,16 @@ def _readme_target_rows(readme: str) -> dict[str, str]:
 
 
 def _stale_rows(rows: dict[str, str], states: dict[str, str]) -> list[str]:
-    """How the README's target rows differ from RESULTS.md's targets (nothing: in step)."""
+    """How the status page's target rows differ from RESULTS.md's targets (nothing: in step)."""
     problems = [
-        f"RESULTS.md has {target!r}: the README has no row for it"
+        f"RESULTS.md has {target!r}: the status page has no row for it"
         if target not in rows
-        else f"RESULTS.md says {state!r} of {target!r}; the README row says {rows[target]!r}"
+        else f"RESULTS.md says {state!r} of {target!r}; the status row says {rows[target]!r}"
         for target, state in states.items()
         if rows.get(target) != state
     ]
     problems += [
-        f"the README has a row for {target!r}, which RESULTS.md does not list"
+        f"the status page has a row for {target!r}, which RESULTS.md does not list"
         for target in rows.keys() - states.keys()
     ]
     return problems
@@ -189,7 +164,7 @@ def _benchmarks_row(readme: str) -> str:
 
 
 def _disagreement(row: str, targets: dict[str, str]) -> str | None:
-    """Why the README's status row misstates the targets, or None when it states them."""
+    """Why the status row misstates the targets, or None when it states them."""
     missed = {target: word.lower() for target, word in targets.items() if word != "met"}
     if not missed:
         if "not met" in row.lower() or " met" not in row:
@@ -201,22 +176,22 @@ def _disagreement(row: str, targets: dict[str, str]) -> str | None:
     return None
 
 
-def test_the_readme_status_row_says_what_benchmarks_results_say_of_the_targets() -> None:
-    # The trap: RESULTS.md is regenerated by `make bench`, the README row is typed by hand,
+def test_the_status_row_says_what_benchmarks_results_say_of_the_targets() -> None:
+    # The trap: RESULTS.md is regenerated by `make bench`, the status row is typed by hand,
     # and the row went on saying "not met" after every target was met.
     targets = _benchmark_targets(BENCHMARK_RESULTS)
     assert targets, "benchmarks/RESULTS.md lists no targets under ## Targets"
-    row = _benchmarks_row(README)
+    row = _benchmarks_row(STATUS_DOC)
     problem = _disagreement(row, targets)
     assert problem is None, f"{problem}\nrow:{row}"
 
 
-def test_the_readme_has_a_row_for_each_benchmark_target_with_its_figure() -> None:
-    # A new measure in RESULTS.md needs its README row, and a rerun of `make bench` that
+def test_the_status_page_has_a_row_for_each_benchmark_target_with_its_figure() -> None:
+    # A new measure in RESULTS.md needs its status row, and a rerun of `make bench` that
     # moves a figure needs the row's figure moved too: the row is typed by hand.
     states = _benchmark_states(BENCHMARK_RESULTS)
     assert states, "benchmarks/RESULTS.md lists no targets under ## Targets"
-    problems = _stale_rows(_readme_target_rows(README), states)
+    problems = _stale_rows(_readme_target_rows(STATUS_DOC), states)
     assert not problems, "\n".join(
         [*problems, "copy each target's verdict and headline figure from RESULTS.md"]
     )
@@ -237,12 +212,12 @@ _STATES = {"memory under 300 MB": "met: 214.9 MB", "stream within 1.15x": "NOT M
         (
             "| `make bench` target: memory under 300 MB | met: 210.0 MB |\n"
             "| `make bench` target: stream within 1.15x | NOT MET: 1.267× |\n",
-            ["the README row says 'met: 210.0 MB'"],
+            ["the status row says 'met: 210.0 MB'"],
         ),
         (
             "| `make bench` target: memory under 300 MB | met: 214.9 MB |\n"
             "| `make bench` target: stream within 1.15x | met: 1.267× |\n",
-            ["the README row says 'met: 1.267×'"],
+            ["the status row says 'met: 1.267×'"],
         ),
         (
             "| `make bench` target: memory under 300 MB | met: 214.9 MB |\n"
@@ -301,17 +276,17 @@ def test_the_benchmarks_row_check_tells_a_true_row_from_a_false_one(
 
 
 def _section(text: str, heading: str) -> str:
-    return text.split(heading, 1)[1].split("\n### ", 1)[0]
+    return text.split(heading, 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_readme_target_file_example_loads_and_is_refused_as_the_readme_says(
+def test_the_target_file_example_loads_and_is_refused_as_the_docs_say(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
     """The worked example is a real target file, and the refusal shown is what it gets."""
-    section = _section(README, "### Point gauntlet at your feature")
-    [example] = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    section = _section(TARGETS_DOC, "## Point gauntlet at your feature")
+    [example] = re.findall(r"```yaml[^\n]*\n(.*?)```", section, re.DOTALL)
     [refusal] = re.findall(r"```text\n(.*?)```", section, re.DOTALL)
     (tmp_path / "target.yaml").write_text(example, encoding="utf-8")
     (tmp_path / "system-prompt.txt").write_text("You answer questions.", encoding="utf-8")
@@ -324,11 +299,11 @@ def test_the_readme_target_file_example_loads_and_is_refused_as_the_readme_says(
     assert (code, out, err) == (2, "", refusal)
 
 
-def test_the_readme_quotes_the_llama_cpp_example_as_shipped() -> None:
-    # Trap: the README's example is edited (or the shipped file is) and the two drift: the
+def test_the_docs_quote_the_llama_cpp_example_as_shipped() -> None:
+    # Trap: the docs' example is edited (or the shipped file is) and the two drift: the
     # newcomer copies a file nobody runs, while `make real-llm` runs one nobody reads.
-    section = _section(README, "### Point gauntlet at your feature")
-    [example] = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    section = _section(TARGETS_DOC, "## Point gauntlet at your feature")
+    [example] = re.findall(r"```yaml[^\n]*\n(.*?)```", section, re.DOTALL)
     shipped = ROOT / "examples" / "targets" / "llama-cpp.yaml"
     assert example == shipped.read_text(encoding="utf-8")
     assert "gauntlet example target llama-cpp > target.yaml" in section
@@ -373,3 +348,64 @@ def test_every_placeholder_is_documented_and_no_other() -> None:
     section = TARGET_FILES_DOC.split("Placeholders, written", 1)[1].split("\n\n", 2)[1]
     documented = {row.split("|")[1].strip(" `{}") for row in section.splitlines()[2:]}
     assert documented == {placeholder.value for placeholder in spec.Placeholder}
+
+
+# ------------------------------------------------------------ the README and its pages
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+_LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
+_FENCED = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub makes of a page's headings: lower case, punctuation but `-` and `_`
+    dropped, each space a `-`."""
+    headings = re.findall(r"^#+ (.+)$", _FENCED.sub("", text), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def broken_links(page: Path) -> list[str]:
+    """Each relative link of `page` whose file, or heading in it, does not exist."""
+    text = _FENCED.sub("", page.read_text(encoding="utf-8"))
+    broken = []
+    for target in (m["target"] for m in _LINK.finditer(text)):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and anchor not in _anchors(linked.read_text(encoding="utf-8")):
+            broken.append(f"{target}: no heading makes #{anchor}")
+    return broken
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_relative_link_leads_to_a_file_and_heading_that_exist(page: Path) -> None:
+    # Trap: a section moved out of the README leaves `#secrets` and `docs/x.md#y` links
+    # pointing at headings that are gone; GitHub renders them, and they lead nowhere.
+    assert broken_links(page) == []
+
+
+def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A page\n\n## Its part: one\n", encoding="utf-8")
+    page = tmp_path / "b.md"
+    page.write_text(
+        "[ok](a.md#its-part-one) [gone](c.md) [moved](a.md#secrets) [web](https://x.org/#y)\n"
+        "```text\n[in code](nowhere.md)\n```\n",
+        encoding="utf-8",
+    )
+    assert broken_links(page) == [
+        "c.md: no such file",
+        "a.md#secrets: no heading makes #secrets",
+    ]
+
+
+def test_the_readme_is_a_landing_page_that_links_every_docs_page() -> None:
+    # Trap: the README grows back into a manual (it reached 1,287 lines), or a page moved
+    # out of it is linked from nowhere a newcomer starts.
+    assert README.count("\n") <= 250
+    linked = set(re.findall(r"\]\(docs/([\w-]+\.md)\)", README))
+    pages = {page.name for page in (ROOT / "docs").glob("*.md")}
+    assert pages - linked == set()

@@ -192,7 +192,7 @@ class RunFacts(Record):
     without a judge."""
     custody: str = ""
     """What the results file proves, as this pack read it: re-scored, signed or not (see the
-    README's "What a results file proves")."""
+    docs/evidence-pack.md, "What a results file proves")."""
     answers_cut: int = 0
     """Answers stored cut at the per-answer limit, each with its length and sha256."""
     run_options: tuple[SuiteOption, ...] = ()
