@@ -19,7 +19,7 @@ endif
 export UV_PYTHON_DOWNLOADS := never
 
 .DEFAULT_GOAL := help
-.PHONY: help dev lock verify format-check lint imports types test actions format demo inventory schemas bench clean demo-history dist
+.PHONY: help dev lock verify format-check lint imports types test actions format demo inventory schemas bench clean demo-history dist counts
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -94,6 +94,11 @@ demo-history: $(STAMP) ## build build/history/history.sqlite from 13 runs of the
 
 inventory: $(STAMP) ## rewrite the gate inventory in docs/gates.md from the loaded suites
 	$(BIN)/gauntlet inventory --update docs/gates.md
+
+# Issue 30's counts (functions over 6 parameters or 60 lines, modules importing over 8 gauntlet
+# modules), read with the standard library's ast; BASELINE=<git rev> counts that rev beside.
+counts: ## count long functions, many-parameter functions, many-import modules (BASELINE=<git rev> too)
+	$(PYTHON) scripts/code_counts.py $(if $(BASELINE),--rev "$(BASELINE)")
 
 # BASELINE=<git rev>: the pipeline's cost (issue 19) is measured for this tree and for that
 # rev, checked out as a git worktree in build/bench-baseline (made once, moved to the rev after).

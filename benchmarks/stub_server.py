@@ -30,6 +30,7 @@ import json
 import os
 import signal
 import sys
+import time
 from itertools import pairwise
 
 from aiohttp import web
@@ -50,6 +51,7 @@ ANSWER = {
 BODY = json.dumps(ANSWER, separators=(",", ":")).encode()
 
 CHAT_PATH = "/v1/chat/completions"
+FIRST_ASK_PATH = "/first-ask"
 STREAM_CHUNKS = 20
 """`chat.completion.chunk` events in one streamed answer, the last one's `finish_reason` set."""
 _HEAD = {"id": "chatcmpl-bench", "created": 0, "model": "bench-stub"}
@@ -100,14 +102,23 @@ refusal" (`refusal: null`), as the whole answer's message does."""
 def make_server(latency: float) -> web.Server:
     """A server on aiohttp's low-level `web.Server` (no router, no middleware).
 
-    Any other method or path gets 404 or 405, so a misdirected client fails loudly.
+    Any other method or path gets 404 or 405, so a misdirected client fails loudly, except
+    `GET /first-ask`: when the first POST since the last such GET arrived, by
+    `time.monotonic()` (one clock for every process on Linux), or null; it starts counting anew.
     """
+    first: list[float] = []  # time.monotonic() of the first POST since GET /first-ask
 
     async def answer(request: web.BaseRequest) -> web.StreamResponse:
+        if request.path == FIRST_ASK_PATH and request.method == "GET":
+            body = json.dumps({"first": first[0] if first else None}).encode()
+            first.clear()
+            return web.Response(body=body, content_type="application/json")
         if request.path not in ("/", CHAT_PATH):
             return web.Response(status=404)
         if request.method != "POST":
             return web.Response(status=405, headers={"Allow": "POST"})
+        if not first:
+            first.append(time.monotonic())
         question = await request.read()  # read the question, as a real target would
         if request.path == CHAT_PATH:
             return await chat(request, json.loads(question).get("stream") is True)

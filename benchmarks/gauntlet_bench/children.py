@@ -29,18 +29,23 @@ class ChildRun:
     peak_mb: float
     status: int
     output: str
+    launched: float = 0.0
+    """`time.monotonic()` just before the command was spawned (one clock for every process)."""
+    first_ask: float | None = None
+    """Seconds from the spawn to the stub's first request, when the caller asked the stub."""
 
 
 LAUNCHER = """\
 import os, sys, time
 report, argv = sys.argv[1], sys.argv[2:]
+launched = time.monotonic()
 started = time.perf_counter()
 pid = os.posix_spawn(argv[0], argv, os.environ)
 _, status, usage = os.wait4(pid, 0)
 seconds = time.perf_counter() - started
 import json
 with open(report, "w") as file:
-    json.dump([seconds, status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss], file)
+    json.dump([seconds, status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, launched], file)
 """
 """Runs a command and reports its wall time, exit status, CPU time and peak RSS.
 
@@ -79,8 +84,15 @@ def run_child(
         text = log.read_text(errors="replace")
         if process.returncode != 0 or not report.exists():
             raise RuntimeError(f"the launcher failed ({process.returncode}):\n{text[-2000:]}")
-        seconds, status, cpu, peak_kb = json.loads(report.read_text())
-    return ChildRun(seconds, cpu, peak_kb / 1024.0, os.waitstatus_to_exitcode(status), text)
+        seconds, status, cpu, peak_kb, launched = json.loads(report.read_text())
+    return ChildRun(
+        seconds, cpu, peak_kb / 1024.0, os.waitstatus_to_exitcode(status), text, launched
+    )
+
+
+def since_launch(child: ChildRun, first: float | None) -> float | None:
+    """Seconds from `child`'s spawn to `first` (`time.monotonic()`), or None without one."""
+    return None if first is None else first - child.launched
 
 
 def gauntlet_command() -> list[str]:
@@ -122,8 +134,10 @@ def run_cli(
         *extra,
     ]
     server = stub.cpu_seconds()
+    stub.first_ask()  # forget earlier asks
     child = run_child(argv, env=env)
     server_cpu = stub.cpu_seconds() - server
+    child.first_ask = since_launch(child, stub.first_ask())
     if child.status != 0:
         raise RuntimeError(f"gauntlet run exited {child.status}:\n{child.output[-2000:]}")
     document: dict[str, Any] = json.loads(out.read_text())

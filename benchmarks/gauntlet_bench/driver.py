@@ -18,7 +18,8 @@ from gauntlet_bench import streaming
 from gauntlet_bench.cases import prompts_of, write_case_files
 from gauntlet_bench.children import gauntlet_command, measure_cli
 from gauntlet_bench.config import ONE_RUN_ABOVE
-from gauntlet_bench.goals import GOALS_HEADING, Goals, goals_markdown, run_goals
+from gauntlet_bench.goals import GOALS_HEADING, Goals, run_goals
+from gauntlet_bench.goals_report import goals_markdown
 from gauntlet_bench.loadgen import load_generator
 from gauntlet_bench.markdown import read_section, splice_section
 from gauntlet_bench.measure import (
@@ -147,7 +148,7 @@ def measure_goals(plan: Plan, work: Path) -> Goals:
     return run_goals(
         plan.baseline_src,
         work,
-        cases=plan.goals_cases,
+        sizes=plan.goals_sizes,
         repeats=plan.goals_repeats,
         startup_runs=plan.goals_startup_runs,
         load_runs=plan.goals_load_runs,

@@ -1,4 +1,4 @@
-"""The pipeline's own cost (issue 19, item 6): the working tree against a baseline source tree.
+"""The pipeline's own cost (issue 19 item 6, issue 30 item 9): the working tree against a baseline.
 
 Both trees run in the same run, with the same interpreter, against the same stub and the same
 generated case files, taking turns. A tree is a checkout's `src/` directory, put first on
@@ -8,12 +8,16 @@ script would start it, from the entry point its own `pyproject.toml` declares
 tree. Measured for each tree:
 
 - `gauntlet run` end to end (the whole process, as the main table's (c)) against the raw
-  aiohttp loop, at 50 ms latency, C = 64, 5,000 cases: throughput as a fraction of raw's;
+  aiohttp loop run as a whole process too (interpreter start-up and aiohttp's import
+  included), at 50 ms latency and each size (5,000 cases at C = 64, 2,000 at C = 32):
+  throughput as a fraction of raw's, process against process; the same from each process's
+  first ask to its end (in-loop); and against the raw loop timed inside the driver (issue 19's
+  figure); with the time from the spawn to the stub's first request (start-up to the first ask);
 - start-up: `gauntlet --version` and `gauntlet validate --cases ONE_SMALL_FILE` against bare
   `python -c pass`, medians of many runs;
 - loading 5,000 cases: `load_suites` over the generated files, in a fresh child process,
   imports timed apart;
-- peak memory (`ru_maxrss`) of the `gauntlet run` child, per 1,000 cases.
+- peak memory (`ru_maxrss`) of the `gauntlet run` child, per 1,000 cases, at the first size.
 
 Every verdict is computed from the figures of this run; a goal not met says NOT MET.
 """
@@ -37,16 +41,13 @@ from pathlib import Path
 
 from gauntlet.cases.loader import load_suites
 from gauntlet_bench.cases import prompts_of, write_case_files
-from gauntlet_bench.children import ChildRun, run_child, run_cli
-from gauntlet_bench.config import BENCHMARKS, CASES_PER_FILE
-from gauntlet_bench.markdown import command_line, markdown_table
+from gauntlet_bench.children import ChildRun, run_child, run_cli, since_launch
+from gauntlet_bench.config import BENCHMARKS
 from gauntlet_bench.measure import Sample, measure_raw
 from gauntlet_bench.stub import Stub
 
 GOALS_HEADING = "## Pipeline cost against a baseline (issue 19)"
 LATENCY_MS = 50.0
-CONCURRENCY = 64
-CASES = 5_000
 RUN_FACTOR = 0.85
 """`gauntlet run` end to end keeps at least this fraction of raw aiohttp's throughput."""
 STARTUP_FACTOR = 3.0
@@ -97,6 +98,59 @@ with open(report, "w") as file:
                "cases": cases, "file": sys.modules["gauntlet"].__file__}, file)
 """
 """Times importing the loader, a first `load_suites` (what a command pays) and a second."""
+
+RAW_PROCESS = """\
+import asyncio, json, sys
+import aiohttp
+url, concurrency, prompts_file = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with open(prompts_file, encoding="utf-8") as file:
+    prompts = json.load(file)
+
+async def main():
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        pending = iter(prompts)
+
+        async def worker():
+            for prompt in pending:
+                async with session.post(url, json={"prompt": prompt, "language": "en"}) as reply:
+                    answer = json.loads(await reply.read())
+                    if reply.status != 200 or not answer["text"]:
+                        sys.exit(f"raw aiohttp: HTTP {reply.status}")
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+asyncio.run(main())
+"""
+"""The raw aiohttp loop (`measure._raw`) as a whole process: start-up and import included."""
+
+
+@dataclass(frozen=True)
+class Size:
+    """One size of the end-to-end comparison."""
+
+    cases: int
+    concurrency: int
+
+    @property
+    def label(self) -> str:
+        """`5,000 cases, C = 64`."""
+        return f"{self.cases:,} cases, C = {self.concurrency}"
+
+    @property
+    def ideal(self) -> float:
+        """ceil(N / C) x latency."""
+        return math.ceil(self.cases / self.concurrency) * LATENCY_MS / 1000.0
+
+
+SIZES = (Size(5_000, 64), Size(2_000, 32))
+"""The sizes issue 30 measures; the first is also where memory and loading are measured."""
+
+
+def _median(values: Sequence[float | None]) -> float:
+    """The median of the values that are there, NaN when none is."""
+    present = [value for value in values if value is not None]
+    return statistics.median(present) if present else float("nan")
 
 
 def entry_point(pyproject: Path) -> str:
@@ -204,11 +258,61 @@ def prepare_tree(label: str, src: Path, work: Path) -> Tree:
 
 
 @dataclass
-class GoalRun:
-    """The figures of one tree."""
+class SizeRuns:
+    """Every end-to-end run at one size: the raw loop in the driver and as a process, each tree."""
 
-    runs: list[ChildRun] = field(default_factory=list)
-    """`gauntlet run` end to end."""
+    size: Size
+    raw_loop: list[Sample] = field(default_factory=list)
+    """The raw aiohttp loop timed inside the driver (its event loop only)."""
+    raw_process: list[ChildRun] = field(default_factory=list)
+    """The raw aiohttp loop as a whole process."""
+    runs: dict[str, list[ChildRun]] = field(default_factory=dict)
+    """Each tree's `gauntlet run` processes."""
+
+    def clients(self) -> list[tuple[str, list[ChildRun]]]:
+        """The processes: raw aiohttp, then each tree's `gauntlet run`."""
+        return [("raw aiohttp process", self.raw_process), *self.runs.items()]
+
+    @property
+    def loop_seconds(self) -> float:
+        """The median time of the raw loop inside the driver."""
+        return statistics.median(sample.seconds for sample in self.raw_loop)
+
+    def seconds(self, key: str) -> float:
+        """The median time of a tree's `gauntlet run`."""
+        return statistics.median(run.seconds for run in self.runs[key])
+
+    @property
+    def raw_seconds(self) -> float:
+        """The median time of the raw loop as a process."""
+        return statistics.median(run.seconds for run in self.raw_process)
+
+
+def first_ask(runs: Sequence[ChildRun]) -> float:
+    """The median seconds from the spawn to the first ask."""
+    return _median([run.first_ask for run in runs])
+
+
+def after_first_ask(runs: Sequence[ChildRun]) -> float:
+    """The median seconds from the first ask to the process's end (the in-loop time)."""
+    return _median([None if run.first_ask is None else run.seconds - run.first_ask for run in runs])
+
+
+def peak_mb(runs: Sequence[ChildRun]) -> float:
+    """The median peak RSS, MB."""
+    return statistics.median(run.peak_mb for run in runs)
+
+
+def peak_spread(runs: Sequence[ChildRun]) -> float:
+    """The highest peak RSS less the lowest, MB."""
+    peaks = [run.peak_mb for run in runs]
+    return max(peaks) - min(peaks)
+
+
+@dataclass
+class GoalRun:
+    """The start-up and loading figures of one tree."""
+
     version: list[float] = field(default_factory=list)
     """`gauntlet --version`, seconds."""
     validate: list[float] = field(default_factory=list)
@@ -217,22 +321,6 @@ class GoalRun:
     """The load child's reports: `import`, `first`, `second` seconds."""
     loader: str = ""
     """The module `load_suites` was found in."""
-
-    @property
-    def run_seconds(self) -> float:
-        """The median time of `gauntlet run`."""
-        return statistics.median(run.seconds for run in self.runs)
-
-    @property
-    def peak_mb(self) -> float:
-        """The median peak RSS of `gauntlet run`."""
-        return statistics.median(run.peak_mb for run in self.runs)
-
-    @property
-    def peak_spread(self) -> float:
-        """The highest peak RSS of `gauntlet run` less the lowest, MB."""
-        peaks = [run.peak_mb for run in self.runs]
-        return max(peaks) - min(peaks)
 
     def load(self, key: str) -> float:
         """The median of one figure of the load child (`import`, `first`, `second`)."""
@@ -243,11 +331,10 @@ class GoalRun:
 class Goals:
     """Everything the pipeline-cost section measured."""
 
-    cases: int
     trees: dict[str, Tree]
     started_at: datetime
     load_before: float
-    raw: list[Sample] = field(default_factory=list)
+    sizes: list[SizeRuns] = field(default_factory=list)
     bare: list[float] = field(default_factory=list)
     """`python -c pass`, seconds."""
     figures: dict[str, GoalRun] = field(default_factory=dict)
@@ -255,29 +342,24 @@ class Goals:
     load_after: float = 0.0
 
     @property
-    def raw_seconds(self) -> float:
-        """The median time of the raw aiohttp loop."""
-        return statistics.median(sample.seconds for sample in self.raw)
-
-    @property
     def bare_seconds(self) -> float:
         """The median time of `python -c pass`."""
         return statistics.median(self.bare)
 
     @property
-    def ideal(self) -> float:
-        """ceil(N / C) x latency."""
-        return math.ceil(self.cases / CONCURRENCY) * LATENCY_MS / 1000.0
+    def first(self) -> SizeRuns:
+        """The first size: where memory and loading are measured."""
+        return self.sizes[0]
 
 
 @dataclass(frozen=True)
 class Goal:
-    """One goal's figure for each tree, and its verdict on the working tree."""
+    """One goal's figure for each tree, and its verdict on the working tree (None: context)."""
 
     title: str
     baseline: float
     working: float
-    met: bool
+    met: bool | None
     show: Callable[[float], str]
     """How a figure is written."""
 
@@ -289,130 +371,207 @@ class Goal:
             self.show(self.baseline),
             self.show(self.working),
             f"{change:.2f}×",
-            "met" if self.met else "**NOT MET**",
+            {True: "met", False: "**NOT MET**", None: "context"}[self.met],
         ]
 
     @property
     def verdict(self) -> str:
-        """`met` or `NOT MET`."""
-        return "met" if self.met else "NOT MET"
+        """`met`, `NOT MET` or `context` (a figure shown, not a goal)."""
+        return {True: "met", False: "NOT MET", None: "context"}[self.met]
 
 
-def judge(
-    *,
-    run_ratio: Mapping[str, float],
-    version_ratio: Mapping[str, float],
-    validate_ratio: Mapping[str, float],
-    load_seconds: Mapping[str, float],
-    mb_per_thousand: Mapping[str, float],
-    mb_spread: float = 0.0,
-    cases: int = CASES,
-) -> list[Goal]:
+@dataclass(frozen=True)
+class Figures:
+    """What the goals are judged on: per size, then per tree (`BASELINE`, `WORKING`)."""
+
+    process_ratio: Mapping[Size, Mapping[str, float]]
+    """Raw aiohttp's process time ÷ `gauntlet run`'s."""
+    loop_ratio: Mapping[Size, Mapping[str, float]]
+    """The same from each process's first ask to its end."""
+    first_ask: Mapping[Size, Mapping[str, float]]
+    """Seconds from the spawn of `gauntlet run` to its first ask."""
+    version_ratio: Mapping[str, float]
+    validate_ratio: Mapping[str, float]
+    load_seconds: Mapping[str, float]
+    mb_per_thousand: Mapping[str, float]
+    mb_spread: float = 0.0
+    """The spread of the baseline's own runs' peak memory per 1,000 cases."""
+    load_cases: int = SIZES[0].cases
+
+
+def _ratio(value: float) -> str:
+    return f"{value:.3f}×"
+
+
+def _times(value: float) -> str:
+    return f"{value:.2f}×"
+
+
+def _pair(figures: Mapping[str, float]) -> tuple[float, float]:
+    return figures[BASELINE], figures[WORKING]
+
+
+def _size_goals(figures: Figures) -> list[Goal]:
+    goals: list[Goal] = []
+    for size, ratios in figures.process_ratio.items():
+        where = f"`gauntlet run` at {LATENCY_MS:g} ms, {size.label}"
+        goals += [
+            Goal(
+                f"{where}: at least {RUN_FACTOR}× the throughput of raw aiohttp run as a "
+                "process (process vs process)",
+                *_pair(ratios),
+                ratios[WORKING] >= RUN_FACTOR,
+                _ratio,
+            ),
+            Goal(
+                f"{where}, from the first ask to the end (in-loop), ÷ raw aiohttp's",
+                *_pair(figures.loop_ratio[size]),
+                None,
+                _ratio,
+            ),
+            Goal(
+                f"{where}: start-up, from the spawn to the first ask",
+                *_pair(figures.first_ask[size]),
+                None,
+                lambda value: f"{1000 * value:.0f} ms",
+            ),
+        ]
+    return goals
+
+
+def judge(figures: Figures) -> list[Goal]:
     """Each goal's verdict on the working tree's figure (the baseline's shown beside it).
 
-    `mb_spread` is the spread (highest less lowest) of the baseline's own runs' peak memory per
-    1,000 cases: the working tree's may exceed the baseline's by that much, the noise of
-    `ru_maxrss` from run to run, so that two identical trees are not told apart by chance.
+    Memory may exceed the baseline's by `figures.mb_spread`, the noise of `ru_maxrss` from
+    run to run, so that two identical trees are not told apart by chance.
     """
-
-    def ratio(value: float) -> str:
-        return f"{value:.3f}×"
-
-    def startup(value: float) -> str:
-        return f"{value:.2f}×"
-
-    def pair(key: Mapping[str, float]) -> tuple[float, float]:
-        return key[BASELINE], key[WORKING]
-
-    rows = [
-        (
-            f"`gauntlet run` end to end at {LATENCY_MS:g} ms, C = {CONCURRENCY}, {cases:,} "
-            f"cases: at least {RUN_FACTOR}× raw aiohttp's throughput",
-            pair(run_ratio),
-            run_ratio[WORKING] >= RUN_FACTOR,
-            ratio,
-        ),
-        (
+    spread = figures.mb_spread
+    return [
+        *_size_goals(figures),
+        Goal(
             f"`gauntlet --version` within {STARTUP_FACTOR:g}× `python -c pass`",
-            pair(version_ratio),
-            version_ratio[WORKING] <= STARTUP_FACTOR,
-            startup,
+            *_pair(figures.version_ratio),
+            figures.version_ratio[WORKING] <= STARTUP_FACTOR,
+            _times,
         ),
-        (
+        Goal(
             f"`gauntlet validate` of one small file within {STARTUP_FACTOR:g}× `python -c pass`",
-            pair(validate_ratio),
-            validate_ratio[WORKING] <= STARTUP_FACTOR,
-            startup,
+            *_pair(figures.validate_ratio),
+            figures.validate_ratio[WORKING] <= STARTUP_FACTOR,
+            _times,
         ),
-        (
-            f"loading {cases:,} cases (`load_suites`, imports apart) under {LOAD_LIMIT_S:g} s",
-            pair(load_seconds),
-            load_seconds[WORKING] < LOAD_LIMIT_S,
+        Goal(
+            f"loading {figures.load_cases:,} cases (`load_suites`, imports apart) under "
+            f"{LOAD_LIMIT_S:g} s",
+            *_pair(figures.load_seconds),
+            figures.load_seconds[WORKING] < LOAD_LIMIT_S,
             lambda value: f"{value:.3f} s",
         ),
-        (
+        Goal(
             "peak memory of `gauntlet run` per 1,000 cases no higher than the baseline's "
-            f"beyond the spread of the baseline's own runs ({mb_spread:.2f} MB)",
-            pair(mb_per_thousand),
-            mb_per_thousand[WORKING] <= mb_per_thousand[BASELINE] + mb_spread,
+            f"beyond the spread of the baseline's own runs ({spread:.2f} MB)",
+            *_pair(figures.mb_per_thousand),
+            figures.mb_per_thousand[WORKING] <= figures.mb_per_thousand[BASELINE] + spread,
             lambda value: f"{value:.2f} MB",
         ),
     ]
-    return [
-        Goal(title, baseline, working, met, show) for title, (baseline, working), met, show in rows
-    ]
+
+
+def goal_figures(goals: Goals) -> Figures:
+    """The figures of what `goals` measured."""
+    bare = goals.bare_seconds
+    first = goals.first
+    keys = (BASELINE, WORKING)
+    return Figures(
+        process_ratio={
+            runs.size: {key: runs.raw_seconds / runs.seconds(key) for key in keys}
+            for runs in goals.sizes
+        },
+        loop_ratio={
+            runs.size: {
+                key: after_first_ask(runs.raw_process) / after_first_ask(runs.runs[key])
+                for key in keys
+            }
+            for runs in goals.sizes
+        },
+        first_ask={
+            runs.size: {key: first_ask(runs.runs[key]) for key in keys} for runs in goals.sizes
+        },
+        version_ratio={key: statistics.median(goals.figures[key].version) / bare for key in keys},
+        validate_ratio={key: statistics.median(goals.figures[key].validate) / bare for key in keys},
+        load_seconds={key: goals.figures[key].load("first") for key in keys},
+        mb_per_thousand={key: 1000 * peak_mb(first.runs[key]) / first.size.cases for key in keys},
+        mb_spread=1000 * peak_spread(first.runs[BASELINE]) / first.size.cases,
+        load_cases=first.size.cases,
+    )
 
 
 def goal_verdicts(goals: Goals) -> list[Goal]:
     """The goals judged on what `goals` measured."""
-    bare = goals.bare_seconds
-    figures = goals.figures
-    return judge(
-        run_ratio={key: goals.raw_seconds / run.run_seconds for key, run in figures.items()},
-        version_ratio={key: statistics.median(run.version) / bare for key, run in figures.items()},
-        validate_ratio={
-            key: statistics.median(run.validate) / bare for key, run in figures.items()
-        },
-        load_seconds={key: run.load("first") for key, run in figures.items()},
-        mb_per_thousand={key: 1000 * run.peak_mb / goals.cases for key, run in figures.items()},
-        mb_spread=1000 * figures[BASELINE].peak_spread / goals.cases,
-        cases=goals.cases,
-    )
+    return judge(goal_figures(goals))
 
 
 # ------------------------------------------------------------------ measuring
 
 
-def measure_runs(
-    goals: Goals, stub: Stub, cases_dir: Path, prompts: Sequence[str], repeats: int, work: Path
-) -> None:
-    """Raw aiohttp and each tree's `gauntlet run`, taking turns, `repeats` times."""
-    out = work / "goal-results.json"
+def measure_raw_process(stub: Stub, size: Size, prompts_file: Path) -> ChildRun:
+    """The raw aiohttp loop as a whole process, through the launcher."""
+    script = prompts_file.with_name("raw_aiohttp.py")
+    if not script.exists():
+        script.write_text(RAW_PROCESS, encoding="utf-8")
+    stub.first_ask()  # forget earlier asks
+    child = run_child(
+        [sys.executable, str(script), stub.url, str(size.concurrency), str(prompts_file)]
+    )
+    if child.status != 0:
+        raise RuntimeError(
+            f"the raw aiohttp process exited {child.status}:\n{child.output[-2000:]}"
+        )
+    child.first_ask = since_launch(child, stub.first_ask())
+    return child
+
+
+def measure_tree_run(goals: Goals, key: str, stub: Stub, runs: SizeRuns, cases_dir: Path) -> None:
+    """One `gauntlet run` of a tree over the size's cases; checks every case passed."""
+    out = cases_dir.parent / "goal-results.json"
+    tree = goals.trees[key]
+    child, _, document = run_cli(
+        stub, cases_dir, runs.size.concurrency, out, command=tree.command, env=tree.env()
+    )
+    totals = document["totals"]
+    if totals["passed"] != runs.size.cases or totals["total"] != runs.size.cases:
+        raise RuntimeError(f"{key}: gauntlet run: {totals}")
+    out.unlink()
+    runs.runs.setdefault(key, []).append(child)
+
+
+def measure_size(goals: Goals, stub: Stub, size: Size, root: Path, repeats: int) -> SizeRuns:
+    """The raw loop (in the driver, as a process) and each tree's `gauntlet run`, in turns."""
+    work = root / f"size-{size.cases}"
+    cases_dir = write_case_files(work / "cases", size.cases)
+    prompts = prompts_of(load_suites([cases_dir]))
+    prompts_file = work / "prompts.json"
+    prompts_file.write_text(json.dumps(prompts), encoding="utf-8")
+    runs = SizeRuns(size)
     order = [BASELINE, WORKING]
     for _ in range(repeats):
         gc.collect()
-        goals.raw.append(measure_raw(stub, prompts, CONCURRENCY))
+        runs.raw_loop.append(measure_raw(stub, prompts, size.concurrency))
+        runs.raw_process.append(measure_raw_process(stub, size, prompts_file))
         for key in order:
-            tree = goals.trees[key]
             gc.collect()
-            child, _, document = run_cli(
-                stub, cases_dir, CONCURRENCY, out, command=tree.command, env=tree.env()
-            )
-            totals = document["totals"]
-            if totals["passed"] != goals.cases or totals["total"] != goals.cases:
-                raise RuntimeError(f"{key}: gauntlet run: {totals}")
-            out.unlink()
-            goals.figures[key].runs.append(child)
+            measure_tree_run(goals, key, stub, runs, cases_dir)
         order.reverse()  # neither tree always runs right after the raw loop
-    for label, seconds in [
-        ("raw aiohttp", goals.raw_seconds),
-        *((key, goals.figures[key].run_seconds) for key in (BASELINE, WORKING)),
-    ]:
+    print(f"  {size.label}: raw aiohttp in the driver's loop {runs.loop_seconds:.3f} s")
+    for label, children in runs.clients():
+        seconds = statistics.median(child.seconds for child in children)
         print(
-            f"  {label:<34} {seconds:8.3f} s  {goals.cases / seconds:7,.0f} req/s  "
-            f"{goals.raw_seconds / seconds:.3f}× raw aiohttp's throughput",
+            f"  {size.label}: {label:<22} {seconds:8.3f} s, first ask at "
+            f"{1000 * first_ask(children):5.0f} ms, {runs.raw_seconds / seconds:.3f}× the raw "
+            f"process's throughput, {runs.loop_seconds / seconds:.3f}× the in-driver loop's",
             flush=True,
         )
+    return runs
 
 
 def timed(argv: Sequence[str], env: Mapping[str, str] | None, label: str) -> float:
@@ -474,7 +633,7 @@ def measure_loads(goals: Goals, cases_dir: Path, runs: int, work: Path) -> None:
                 raise RuntimeError(f"{key}: loading the cases failed:\n{child.output[-2000:]}")
             figures = json.loads(report.read_text())
             report.unlink()
-            if figures["cases"] != goals.cases or not under(figures["file"], tree.src):
+            if figures["cases"] != goals.first.size.cases or not under(figures["file"], tree.src):
                 raise RuntimeError(f"{key}: the load child reported {figures}")
             goals.figures[key].loads.append(figures)
             goals.figures[key].loader = figures["module"]
@@ -490,7 +649,7 @@ def run_goals(
     baseline_src: Path,
     work: Path,
     *,
-    cases: int = CASES,
+    sizes: Sequence[Size] = SIZES,
     repeats: int,
     startup_runs: int,
     load_runs: int,
@@ -503,7 +662,6 @@ def run_goals(
         WORKING: prepare_tree(WORKING, BENCHMARKS.parent / "src", root),
     }
     goals = Goals(
-        cases=cases,
         trees=trees,
         started_at=datetime.now(UTC),
         load_before=os.getloadavg()[0],
@@ -511,18 +669,18 @@ def run_goals(
     )
     began = time.perf_counter()
     print(
-        f"\npipeline cost against a baseline: {cases:,} cases, load average {goals.load_before:.2f}"
+        "\npipeline cost against a baseline: "
+        + "; ".join(size.label for size in sizes)
+        + f", load average {goals.load_before:.2f}"
     )
     for tree in trees.values():
         print(f"  {tree.label}: {tree.src} ({tree.revision or 'not in git'}), {tree.entry}")
-    cases_dir = write_case_files(root / "cases", cases)
-    small_file = write_case_files(root / "small", 1) / "bench-001.yaml"
-    prompts = prompts_of(load_suites([cases_dir]))
     with Stub(LATENCY_MS) as stub:
-        print(f"  stub server at {stub.url}, {LATENCY_MS:g} ms latency, C={CONCURRENCY}")
-        measure_runs(goals, stub, cases_dir, prompts, repeats, root)
+        print(f"  stub server at {stub.url}, {LATENCY_MS:g} ms latency")
+        goals.sizes = [measure_size(goals, stub, size, root, repeats) for size in sizes]
+    small_file = write_case_files(root / "small", 1) / "bench-001.yaml"
     measure_startups(goals, small_file, startup_runs)
-    measure_loads(goals, cases_dir, load_runs, root)
+    measure_loads(goals, root / f"size-{sizes[0].cases}" / "cases", load_runs, root)
     goals.elapsed = time.perf_counter() - began
     goals.load_after = os.getloadavg()[0]
     for goal in goal_verdicts(goals):
@@ -532,144 +690,3 @@ def run_goals(
         )
     print(f"  the pipeline-cost section took {goals.elapsed:.0f} s")
     return goals
-
-
-# ------------------------------------------------------------------ RESULTS.md
-
-
-def goals_markdown(goals: Goals) -> list[str]:
-    """The pipeline-cost section of RESULTS.md, with its own date, command and load average."""
-    busy = (
-        f" — **taken while other work was running on the machine** (load above 1 on "
-        f"{os.cpu_count()} CPUs)"
-        if goals.load_before > 1
-        else ""
-    )
-    lines = [
-        GOALS_HEADING,
-        "",
-        f"- Date: {goals.started_at:%Y-%m-%d %H:%M} UTC; this section took {goals.elapsed:.0f} s",
-        f"- Command: `{command_line()}`",
-        f"- Load average (1 min) {goals.load_before:.2f} at the start, "
-        f"{goals.load_after:.2f} at the end{busy}",
-    ]
-    lines += [
-        f"- {tree.label}: `{tree.src}`"
-        + (f" at `{tree.revision}`" if tree.revision else "")
-        + f"; its CLI `{tree.entry}` (its pyproject.toml's `[project.scripts]`), started "
-        f"as a console script by this Python with the tree first on `PYTHONPATH`; "
-        f"`gauntlet` imported from `{tree.imported_from}`"
-        for tree in (goals.trees[BASELINE], goals.trees[WORKING])
-    ]
-    lines += [
-        "- The two trees and the raw loop take turns, run by run, against the same stub and "
-        f"the same {goals.cases:,} generated cases (files of at most {CASES_PER_FILE}), so "
-        "the noise of a shared machine falls on all alike: the ratios are the figures to read",
-        "",
-        *markdown_table(
-            ("goal", "baseline", "working tree", "working ÷ baseline", "verdict (working tree)"),
-            [goal.cells() for goal in goal_verdicts(goals)],
-        ),
-        "",
-        f"`gauntlet run --quiet` end to end (the whole process, pre-flight probe on) against "
-        f"the raw aiohttp loop, {LATENCY_MS:g} ms latency, C = {CONCURRENCY}; "
-        f"{len(goals.raw)} run{'' if len(goals.raw) == 1 else 's'} each, the medians (peak "
-        "RSS: `wait4`'s `ru_maxrss` of the `gauntlet run` process alone; per 1,000 cases: the "
-        "peak ÷ the cases, its fixed cost included):",
-        "",
-    ]
-    run_rows = [
-        [
-            "raw aiohttp",
-            str(len(goals.raw)),
-            f"{goals.raw_seconds:.3f}",
-            f"{goals.cases / goals.raw_seconds:,.0f}",
-            f"{goals.raw_seconds / goals.ideal:.3f}×",
-            "1.000×",
-            f"{100 * statistics.median(s.client_cpu / s.seconds for s in goals.raw):.0f} %",
-            "—",
-            "—",
-        ]
-    ]
-    for key in (BASELINE, WORKING):
-        run = goals.figures[key]
-        run_rows.append(
-            [
-                f"{key}: `gauntlet run`",
-                str(len(run.runs)),
-                f"{run.run_seconds:.3f}",
-                f"{goals.cases / run.run_seconds:,.0f}",
-                f"{run.run_seconds / goals.ideal:.3f}×",
-                f"{goals.raw_seconds / run.run_seconds:.3f}×",
-                f"{100 * statistics.median(c.cpu / c.seconds for c in run.runs):.0f} %",
-                f"{run.peak_mb:.1f} ({min(c.peak_mb for c in run.runs):.1f}–"
-                f"{max(c.peak_mb for c in run.runs):.1f})",
-                f"{1000 * run.peak_mb / goals.cases:.2f}",
-            ]
-        )
-    lines += markdown_table(
-        (
-            "client",
-            "runs",
-            "time s",
-            "req/s",
-            "× ideal",
-            "thru vs raw",
-            "client CPU",
-            "peak RSS MB (lowest–highest)",
-            "MB per 1,000 cases",
-        ),
-        run_rows,
-    )
-    bare = goals.bare_seconds
-    startup_rows = [
-        ["`python -c pass`", "—", *_millis(goals.bare), "1.00×"],
-    ]
-    for key in (BASELINE, WORKING):
-        run = goals.figures[key]
-        for label, values in (
-            ("`gauntlet --version`", run.version),
-            ("`gauntlet validate --cases FILE` (1 case)", run.validate),
-        ):
-            startup_rows.append(
-                [label, key, *_millis(values), f"{statistics.median(values) / bare:.2f}×"]
-            )
-    lines += [
-        "",
-        f"Start-up: {len(goals.bare)} runs of each command, taking turns, after one warm-up "
-        "each; the same interpreter for all:",
-        "",
-        *markdown_table(
-            ("command", "tree", "median ms", "min ms", "max ms", "× python -c pass"),
-            startup_rows,
-        ),
-        "",
-        f"Loading {goals.cases:,} cases: `load_suites` over the case files in a fresh process "
-        "per run (the first load is what a command pays, and the goal's figure; a second "
-        "load in the same process is shown for context), the import of the loader timed "
-        "apart:",
-        "",
-    ]
-    lines += markdown_table(
-        ("tree", "runs", "`load_suites` from", "import s", "first load s", "second load s"),
-        [
-            [
-                key,
-                str(len(goals.figures[key].loads)),
-                f"`{goals.figures[key].loader}`",
-                f"{goals.figures[key].load('import'):.3f}",
-                f"{goals.figures[key].load('first'):.3f}",
-                f"{goals.figures[key].load('second'):.3f}",
-            ]
-            for key in (BASELINE, WORKING)
-        ],
-    )
-    return lines
-
-
-def _millis(values: Sequence[float]) -> list[str]:
-    return [
-        f"{1000 * statistics.median(values):.0f}",
-        f"{1000 * min(values):.0f}",
-        f"{1000 * max(values):.0f}",
-    ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gauntlet_bench.config import BENCHMARKS, ONE_RUN_ABOVE
-from gauntlet_bench.goals import entry_point
+from gauntlet_bench.goals import SIZES, Size, entry_point
 
 
 @dataclass
@@ -34,7 +34,8 @@ class Plan:
     baseline_src: Path | None = None
     """A baseline checkout's src/ directory: the pipeline-cost section runs against it."""
     goals_only: bool = False
-    goals_cases: int = 5_000
+    goals_sizes: tuple[Size, ...] = SIZES
+    """The end-to-end sizes (cases, concurrency) of the pipeline-cost section."""
     goals_repeats: int = 5
     goals_startup_runs: int = 21
     goals_load_runs: int = 5
@@ -116,7 +117,13 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         help="run only the pipeline-cost section (needs --baseline-src) and replace that "
         "section of RESULTS.md, keeping the others",
     )
-    parser.add_argument("--goals-cases", type=int, default=5_000, help="(5000)")
+    parser.add_argument(
+        "--goals-sizes",
+        type=sizes_of,
+        default=SIZES,
+        help="end-to-end sizes, CASESxCONCURRENCY, comma-separated; the first is also where "
+        "memory and loading are measured (5000x64,2000x32)",
+    )
     parser.add_argument(
         "--goals-repeats",
         type=int,
@@ -174,8 +181,8 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         if problem:
             parser.error(f"--baseline-src {options.baseline_src}: {problem}")
     goal_runs = (options.goals_repeats, options.goals_startup_runs, options.goals_load_runs)
-    if options.goals_cases < 1 or any(runs is not None and runs < 1 for runs in goal_runs):
-        parser.error("--goals-cases and the --goals-*-runs must be positive")
+    if any(runs is not None and runs < 1 for runs in goal_runs):
+        parser.error("the --goals-*-runs must be positive")
     return Plan(
         cases=options.cases,
         concurrencies=tuple(int(c) for c in concurrencies),
@@ -195,7 +202,7 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         scale_concurrency=options.scale_concurrency,
         baseline_src=options.baseline_src,
         goals_only=options.goals_only,
-        goals_cases=options.goals_cases,
+        goals_sizes=options.goals_sizes,
         goals_repeats=options.goals_repeats or (1 if quick else 5),
         goals_startup_runs=options.goals_startup_runs or (3 if quick else 21),
         goals_load_runs=options.goals_load_runs or (1 if quick else 5),
@@ -211,3 +218,16 @@ def baseline_problem(src: Path) -> str | None:
     except ValueError as error:
         return str(error)
     return None
+
+
+def sizes_of(text: str) -> tuple[Size, ...]:
+    """`5000x64,2000x32` as sizes; a malformed or non-positive one is an argparse error."""
+    sizes = []
+    for part in text.split(","):
+        cases, _, concurrency = part.strip().partition("x")
+        if not (cases.isdigit() and concurrency.isdigit()) or min(int(cases), int(concurrency)) < 1:
+            raise argparse.ArgumentTypeError(
+                f"{part.strip()!r}: expected CASESxCONCURRENCY, both positive, e.g. 5000x64"
+            )
+        sizes.append(Size(int(cases), int(concurrency)))
+    return tuple(sizes)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import select
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from types import TracebackType
 
@@ -53,6 +55,15 @@ class Stub:
         stat = Path(f"/proc/{self._process.pid}/stat").read_text()
         fields = stat[stat.rindex(")") + 2 :].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+    def first_ask(self) -> float | None:
+        """When the first ask since the last call arrived (`time.monotonic()`), or None.
+
+        Each call starts the count anew: call it before a run to forget earlier asks.
+        """
+        with urllib.request.urlopen(f"{self.url}first-ask", timeout=10) as reply:  # noqa: S310 - our own loopback stub
+            first = json.loads(reply.read())["first"]
+        return None if first is None else float(first)
 
     def stop(self) -> None:
         """Stop the server: SIGTERM, then SIGKILL if it lingers."""

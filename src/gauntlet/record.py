@@ -17,7 +17,9 @@ from gauntlet.display import printable
 class Record(BaseModel):
     """A frozen record that refuses unknown keys."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, use_attribute_docstrings=True, defer_build=True
+    )
 
 
 class StrictRecord(Record):

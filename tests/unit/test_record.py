@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
+import subprocess
+import sys
 from types import ModuleType
 
 import pydantic
@@ -78,3 +81,35 @@ def _modules() -> list[ModuleType]:
 
 def test_no_model_writes_out_the_record_base_instead_of_deriving_from_it() -> None:
     assert _frozen_forbidding_bases() == []
+
+
+START_UP = """\
+import json
+import gauntlet.cli.app, gauntlet.render.console, gauntlet.run.engine, gauntlet.targets.client
+from gauntlet.cases.waivers import WaiversFile
+from gauntlet.record import Record
+
+def records(base):
+    for sub in base.__subclasses__():
+        yield sub
+        yield from records(sub)
+
+built = sorted(
+    f"{r.__module__}.{r.__qualname__}" for r in records(Record) if r.__pydantic_complete__
+)
+before = WaiversFile.__pydantic_complete__
+WaiversFile.model_json_schema()
+print(json.dumps([built, before, WaiversFile.__pydantic_complete__]))
+"""
+
+
+def test_a_record_is_built_on_first_use_not_when_its_module_is_imported() -> None:
+    # Trap: every record's validator built at import, so `gauntlet run` pays for the judge's,
+    # the history's, the waivers' and the labels' models it never uses before its first ask.
+    completed = subprocess.run(  # noqa: S603 - our interpreter, a fixed script
+        [sys.executable, "-c", START_UP], capture_output=True, text=True, check=True
+    )
+    built, before, after = json.loads(completed.stdout)
+    unused = ("gauntlet.judge.", "gauntlet.history.", "gauntlet.cases.waivers.", "gauntlet.site.")
+    assert [name for name in built if name.startswith(unused)] == []
+    assert (before, after) == (False, True)
