@@ -286,7 +286,8 @@ class SuiteChoice:
     @property
     def names_files(self) -> bool:
         """A `--suite` names a case file of the user's, which needs a target as --cases does."""
-        from gauntlet.cases.select import BUILTIN_PREFIX, builtin_files
+        from gauntlet.cases.builtin import BUILTIN_PREFIX
+        from gauntlet.cases.select import builtin_files
 
         builtin = builtin_files()
         return any(
