@@ -11,7 +11,8 @@ tree. Measured for each tree:
   aiohttp loop, at 50 ms latency, C = 64, 5,000 cases: throughput as a fraction of raw's;
 - start-up: `gauntlet --version` and `gauntlet validate --cases ONE_SMALL_FILE` against bare
   `python -c pass`, medians of many runs;
-- loading 5,000 cases: `load_suites` over the generated files, in a fresh child process,
+- loading 5,000 cases: `load_suites` over the generated files (the collector paused as a
+  command pauses it), in a fresh child process,
   imports timed apart;
 - peak memory (`ru_maxrss`) of the `gauntlet run` child, per 1,000 cases.
 
@@ -75,7 +76,7 @@ print(json.dumps([gauntlet.__file__, entry.__file__]))
 """Prints where `gauntlet` and the entry point's module were imported from."""
 
 LOAD_SCRIPT = """\
-import importlib, json, sys, time
+import contextlib, importlib, json, sys, time
 report, modules, paths = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
 started = time.perf_counter()
 for module in modules:
@@ -84,12 +85,18 @@ for module in modules:
         break
 else:
     sys.exit("no load_suites in " + ", ".join(modules))
+try:  # what a command sets around loading, where the tree has it (else the loader did)
+    from gauntlet.cli.collector import paused_while_loading
+except ImportError:
+    paused_while_loading = contextlib.nullcontext
 imported = time.perf_counter() - started
 started = time.perf_counter()
-suites = load_suites(paths)
+with paused_while_loading():
+    suites = load_suites(paths)
 first = time.perf_counter() - started
 started = time.perf_counter()
-load_suites(paths)
+with paused_while_loading():
+    load_suites(paths)
 second = time.perf_counter() - started
 cases = sum(len(loaded.cases) for loaded in suites.suites)
 with open(report, "w") as file:
