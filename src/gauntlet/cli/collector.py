@@ -54,7 +54,7 @@ def young_only_while_running() -> Iterator[None]:
     last as it was before the first. What the host froze itself stays frozen: then nothing is
     unfrozen, as `gc.unfreeze` cannot tell the two apart.
     """
-    global _runs, _before  # noqa: PLW0603 - the collector is one per process
+    global _runs, _before
     with _lock:
         if _runs == 0:
             threshold = gc.get_threshold()

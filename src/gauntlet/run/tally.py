@@ -378,9 +378,7 @@ class PairCheck(NamedTuple):
 
         A side that errored, was not run or is unjudged withholds the verdict anyway.
         """
-        return len(self.sides) >= 2 and all(  # noqa: PLR2004 - a pair is two sides at least
-            side.outcome in _DECIDED for side in self.sides
-        )
+        return len(self.sides) >= 2 and all(side.outcome in _DECIDED for side in self.sides)
 
     @property
     def differs(self) -> bool:
