@@ -15,7 +15,8 @@ tree. Measured for each tree:
   figure); with the time from the spawn to the stub's first request (start-up to the first ask);
 - start-up: `gauntlet --version` and `gauntlet validate --cases ONE_SMALL_FILE` against bare
   `python -c pass`, medians of many runs;
-- loading 5,000 cases: `load_suites` over the generated files, in a fresh child process,
+- loading 5,000 cases: `load_suites` over the generated files (the collector paused as a
+  command pauses it), in a fresh child process,
   imports timed apart;
 - peak memory (`ru_maxrss`) of the `gauntlet run` child, per 1,000 cases, at the first size.
 
@@ -76,7 +77,7 @@ print(json.dumps([gauntlet.__file__, entry.__file__]))
 """Prints where `gauntlet` and the entry point's module were imported from."""
 
 LOAD_SCRIPT = """\
-import importlib, json, sys, time
+import contextlib, importlib, json, sys, time
 report, modules, paths = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
 started = time.perf_counter()
 for module in modules:
@@ -85,12 +86,18 @@ for module in modules:
         break
 else:
     sys.exit("no load_suites in " + ", ".join(modules))
+try:  # what a command sets around loading, where the tree has it (else the loader did)
+    from gauntlet.cli.collector import paused_while_loading
+except ImportError:
+    paused_while_loading = contextlib.nullcontext
 imported = time.perf_counter() - started
 started = time.perf_counter()
-suites = load_suites(paths)
+with paused_while_loading():
+    suites = load_suites(paths)
 first = time.perf_counter() - started
 started = time.perf_counter()
-load_suites(paths)
+with paused_while_loading():
+    load_suites(paths)
 second = time.perf_counter() - started
 cases = sum(len(loaded.cases) for loaded in suites.suites)
 with open(report, "w") as file:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import aiohttp
 
 from gauntlet.cases.loader import SuiteSet
+from gauntlet.cli.collector import young_only_while_running
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import TargetInfo, Verdict
 from gauntlet.targets.http import HttpTarget
@@ -114,14 +115,15 @@ def measure_engine(stub: Stub, suites: SuiteSet, concurrency: int) -> Sample:
     info = TargetInfo(kind="http", name=target.name)
     cpu, server = time.process_time(), stub.cpu_seconds()
     started = time.perf_counter()
-    results = run_gauntlet(
-        suites,
-        target,
-        target_info=info,
-        concurrency=concurrency,
-        progress=progress,
-        preflight=False,
-    )
+    with young_only_while_running():  # as `gauntlet run` sets the collector
+        results = run_gauntlet(
+            suites,
+            target,
+            target_info=info,
+            concurrency=concurrency,
+            progress=progress,
+            preflight=False,
+        )
     ended = time.perf_counter()
     server_cpu = stub.cpu_seconds() - server
     if results.verdict is not Verdict.PASS or results.totals.passed != total:

@@ -31,6 +31,7 @@ from typing import NamedTuple
 import aiohttp
 
 from gauntlet.cases.loader import SuiteSet
+from gauntlet.cli.collector import young_only_while_running
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import TargetInfo, Verdict
 from gauntlet.targets.configured import build_target
@@ -117,14 +118,15 @@ def measure(
 
     cpu, server = time.process_time(), server_cpu()
     started = time.perf_counter()
-    results = run_gauntlet(
-        suites,
-        target,
-        target_info=info,
-        concurrency=concurrency,
-        progress=progress,
-        preflight=False,
-    )
+    with young_only_while_running():  # as `gauntlet run` sets the collector
+        results = run_gauntlet(
+            suites,
+            target,
+            target_info=info,
+            concurrency=concurrency,
+            progress=progress,
+            preflight=False,
+        )
     server_used = server_cpu() - server
     if results.verdict is not Verdict.PASS or results.totals.passed != suites.case_total:
         raise RuntimeError(f"{info.name}: {results.verdict_reason} ({results.totals})")

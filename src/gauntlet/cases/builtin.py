@@ -20,7 +20,8 @@ def builtin_suites_dir() -> Path:
 
 
 BUILTIN_PREFIX = "builtin:"
-"""How a built-in suite's file is shown: `builtin:grounding`, not a site-packages path."""
+"""How a built-in suite is named and shown: `builtin:grounding`, not a site-packages path;
+`gauntlet run --suite builtin:grounding` chooses it by the same name."""
 
 
 def shown_source(source: str) -> str:

@@ -242,9 +242,9 @@ JsonObject = dict[str, Any]
 def _json_schema(schema: JsonObject) -> JsonObject:
     # A schema that is not one would make every call "invalid" (or, worse, none): refuse it
     # where it is written. Imported here, not at the top: only suites with tools need it.
-    from jsonschema import Draft202012Validator, SchemaError  # noqa: PLC0415
+    from jsonschema import Draft202012Validator, SchemaError
 
-    from gauntlet.cases.tool_schema import outside_the_schema  # noqa: PLC0415
+    from gauntlet.cases.tool_schema import outside_the_schema
 
     if schema.get("type") != "object":
         raise PydanticCustomError(
@@ -343,7 +343,7 @@ class CallMatcher(StrictRecord):
                 )
             return self
         if self.match is ArgumentsMatch.REGEX:
-            from gauntlet.trajectory.scoring import Regex  # noqa: PLC0415
+            from gauntlet.trajectory.scoring import Regex
 
             if not all(isinstance(value, str) for value in self.arguments.values()):
                 raise PydanticCustomError(
@@ -626,7 +626,7 @@ def _expected_claims(expected: str, language: str) -> None:
     A claim is what the faithfulness rule counts as one (`gauntlet.trajectory.faithfulness`):
     a sentence with a content word that is not a question.
     """
-    from gauntlet.trajectory.faithfulness import faithfulness  # noqa: PLC0415
+    from gauntlet.trajectory.faithfulness import faithfulness
 
     if not faithfulness(expected, (), language, 1.0).claims:
         raise PydanticCustomError(
@@ -946,7 +946,7 @@ class DisclosureSuite(SuiteBase):
                         "at": ("cases", number, "language"),
                     },
                 )
-            case._required = tuple(  # noqa: SLF001 - bound here, where the suite is known
+            case._required = tuple(
                 (element, markers) for element, markers in required if markers is not None
             )
         return self

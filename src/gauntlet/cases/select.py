@@ -24,7 +24,7 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import ValidationError
 
-from gauntlet.cases.builtin import builtin_suites_dir
+from gauntlet.cases.builtin import BUILTIN_PREFIX, builtin_suites_dir
 from gauntlet.cases.loader import (
     CASE_FILE_SUFFIX,
     LoadedSuite,
@@ -35,9 +35,6 @@ from gauntlet.cases.loader import (
 from gauntlet.cases.model import SUITE_ADAPTER, GateName, SuiteOption
 from gauntlet.display import printable
 from gauntlet.errors import Parameter, UsageError
-
-BUILTIN_PREFIX = "builtin:"
-"""How a built-in suite is named on the command line: `builtin:` and its file's stem."""
 
 _SUITES = Parameter("suites")
 _GATES = Parameter("gates")

@@ -32,8 +32,8 @@ def outside_the_schema(schema: dict[str, Any]) -> str | None:
     document), and a `$schema` other than draft 2020-12's. The message locates the keyword
     by JSON Pointer and never quotes more of the schema than the ref.
     """
-    from referencing.exceptions import Unresolvable  # noqa: PLC0415
-    from referencing.jsonschema import DRAFT202012  # noqa: PLC0415
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
 
     resolver = closed_registry().resolver_with_root(DRAFT202012.create_resource(schema))
     for pointer, keyword, value in _keywords(schema, ""):
@@ -77,20 +77,20 @@ def _escaped(key: str) -> str:
 
 
 def _refuse(uri: str) -> Any:
-    from referencing.exceptions import NoSuchResource  # noqa: PLC0415
+    from referencing.exceptions import NoSuchResource
 
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class mypy cannot see into
 
 
 def closed_registry() -> Registry[Any]:
     """A registry that retrieves nothing: a ref it does not hold is refused, never fetched."""
-    from referencing import Registry  # noqa: PLC0415
+    from referencing import Registry
 
     return Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
 def tool_validator(schema: dict[str, Any]) -> Draft202012Validator:
     """The validator of a tool's arguments, on `closed_registry`: it can reach nothing."""
-    from jsonschema import Draft202012Validator  # noqa: PLC0415
+    from jsonschema import Draft202012Validator
 
     return Draft202012Validator(schema, registry=closed_registry())

@@ -41,9 +41,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 def main() -> None:
     """Console-script entry point."""
     status = run()
-    # The process ends here: what was loaded is left to the operating system rather than
-    # walked by the interpreter's last garbage collection (about 0.1 s after a large run).
-    import gc
+    from gauntlet.cli.collector import leave_to_the_system
 
-    gc.freeze()
+    leave_to_the_system()  # the process ends here
     sys.exit(status)

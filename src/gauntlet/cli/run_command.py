@@ -286,7 +286,8 @@ class SuiteChoice:
     @property
     def names_files(self) -> bool:
         """A `--suite` names a case file of the user's, which needs a target as --cases does."""
-        from gauntlet.cases.select import BUILTIN_PREFIX, builtin_files
+        from gauntlet.cases.builtin import BUILTIN_PREFIX
+        from gauntlet.cases.select import builtin_files
 
         builtin = builtin_files()
         return any(
@@ -321,6 +322,7 @@ class RunRequest:
 
 def _run(request: RunRequest) -> None:
     """Check the options, build the target (and judge), run, write, summarise and exit."""
+    from gauntlet.cli.collector import young_only_while_running
     from gauntlet.render.console import ProgressDisplay, RunSettings, summary_lines
     from gauntlet.run.engine import run_gauntlet
     from gauntlet.run.journal import Journal, journal_path
@@ -380,7 +382,10 @@ def _run(request: RunRequest) -> None:
     journal = Journal(journal_path(out), resume=request.resume)
     finished = False
     try:
-        with ProgressDisplay(stderr(), quiet=request.quiet) as progress:
+        with (
+            young_only_while_running(),
+            ProgressDisplay(stderr(), quiet=request.quiet) as progress,
+        ):
             results = run_gauntlet(
                 suites,
                 built.target,
@@ -425,9 +430,13 @@ def _load_suites(cases: list[Path] | None, choice: SuiteChoice) -> SuiteSet:
         ConfigErrors: a case file does not load.
     """
     from gauntlet.cases.select import apply_suite_options, select_suites
+    from gauntlet.cli.collector import paused_while_loading
 
-    with named_options(
-        suites="--suite", gates="--gate", excluded="--exclude-gate", options="--suite-option"
+    with (
+        paused_while_loading(),
+        named_options(
+            suites="--suite", gates="--gate", excluded="--exclude-gate", options="--suite-option"
+        ),
     ):
         chosen = select_suites(
             cases,

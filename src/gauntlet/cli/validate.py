@@ -64,13 +64,15 @@ def load_cases(cases: Sequence[Path] | None) -> SuiteSet:
     """The suites of the case files and directories `cases` names, else the built-in ones."""
     from gauntlet.cases.builtin import builtin_suites_dir
     from gauntlet.cases.loader import load_suites
+    from gauntlet.cli.collector import paused_while_loading
 
-    if cases:
+    if not cases:
+        builtin = builtin_suites_dir()
+        if builtin.is_relative_to(Path.cwd()):
+            builtin = builtin.relative_to(Path.cwd())  # shorter locations in a checkout
+        cases = [builtin]
+    with paused_while_loading():
         return load_suites(cases)
-    builtin = builtin_suites_dir()
-    if builtin.is_relative_to(Path.cwd()):
-        builtin = builtin.relative_to(Path.cwd())  # shorter locations in a checkout
-    return load_suites([builtin])
 
 
 def load_waivers_for(path: Path | None, suites: SuiteSet) -> tuple[WaiverInfo, ...]:

@@ -223,7 +223,7 @@ def _differing_pair(
         if key is not None:
             groups.setdefault(key, []).append(case)
     for key, sides in groups.items():
-        decided = len(sides) >= 2 and all(side.outcome in _DECIDED for side in sides)  # noqa: PLR2004
+        decided = len(sides) >= 2 and all(side.outcome in _DECIDED for side in sides)
         judged = {
             Outcome.FAILED.value if side.outcome == Outcome.WAIVED else side.outcome
             for side in sides

@@ -330,7 +330,7 @@ def records_of(
     problems = number_problems(results)
     if problems:
         shown = "\n".join(f"  {problem}" for problem in problems[:10])
-        more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""  # noqa: PLR2004
+        more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
         raise HistoryError(
             f"a run with numbers no history holds (was the results file edited?):\n{shown}{more}"
         )

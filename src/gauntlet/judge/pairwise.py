@@ -67,7 +67,7 @@ class PairwiseCheck:
 
 def answer_side(rng: random.Random) -> Side:
     """Where the answer goes in the first order: the coin of a trial's seeded generator."""
-    return "A" if rng.random() < 0.5 else "B"  # noqa: S311 - a blind, not a secret
+    return "A" if rng.random() < 0.5 else "B"
 
 
 def pairwise_prompt(question: str, first: str, second: str, rng: random.Random) -> JudgePrompt:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gauntlet.judge.prompt import ANSWER, CONVERSATION, PROMPT, REFERENCE
 from gauntlet.targets.toy.corpus import DOCUMENTS, Document
+from gauntlet.targets.toy.language import language_of
 
 if TYPE_CHECKING:
     from gauntlet.judge.check import Ask
@@ -638,36 +639,6 @@ def missing_facts(facts: Collection[Fact], wanted: Iterable[Fact]) -> list[Fact]
     return sorted(
         (truth for truth in wanted if not any(satisfies(said, truth) for said in facts)), key=str
     )
-
-
-# ---------------------------------------------------------------- language
-
-_ENGLISH_WORDS = frozenset(
-    _words(
-        "the a an is are was be and or but of to for from with at on in by it its this that "
-        "these you your we our they their what when where which who how do does can will would "
-        "should has have not no each every call open opens closed city"
-    )
-)
-_SPANISH_WORDS = frozenset(
-    _words(
-        "el la los las un una es son fue y o pero de del al para por con en su sus este esta "
-        "estos que cual cuando donde como quien se lo le les usted ustedes puede cada todo "
-        "todos llame abre cierra ciudad hay muy"
-    )
-)
-_SPANISH_SIGNS = frozenset("¿¡ñáéíóúü")
-
-
-def language_of(text: str) -> str | None:
-    """`en` or `es` by which language's common words (and Spanish letters) `text` leans to."""
-    words = _WORD.findall(fold(text))
-    lean = sum(word in _SPANISH_WORDS for word in words)
-    lean -= sum(word in _ENGLISH_WORDS for word in words)
-    lean += 2 * bool(_SPANISH_SIGNS & set(text.casefold()))
-    if lean == 0:
-        return None
-    return "es" if lean > 0 else "en"
 
 
 # ---------------------------------------------------------------- instructions to the judge

@@ -11,11 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import gc
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from types import FrameType
@@ -135,7 +134,7 @@ async def _converse(
                 None, at + str(exc), started, attempts + exc.attempts, waited + exc.waited,
                 conversation,
             )  # fmt: skip
-        except BaseException as exc:  # noqa: BLE001 - a target cannot end the run
+        except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError) and is_cancelling():
                 raise  # the run's own cancellation, after the grace period
             return _observed(None, at + _raised(exc), started, attempts + 1, waited, conversation)
@@ -331,53 +330,6 @@ async def _until(event: asyncio.Event) -> list[None]:
     return []
 
 
-GC_YOUNG_THRESHOLD = 10_000
-"""During a run, how many new container objects make the garbage collector look at the young
-ones (Python's default is 700)."""
-
-
-_gc_lock = threading.Lock()
-_gc_runs = 0
-_gc_before: tuple[tuple[int, int, int], bool] = ((700, 10, 10), True)
-"""The collector's thresholds before the first of the runs going on, and whether to unfreeze."""
-
-
-@contextlib.contextmanager
-def _collecting_young_only() -> Iterator[None]:
-    """Keep the cyclic garbage collector off what was there before the run, until it ends.
-
-    The cases, the modules and everything else loaded before a run live to its end, yet each
-    full collection walked all of them again: several per 5,000 cases, each holding up the
-    event loop (so every ask) for tens of milliseconds, to find nothing. Frozen, they are
-    left out of every collection until the run ends; and the young objects are collected
-    less often, as each ask makes hundreds that its own end frees without help. A run makes
-    almost no cyclic garbage, so memory stays as it was.
-
-    The collector is the process's: runs that overlap (in threads) share one setting, made
-    by the first and put back by the last as it was before the first. What the host froze
-    itself stays frozen: then nothing is unfrozen, as `gc.unfreeze` cannot tell the two apart.
-    """
-    global _gc_runs, _gc_before  # noqa: PLW0603 - the collector is one per process
-    with _gc_lock:
-        if _gc_runs == 0:
-            threshold = gc.get_threshold()
-            _gc_before = (threshold, gc.get_freeze_count() == 0)
-            gc.freeze()
-            gc.set_threshold(max(threshold[0], GC_YOUNG_THRESHOLD), *threshold[1:])
-        _gc_runs += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_runs -= 1
-            if _gc_runs == 0:
-                threshold, unfreeze = _gc_before
-                gc.set_threshold(*threshold)
-                if unfreeze:
-                    gc.unfreeze()
-
-
-@_collecting_young_only()
 def run_gauntlet(
     suites: SuiteSet,
     target: Target | AsyncTarget,
@@ -610,7 +562,7 @@ async def _probed(target: AsyncTarget) -> Traced | None:
         return await target.probe()
     except Exception:
         raise  # a Python target's are worded by its adapter; anything else is a bug of ours
-    except BaseException as exc:  # noqa: BLE001 - a target cannot end the run
+    except BaseException as exc:
         if isinstance(exc, asyncio.CancelledError) and is_cancelling():
             raise
         raise target_raised(exc) from None

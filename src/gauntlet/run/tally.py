@@ -277,6 +277,15 @@ def decide_verdict(
     return Verdict.PASS, "every gate met its threshold"
 
 
+def reaches_threshold(passed: int, counted: int, threshold: float) -> bool:
+    """Whether `passed` of `counted` cases (waived ones left out) reach a suite's `threshold`.
+
+    Compared as exact fractions, the threshold as written (`0.7` is seven tenths, not the
+    float just below it); no case counted is a rate of zero.
+    """
+    return Fraction(passed, max(counted, 1)) >= Fraction(str(threshold))
+
+
 def _suite_result(info: SuiteInfo, cases: Sequence[CaseResult]) -> SuiteResult:
     own = [case for case in cases if case.suite == info.suite]
     mine = Totals.of(case.outcome for case in own)
@@ -293,7 +302,7 @@ def _suite_result(info: SuiteInfo, cases: Sequence[CaseResult]) -> SuiteResult:
         met=parity_met
         and (
             (counted == 0 and mine.waived > 0)
-            or Fraction(mine.passed, total) >= Fraction(str(info.threshold))
+            or reaches_threshold(mine.passed, counted, info.threshold)
         ),
         pairs=len(pairs),
         pairs_differing=differing,
@@ -310,11 +319,10 @@ def suite_state(suite: SuiteResult) -> GateState:
         return GateState.PASS
     if suite.not_run == 0:
         return GateState.FAIL
-    counted = max(suite.total - suite.waived, 1)
-    threshold = Fraction(str(suite.threshold))
-    if Fraction(suite.passed, counted) >= threshold:
+    counted = suite.total - suite.waived
+    if reaches_threshold(suite.passed, counted, suite.threshold):
         return GateState.FAIL  # its rate is met, so its parity failed it: a decided pair
-    if Fraction(suite.passed + suite.not_run, counted) >= threshold:
+    if reaches_threshold(suite.passed + suite.not_run, counted, suite.threshold):
         return GateState.NOT_RUN
     return GateState.FAIL
 
@@ -370,9 +378,7 @@ class PairCheck(NamedTuple):
 
         A side that errored, was not run or is unjudged withholds the verdict anyway.
         """
-        return len(self.sides) >= 2 and all(  # noqa: PLR2004 - a pair is two sides at least
-            side.outcome in _DECIDED for side in self.sides
-        )
+        return len(self.sides) >= 2 and all(side.outcome in _DECIDED for side in self.sides)
 
     @property
     def differs(self) -> bool:

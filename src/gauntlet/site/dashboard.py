@@ -169,8 +169,8 @@ def load_dashboard(path: Path) -> Dashboard:
         UsageError: `path` is not a file.
         GauntletError: the store could not read the history (its own located error).
     """
-    from gauntlet.history import stats  # noqa: PLC0415
-    from gauntlet.history.store import load_history  # noqa: PLC0415
+    from gauntlet.history import stats
+    from gauntlet.history.store import load_history
 
     if not path.is_file():
         raise UsageError(

@@ -95,7 +95,7 @@ class CallableTarget:
         """None: a Python target holds no credentials gauntlet knows of."""
         return ()
 
-    def provides(self, language: str) -> Provenance:  # noqa: ARG002 - the same in every language
+    def provides(self, language: str) -> Provenance:
         """Every field declared: the target returns the contract's fields itself."""
         return NATIVE
 
@@ -110,9 +110,9 @@ class CallableTarget:
         language: str,
         history: Sequence[Message] | None = None,
         *,
-        stop: asyncio.Event | None = None,  # noqa: ARG002 - a Python target does not wait to retry
-        conversation: Conversation | None = None,  # noqa: ARG002 - it keeps its own state
-        tools: Scripted | None = None,  # noqa: ARG002 - it calls its own tools, and reports them
+        stop: asyncio.Event | None = None,
+        conversation: Conversation | None = None,
+        tools: Scripted | None = None,
     ) -> Traced:
         """Ask once and check the answer against the contract.
 
@@ -250,7 +250,7 @@ def target_raised(error: BaseException) -> TargetError:
     if isinstance(error, TargetError):
         try:
             text = str(error)
-        except BaseException:  # noqa: BLE001 - a subclass of the target's own may do anything
+        except BaseException:
             return TargetRaisedError(describe_raised(error))
         # One of gauntlet's own classes keeps its class; a subclass the target made is ours.
         kind = type(error) if type(error).__module__ == TargetError.__module__ else TargetError
@@ -295,7 +295,7 @@ async def _caught(work: Coroutine[Any, Any, _T], stop: asyncio.Event | None) -> 
         if stop is not None and stop.is_set():
             raise
         raise target_raised(exc) from None  # no stop was asked: it is the target's own
-    except BaseException as exc:  # noqa: BLE001 - a target cannot end the run
+    except BaseException as exc:
         raise _unless_cancelled(exc) from None
 
 

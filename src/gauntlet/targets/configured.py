@@ -520,7 +520,7 @@ class TemplateTarget(_FileTarget):
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
-        tools: Scripted | None = None,  # noqa: ARG002 - the API calls its own tools
+        tools: Scripted | None = None,
     ) -> Traced:
         """Ask one turn; see `AsyncTarget`. `tools` are ignored: the API calls its own.
 

@@ -290,7 +290,7 @@ class HttpTarget:
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
-        tools: Scripted | None = None,  # noqa: ARG002 - it calls its own tools, and reports them
+        tools: Scripted | None = None,
     ) -> Traced:
         """Ask, retrying as configured, and say how many attempts and how long the waits were.
 
@@ -337,7 +337,7 @@ class HttpTarget:
         """
         return await self.ask_traced(PROBE_PROMPT, PROBE_LANGUAGE)
 
-    def provides(self, language: str) -> Provenance:  # noqa: ARG002 - the same in every language
+    def provides(self, language: str) -> Provenance:
         """Every field declared: the native contract has them all."""
         return NATIVE
 

@@ -199,7 +199,7 @@ def _compiled(expression: str) -> ParsedResult:
     return jmespath.compile(expression)
 
 
-class _Dropped(Exception):  # noqa: N818 - not an error to report: `search_path` words it
+class _Dropped(Exception):
     """A projection's item that came out null, which JMESPath would leave out of the list."""
 
     def __init__(self, at: str, item: object) -> None:

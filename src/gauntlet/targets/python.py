@@ -86,7 +86,7 @@ def target_code(*said: str | Parameter) -> Iterator[None]:
             if arrived:
                 raise
             raise TargetImportError(*said, describe_raised(exc)) from None
-        except BaseException as exc:  # noqa: BLE001 - a target cannot end the run
+        except BaseException as exc:
             raise TargetImportError(*said, describe_raised(exc)) from None
 
 

@@ -165,8 +165,8 @@ def _refusal(scripted: Scripted, requested: Requested) -> str | None:
     if isinstance(requested.arguments, ArgumentsError):
         return f"{NOT_AN_OBJECT}: {requested.arguments.why}"
     # Imported here, not at the top, as the case models do: only cases with tools need it.
-    from jsonschema.exceptions import best_match  # noqa: PLC0415
-    from referencing.exceptions import Unresolvable  # noqa: PLC0415
+    from jsonschema.exceptions import best_match
+    from referencing.exceptions import Unresolvable
 
     try:
         problem = best_match(scripted.validator(tool).iter_errors(requested.arguments))

@@ -19,8 +19,8 @@ import yaml
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from gauntlet.cases import loader, yaml_nodes
-from gauntlet.cases.loader import load_suites, parse_suite
+from gauntlet.cases import yaml_nodes
+from gauntlet.cases.loader import load_suites
 from gauntlet.cases.yaml_nodes import MAYBE_NOT_TEXT, PLAIN_KINDS, Document, Mark, Refusal
 from gauntlet.errors import ConfigErrors
 
@@ -241,25 +241,6 @@ def test_a_plain_scalar_is_read_by_the_first_pattern_that_fits_it(written: str) 
     else:
         expected = {"null": type(None), "true": bool, "false": bool}.get(kind, int)
         assert type(value) is expected
-
-
-def test_the_collector_is_paused_while_a_case_file_is_read(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    seen: list[bool] = []
-    read = yaml_nodes.read_document
-
-    def watched(text: str, source: str) -> Document:
-        seen.append(gc.isenabled())
-        return read(text, source)
-
-    monkeypatch.setattr(loader, "read_document", watched)
-    text = "suite: s\ngate: golden\nversion: 1\nthreshold: 1.0\ncases: []\n"
-    assert gc.isenabled()
-    with pytest.raises(ConfigErrors):
-        parse_suite(text, "t.yaml")  # refused: the collector comes back all the same
-    assert seen == [False]
-    assert gc.isenabled()
 
 
 def test_a_caller_that_paused_the_collector_finds_it_paused_after_loading(

@@ -199,7 +199,7 @@ def test_the_shape_of_each_gates_case() -> None:
 
 
 def test_every_built_in_case_is_paired() -> None:
-    from gauntlet.cases.builtin import builtin_suites_dir  # noqa: PLC0415
+    from gauntlet.cases.builtin import builtin_suites_dir
 
     suites = load_suites([builtin_suites_dir()])
     for loaded in suites.suites:

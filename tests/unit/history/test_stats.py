@@ -46,7 +46,7 @@ def _run(number: int, *, plan: str = "plan-a", labels: dict[str, str] | None = N
     )
 
 
-def _case(  # noqa: PLR0913 - a record has many fields
+def _case(
     run: RunRecord,
     case_id: str = "c1",
     *,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import threading
 import weakref
 from datetime import UTC, datetime
@@ -14,7 +13,7 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
 from gauntlet.errors import Interrupted, TargetError, TargetUnreachableError
 from gauntlet.redact import Redactor
-from gauntlet.run.engine import GC_YOUNG_THRESHOLD, ask_all, run_gauntlet
+from gauntlet.run.engine import ask_all, run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, score, scores_capability
@@ -354,36 +353,6 @@ def test_a_case_whose_retry_wait_a_stop_ends_is_not_run_at_once(tmp_path: Path) 
     assert took < 30, f"took {took:.1f} s: the waits were given the 60 s grace"
 
 
-def test_what_was_loaded_before_a_run_is_left_out_of_collections_until_it_ends(
-    tmp_path: Path,
-) -> None:
-    seen: list[tuple[int, int]] = []
-
-    class Watching:
-        name = "watching"
-
-        async def ask(self, prompt: str, language: str) -> TargetResponse:
-            seen.append((gc.get_freeze_count(), gc.get_threshold()[0]))
-            return _cited(prompt)
-
-    suites = _suites(tmp_path, 2)
-    before = gc.get_threshold()
-    results = run_gauntlet(suites, Watching(), target_info=INFO)
-    assert results.totals.passed == 2
-    assert seen
-    assert all(frozen > 0 and young >= GC_YOUNG_THRESHOLD for frozen, young in seen)
-    assert gc.get_freeze_count() == 0
-    assert gc.get_threshold() == before
-
-
-def test_the_collector_is_put_back_when_a_run_fails(tmp_path: Path) -> None:
-    before = gc.get_threshold()
-    with pytest.raises(TargetError):
-        run_gauntlet(_suites(tmp_path, 1), Probed(), target_info=INFO)
-    assert gc.get_freeze_count() == 0
-    assert gc.get_threshold() == before
-
-
 def test_a_case_is_given_a_task_only_when_there_is_room_for_it(tmp_path: Path) -> None:
     alive: list[int] = []
 
@@ -420,54 +389,6 @@ def test_a_finished_case_lets_go_of_its_task(tmp_path: Path) -> None:
     results = run_gauntlet(_suites(tmp_path, 40), Remembering(), target_info=INFO, concurrency=2)
     assert results.totals.passed == 40
     assert held_at_the_end == [0]
-
-
-def test_runs_that_overlap_put_the_collector_back_as_it_was_before_the_first(
-    tmp_path: Path,
-) -> None:
-    first_asked, second_asked = threading.Event(), threading.Event()
-
-    class First:
-        name = "first"
-
-        async def ask(self, prompt: str, language: str) -> TargetResponse:
-            first_asked.set()
-            while not second_asked.is_set():  # the second run starts while this one runs
-                await asyncio.sleep(0.01)
-            return _cited(prompt)
-
-    class Second:
-        name = "second"
-
-        async def ask(self, prompt: str, language: str) -> TargetResponse:
-            second_asked.set()
-            await asyncio.sleep(0.2)  # and ends after the first has ended
-            return _cited(prompt)
-
-    suites = _suites(tmp_path, 1)
-    before = gc.get_threshold()
-    first = threading.Thread(target=lambda: run_gauntlet(suites, First(), target_info=INFO))
-    first.start()
-    first_asked.wait(10)
-    second = threading.Thread(target=lambda: run_gauntlet(suites, Second(), target_info=INFO))
-    second.start()
-    first.join(10)
-    frozen_while_second_runs = gc.get_freeze_count()
-    second.join(10)
-    assert frozen_while_second_runs > 0  # the first to end did not thaw the other's heap
-    assert gc.get_threshold() == before
-    assert gc.get_freeze_count() == 0
-
-
-def test_what_the_host_froze_itself_stays_frozen_after_a_run(tmp_path: Path) -> None:
-    suites = _suites(tmp_path, 1)
-    gc.freeze()
-    try:
-        frozen = gc.get_freeze_count()
-        run_gauntlet(suites, Cited(), target_info=INFO)
-        assert gc.get_freeze_count() >= frozen
-    finally:
-        gc.unfreeze()
 
 
 def test_a_failure_of_the_harness_for_one_case_is_raised_after_every_case_is_asked(

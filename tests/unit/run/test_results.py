@@ -417,11 +417,11 @@ def test_a_hostile_version_4_call_is_refused_by_its_place(
 
 
 def _disclosure_run() -> Any:
-    from gauntlet.cases.builtin import builtin_suites_dir  # noqa: PLC0415
-    from gauntlet.cases.loader import load_suites  # noqa: PLC0415
-    from gauntlet.run.engine import run_gauntlet  # noqa: PLC0415
-    from gauntlet.run.results import TargetInfo  # noqa: PLC0415
-    from gauntlet.targets.toy import make_toy  # noqa: PLC0415
+    from gauntlet.cases.builtin import builtin_suites_dir
+    from gauntlet.cases.loader import load_suites
+    from gauntlet.run.engine import run_gauntlet
+    from gauntlet.run.results import TargetInfo
+    from gauntlet.targets.toy import make_toy
 
     suites = load_suites([builtin_suites_dir() / "disclosure.yaml"])
     toy = make_toy([ToyDefect.NO_DISCLOSURE])

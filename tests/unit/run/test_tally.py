@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from gauntlet.run.results import Outcome, Trial, TurnResult
+from gauntlet.cases.model import GateName
+from gauntlet.run import tally
+from gauntlet.run.results import GateState, Outcome, SuiteInfo, Trial, TurnResult
 from gauntlet.run.tally import conversation_outcome, decide_case
 from gauntlet.targets.contract import TargetResponse
 
@@ -86,3 +88,31 @@ def test_asks_that_match_the_plan_decide_the_case_as_before() -> None:
         Outcome.FAILED,
         "passed 1/2 asks, needs 2; ask 2: failed for a reason",
     )
+
+
+def test_a_suite_and_its_state_reach_the_threshold_by_one_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Trap: `suite_state` writing `_suite_result`'s threshold rule out again (the exact
+    # fraction, waived cases out of the denominator), so a change to one leaves a suite met
+    # while its state says failed, or the reverse. Here the one rule says "never reached":
+    # both must follow it.
+    asked: list[tuple[int, int]] = []
+
+    def never(passed: int, counted: int, threshold: float) -> bool:
+        asked.append((passed, counted))
+        return False
+
+    monkeypatch.setattr(tally, "reaches_threshold", never)
+    info = SuiteInfo(
+        suite="s", gate=GateName.GOLDEN, version=1, key_version=1, threshold=0.0,
+        source="s.yaml", repeat=1, pass_k=1, capability=True,
+    )  # fmt: skip
+    suite = tally._suite_result(info, ())
+    assert not suite.met  # a threshold of 0 is reached by anything, but for the rule
+    asked_by_result = len(asked)
+    assert tally.suite_state(suite.model_copy(update={"not_run": 1, "total": 1})) is (
+        GateState.FAIL
+    )
+    assert asked_by_result >= 1
+    assert len(asked) > asked_by_result

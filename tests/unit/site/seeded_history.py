@@ -97,7 +97,7 @@ def seeded_history(count: int = 14) -> History:
                             first_token_ms=tuple(
                                 30.0 + 4 * (number % 3) + 10 * ask + index for ask in range(repeats)
                             )
-                            if gate == "grounding" and number >= 5  # noqa: PLR2004
+                            if gate == "grounding" and number >= 5
                             else (),
                         )
                     )

@@ -63,7 +63,6 @@ import hashlib
 import json
 import re
 import time
-import unicodedata
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -74,10 +73,10 @@ from typing import Any, Protocol, runtime_checkable
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from gauntlet.matching import normalise
 from gauntlet.targets.contract import Message, TargetResponse
 from gauntlet.targets.toy.assistant import NAME
 from gauntlet.targets.toy.http import MAX_BODY_BYTES
+from gauntlet.targets.toy.language import language_of
 from gauntlet.targets.toy.tools import ToolOutcome, ToolRequest
 
 MODEL = NAME
@@ -130,57 +129,26 @@ STREAM_PIECES = 20
 """Into how many pieces a streamed answer's text is cut (fewer when the text is shorter)."""
 
 
-def _word_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-_SPANISH_WORDS = _word_set(
-    "al como con cual cuando de del desde donde el ella ellos en entre es esa ese esta este "
-    "esto estoy hay la las le les lo los mas mi mis muy nos para pero por porque que quien se "
-    "si sobre su sus te tengo tiene tu tus un una uno usted y ya yo"
-)
-_ENGLISH_WORDS = _word_set(
-    "about an and any are as at be but by can could did do does for from get has have her his "
-    "how i if in into is it its just my not of on or our please should so than that the their "
-    "them then there they this to was we were what when where which who why will with would "
-    "you your"
-)
-_SPANISH_LETTERS = frozenset("¿¡ñáéíóúü")
-_WORD = re.compile(r"[a-z]+")
-
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-def _spanish_lean(text: str) -> int:
-    """How far `text` leans Spanish (above 0) or English (below 0)."""
-    words = _WORD.findall(normalise(text))
-    spanish = sum(word in _SPANISH_WORDS for word in words)
-    english = sum(word in _ENGLISH_WORDS for word in words)
-    if _SPANISH_LETTERS & set(unicodedata.normalize("NFKC", text).casefold()):
-        spanish += 2
-    return spanish - english
 
 
 def detect_language(prompt: str, earlier: Sequence[str] = ()) -> str:
     """The language the toy answers `prompt` in, `es` or `en`, from the user's words alone.
 
-    Each Spanish function word (`de`, `que`, `para`, ...) counts one for Spanish, and `¿`,
-    `¡`, `ñ` or an accented vowel anywhere counts two more; each English function word (`the`,
-    `what`, `is`, ...) counts one for English. Words that are both (`a`, `me`, `no`) count for
-    neither. Words are compared as the gates compare text (NFKC, look-alikes folded, accents
-    dropped), so a disguised prompt is read as what it says. The prompt decides when it leans
-    either way; a prompt that leans neither (`banana`) is decided by the user's `earlier`
-    messages together; and when those lean neither, English, which is what the toy answers
-    every language tag but Spanish in.
+    Each text is read by the toys' one rule (`language_of`: common words of each language,
+    and Spanish letters, counted as the gates fold text), the toy judge's too. The prompt
+    decides when it leans either way; a prompt that leans neither (`banana`) is decided by
+    the user's `earlier` messages together; and when those lean neither, English, which is
+    what the toy answers every language tag but Spanish in.
 
     Args:
         prompt: The user's latest message.
         earlier: The user's earlier messages in the conversation, oldest first.
     """
     for text in (prompt, " ".join(earlier)):
-        lean = _spanish_lean(text)
-        if lean:
-            return "es" if lean > 0 else "en"
+        language = language_of(text)
+        if language is not None:
+            return language
     return "en"
 
 
