@@ -465,7 +465,7 @@ def with_calls(
     for case in results.cases:
         if case.case_id == case_id:
             trial = case.trials[0]
-            assert trial.response is not None
+            assert trial.response is not None  # every fixture ask is answered
             response = trial.response.model_copy(update={"tool_calls": calls})
             failed = trial.model_copy(
                 update={

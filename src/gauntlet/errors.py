@@ -219,6 +219,6 @@ def describe_raised(error: BaseException) -> str:
     name = type(error).__name__
     try:
         text = str(error)
-    except BaseException as failure:
+    except BaseException as failure:  # its text is the target's code too
         return f"{name} (its text could not be read: {type(failure).__name__})"
     return f"{name}: {text}" if text else name

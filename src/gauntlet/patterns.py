@@ -32,7 +32,7 @@ class PatternError(ValueError):
     """A pattern that is not a regular expression; the message says why and where in it."""
 
 
-class PatternTimeout(Exception):
+class PatternTimeout(Exception):  # a timeout, named as the stdlib names its own
     """A user's pattern ran past its time limit: the case it was checking is in error."""
 
     def __init__(self, field: str, pattern: str, limit: float) -> None:

@@ -16,7 +16,7 @@ import functools
 import io
 import json
 import os
-import xml.etree.ElementTree as ET
+import xml.etree.ElementTree as ET  # parsing our own output, to check it
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple

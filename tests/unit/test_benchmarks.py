@@ -96,7 +96,7 @@ def test_the_console_script_runs_the_entry_point_and_exits_with_its_value(tmp_pa
     )
     script = tmp_path / "gauntlet"
     script.write_text(goals.console_script("pkg.entry:App.run"))
-    completed = subprocess.run(
+    completed = subprocess.run(  # our interpreter, a script written above
         [sys.executable, str(script), "--version"],
         env=goals.tree_env({}, tmp_path),
         capture_output=True,

@@ -247,7 +247,7 @@ def test_the_version_to_a_closed_stdout_exits_0_quietly() -> None:
 
 
 def test_the_version_to_a_full_disk_is_worded_not_a_traceback() -> None:
-    with open("/dev/full", "w") as full:
+    with open("/dev/full", "w") as full:  # a device, not a path to build
         done = _gauntlet("--version", stdout=full.fileno())
     assert done.returncode == 2
     assert "Traceback" not in done.stderr

@@ -127,7 +127,7 @@ def test_a_module_importing_over_eight_gauntlet_modules_is_counted_relative_ones
 
 def test_a_revision_is_counted_beside_the_working_tree_in_one_command() -> None:
     # Trap: the before and after counts taken by two commands on two trees that drifted.
-    completed = subprocess.run(  # noqa: S603 - our interpreter, the repository's script
+    completed = subprocess.run(  # our interpreter, the repository's script
         [sys.executable, str(ROOT / "scripts" / "code_counts.py"), "--rev", "HEAD"],
         capture_output=True,
         text=True,
@@ -145,7 +145,7 @@ def test_a_revision_is_counted_beside_the_working_tree_in_one_command() -> None:
 
 @pytest.mark.parametrize("rev", ["no-such-revision-here", "--upload-pack=x"])
 def test_a_revision_git_does_not_know_is_refused_with_exit_2(rev: str) -> None:
-    completed = subprocess.run(  # noqa: S603 - our interpreter, the repository's script
+    completed = subprocess.run(  # our interpreter, the repository's script
         [sys.executable, str(ROOT / "scripts" / "code_counts.py"), f"--rev={rev}"],
         capture_output=True,
         text=True,

@@ -106,7 +106,7 @@ print(json.dumps([built, before, WaiversFile.__pydantic_complete__]))
 def test_a_record_is_built_on_first_use_not_when_its_module_is_imported() -> None:
     # Trap: every record's validator built at import, so `gauntlet run` pays for the judge's,
     # the history's, the waivers' and the labels' models it never uses before its first ask.
-    completed = subprocess.run(  # noqa: S603 - our interpreter, a fixed script
+    completed = subprocess.run(  # our interpreter, a fixed script
         [sys.executable, "-c", START_UP], capture_output=True, text=True, check=True
     )
     built, before, after = json.loads(completed.stdout)

@@ -228,7 +228,7 @@ def pair_errors(suite: AnySuite, document: Document, source: str) -> list[Config
                         f"cases[{index}].pair: pair {key!r} has no {language} case",
                         f"present: {present(mine)}; add its {language} case with pair: {key}",
                     )
-        elif len(mine) < 2:
+        elif len(mine) < 2:  # a pair is two languages at least
             refuse(
                 at,
                 f"cases[{index}].pair: pair {key!r} is on this case only: a pair needs its "

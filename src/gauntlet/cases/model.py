@@ -946,7 +946,7 @@ class DisclosureSuite(SuiteBase):
                         "at": ("cases", number, "language"),
                     },
                 )
-            case._required = tuple(
+            case._required = tuple(  # bound here, where the suite is known
                 (element, markers) for element, markers in required if markers is not None
             )
         return self

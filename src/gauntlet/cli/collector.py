@@ -54,7 +54,7 @@ def young_only_while_running() -> Iterator[None]:
     last as it was before the first. What the host froze itself stays frozen: then nothing is
     unfrozen, as `gc.unfreeze` cannot tell the two apart.
     """
-    global _runs, _before
+    global _runs, _before  # the collector is one per process
     with _lock:
         if _runs == 0:
             threshold = gc.get_threshold()

@@ -58,7 +58,7 @@ def run_args(args: list[str]) -> int:
         _traceback_if_asked()
         _stderr_line(f"error: {_os_error(failed)}")
         return ExitCode.HARNESS_ERROR
-    except Exception as bug:
+    except Exception as bug:  # the last line of defence: never a bare traceback
         _traceback_if_asked()
         _stderr_line(
             f"internal error: {describe_raised(bug)}\n"

@@ -465,7 +465,7 @@ def _judge(
     """One value against its history, by the rules in the module's docstring."""
     n = len(values)
     mean = fmean(values) if values else None
-    sd = stdev(values) if n >= 2 else None
+    sd = stdev(values) if n >= 2 else None  # a sample stdev needs two
     z: float | None = None
     flagged = False
     rise = metric != "pass_rate"

@@ -31,7 +31,7 @@ RecordsOf = Callable[[Results, Mapping[str, str]], tuple[RunRecord, tuple[CaseRe
 """`gauntlet.history.store.records_of`: a results file as the history would store it."""
 
 
-def trends_evidence(
+def trends_evidence(  # every option of the report's Trends section
     history: History,
     run_key: str,
     *,
@@ -107,7 +107,7 @@ def with_run(
     return History(runs=tuple(runs), cases=(*history.cases, *cases)), True
 
 
-def report_trends(
+def report_trends(  # the report's options, and the store's two functions
     results: Results,
     path: Path,
     *,

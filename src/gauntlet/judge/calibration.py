@@ -291,7 +291,7 @@ async def _rubric(item: LabelItem, ask: Ask) -> list[RecordedPair]:
     try:
         check = await check_rubric(ask, prompt, [criterion.id for criterion in criteria])
         result: Judged | Unjudged = check.result
-    except Exception as exc:
+    except Exception as exc:  # a judge that breaks leaves the item unjudged
         result = Unjudged(_could_not_ask(exc), "")
     pairs = []
     for criterion in criteria:
@@ -326,7 +326,7 @@ async def _pairwise(item: LabelItem, ask: Ask) -> list[RecordedPair]:
             prompt = pairwise_prompt(item.prompt, *shown, rng)
             read, _ = await ask_readable(ask, prompt, read_pairwise_reply)
             replies.append(read)
-    except Exception as exc:
+    except Exception as exc:  # a judge that breaks leaves the item unjudged
         replies.append(Unjudged(_could_not_ask(exc), ""))
     verdicts: list[OrderVerdict | None] = [
         _ORDER_VERDICTS[reply.better] if isinstance(reply, Preferred) else None for reply in replies

@@ -67,7 +67,7 @@ class PairwiseCheck:
 
 def answer_side(rng: random.Random) -> Side:
     """Where the answer goes in the first order: the coin of a trial's seeded generator."""
-    return "A" if rng.random() < 0.5 else "B"
+    return "A" if rng.random() < 0.5 else "B"  # a blind, not a secret
 
 
 def pairwise_prompt(question: str, first: str, second: str, rng: random.Random) -> JudgePrompt:

@@ -13,7 +13,7 @@ they went wrong marked. A suite with parity pairs has one more `testcase`, `pari
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
+import xml.etree.ElementTree as ET  # building XML, never parsing it
 
 from gauntlet.cases.builtin import shown_source
 from gauntlet.display import printable

@@ -74,7 +74,7 @@ def custody_statement(results: Results, key: bytes | None) -> str:
     """
     rescored = (
         "every stored answer kept whole and unmasked was scored again through its gate and agreed"
-        if results.schema_version >= 7
+        if results.schema_version >= 7  # the format that carries the cases
         else "this file's format predates re-scoring: its outcomes were only re-counted"
     )
     if results.signature is not None and key is not None:

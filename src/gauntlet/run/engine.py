@@ -134,7 +134,7 @@ async def _converse(
                 None, at + str(exc), started, attempts + exc.attempts, waited + exc.waited,
                 conversation,
             )  # fmt: skip
-        except BaseException as exc:
+        except BaseException as exc:  # a target cannot end the run
             if isinstance(exc, asyncio.CancelledError) and is_cancelling():
                 raise  # the run's own cancellation, after the grace period
             return _observed(None, at + _raised(exc), started, attempts + 1, waited, conversation)
@@ -562,7 +562,7 @@ async def _probed(target: AsyncTarget) -> Traced | None:
         return await target.probe()
     except Exception:
         raise  # a Python target's are worded by its adapter; anything else is a bug of ours
-    except BaseException as exc:
+    except BaseException as exc:  # a target cannot end the run
         if isinstance(exc, asyncio.CancelledError) and is_cancelling():
             raise
         raise target_raised(exc) from None

@@ -92,7 +92,7 @@ class Judging:
                     made = _unjudged(kind, f"the judge raised {exc.raised}")
                 except TargetError as exc:
                     made = _unjudged(kind, f"the judge gave no reply: {exc}")
-                except Exception as exc:
+                except Exception as exc:  # a judge that fails is unjudged, not a crash
                     made = _unjudged(kind, f"the judge raised {describe_raised(exc)}")
                 checks.append(made.model_copy(update={"usage": tally.total}))
         return tuple(checks)

@@ -48,7 +48,7 @@ from gauntlet.version import __version__
 _CAPABILITY = {GateName.FALSE_POSITIVE: True, GateName.GOLDEN: True, GateName.ADVERSARIAL: False}
 
 
-def _UNSIGNED(results: Results) -> set[str] | None:
+def _UNSIGNED(results: Results) -> set[str] | None:  # reads as what it leaves out
     return {"signature"} if results.signature is None else None
 
 

@@ -174,7 +174,7 @@ def rebuilt_case(gate: GateName, definition: CaseAsRun) -> AnyCase:
     # From JSON text: strict models read a list as a tuple, and a string as an enum, only there.
     case = CASE_MODELS[gate].model_validate_json(canonical_text(definition.case))
     if isinstance(case, DisclosureCase):
-        case._required = definition.required
+        case._required = definition.required  # what its suite bound at load
     return cast("AnyCase", case)
 
 

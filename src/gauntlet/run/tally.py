@@ -378,7 +378,9 @@ class PairCheck(NamedTuple):
 
         A side that errored, was not run or is unjudged withholds the verdict anyway.
         """
-        return len(self.sides) >= 2 and all(side.outcome in _DECIDED for side in self.sides)
+        return len(self.sides) >= 2 and all(
+            side.outcome in _DECIDED for side in self.sides
+        )  # a pair is two sides at least
 
     @property
     def differs(self) -> bool:

@@ -95,7 +95,7 @@ class CallableTarget:
         """None: a Python target holds no credentials gauntlet knows of."""
         return ()
 
-    def provides(self, language: str) -> Provenance:
+    def provides(self, language: str) -> Provenance:  # the same in every language
         """Every field declared: the target returns the contract's fields itself."""
         return NATIVE
 
@@ -110,9 +110,9 @@ class CallableTarget:
         language: str,
         history: Sequence[Message] | None = None,
         *,
-        stop: asyncio.Event | None = None,
-        conversation: Conversation | None = None,
-        tools: Scripted | None = None,
+        stop: asyncio.Event | None = None,  # a Python target does not wait to retry
+        conversation: Conversation | None = None,  # it keeps its own state
+        tools: Scripted | None = None,  # it calls its own tools, and reports them
     ) -> Traced:
         """Ask once and check the answer against the contract.
 
@@ -250,7 +250,7 @@ def target_raised(error: BaseException) -> TargetError:
     if isinstance(error, TargetError):
         try:
             text = str(error)
-        except BaseException:
+        except BaseException:  # a subclass of the target's own may do anything
             return TargetRaisedError(describe_raised(error))
         # One of gauntlet's own classes keeps its class; a subclass the target made is ours.
         kind = type(error) if type(error).__module__ == TargetError.__module__ else TargetError
@@ -295,7 +295,7 @@ async def _caught(work: Coroutine[Any, Any, _T], stop: asyncio.Event | None) -> 
         if stop is not None and stop.is_set():
             raise
         raise target_raised(exc) from None  # no stop was asked: it is the target's own
-    except BaseException as exc:
+    except BaseException as exc:  # a target cannot end the run
         raise _unless_cancelled(exc) from None
 
 

@@ -248,7 +248,7 @@ class _FileTarget(abc.ABC):
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
-        tools: Scripted | None = None,
+        tools: Scripted | None = None,  # the API calls its own tools
     ) -> Traced:
         """Ask one turn; see `AsyncTarget`."""
 

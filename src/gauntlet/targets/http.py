@@ -290,7 +290,7 @@ class HttpTarget:
         *,
         stop: asyncio.Event | None = None,
         conversation: Conversation | None = None,
-        tools: Scripted | None = None,
+        tools: Scripted | None = None,  # it calls its own tools, and reports them
     ) -> Traced:
         """Ask, retrying as configured, and say how many attempts and how long the waits were.
 
@@ -337,7 +337,7 @@ class HttpTarget:
         """
         return await self.ask_traced(PROBE_PROMPT, PROBE_LANGUAGE)
 
-    def provides(self, language: str) -> Provenance:
+    def provides(self, language: str) -> Provenance:  # the same in every language
         """Every field declared: the native contract has them all."""
         return NATIVE
 

@@ -199,7 +199,7 @@ def _compiled(expression: str) -> ParsedResult:
     return jmespath.compile(expression)
 
 
-class _Dropped(Exception):
+class _Dropped(Exception):  # not an error to report: `search_path` words it
     """A projection's item that came out null, which JMESPath would leave out of the list."""
 
     def __init__(self, at: str, item: object) -> None:

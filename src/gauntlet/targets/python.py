@@ -86,7 +86,7 @@ def target_code(*said: str | Parameter) -> Iterator[None]:
             if arrived:
                 raise
             raise TargetImportError(*said, describe_raised(exc)) from None
-        except BaseException as exc:
+        except BaseException as exc:  # a target cannot end the run
             raise TargetImportError(*said, describe_raised(exc)) from None
 
 

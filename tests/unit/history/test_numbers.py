@@ -227,7 +227,7 @@ def _said_cleanly(code: int, out: str, err: str) -> None:
     assert code in (0, 2), (code, out, err)
     assert "internal error" not in err, err
     assert "Traceback" not in err, err
-    if code == 2:
+    if code == 2:  # the harness's exit code
         assert "error:" in err, err
 
 

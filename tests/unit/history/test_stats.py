@@ -46,7 +46,7 @@ def _run(number: int, *, plan: str = "plan-a", labels: dict[str, str] | None = N
     )
 
 
-def _case(
+def _case(  # a record has many fields
     run: RunRecord,
     case_id: str = "c1",
     *,

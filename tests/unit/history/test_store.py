@@ -244,7 +244,7 @@ def test_the_file_is_a_wal_gauntlet_history_of_the_newest_schema(tmp_path: Path)
     assert _rows(path, "PRAGMA journal_mode") == [("wal",)]
     assert _rows(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
     assert _rows(path, "PRAGMA user_version") == [(HISTORY_SCHEMA_VERSION,)]
-    assert HISTORY_SCHEMA_VERSION == 4
+    assert HISTORY_SCHEMA_VERSION == 4  # the schema this test pins
     assert _rows(path, "PRAGMA integrity_check") == [("ok",)]
 
 

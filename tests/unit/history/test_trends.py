@@ -161,7 +161,7 @@ def test_the_cli_glue_reads_the_store(tmp_path: Path) -> None:
         ("absent", None, None, None, "no such file"),
     ],
 )
-def test_the_cli_glue_refuses_bad_options(
+def test_the_cli_glue_refuses_bad_options(  # one row of the table
     tmp_path: Path,
     history: str | None,
     window: int | None,

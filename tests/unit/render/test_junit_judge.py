@@ -3,7 +3,7 @@ judged case's element says what the judge said, beside its calibration."""
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
+import xml.etree.ElementTree as ET  # parsing our own output
 
 from junitparser import JUnitXml
 

@@ -638,7 +638,7 @@ def test_time_to_first_token_is_charted_per_gate_median_and_p95_for_runs_that_st
 ) -> None:
     # Trap: a dashboard that shows no time to first token (the pack shows it per gate), or
     # one that plots a run that did not stream as 0 ms, or mixes gates in one figure.
-    from gauntlet.history import stats
+    from gauntlet.history import stats  # the real statistics, end to end
 
     history = _streamed(_without_verdict(seeded_history(5), {4: "withheld"}), {2, 3, 4, 5})
     dash = board.gather_dashboard(history, stats)
@@ -674,7 +674,7 @@ def test_time_to_first_token_of_a_history_that_never_streamed_is_a_sentence(
     content: SiteContent,
 ) -> None:
     # Trap: axes drawn over no streamed answer, reading as a time to first token of 0 ms.
-    from gauntlet.history import stats
+    from gauntlet.history import stats  # the real statistics, end to end
 
     dash = board.gather_dashboard(seeded_history(4), stats)
     assert len(dash.first_token) == len(dash.gates)
