@@ -1,7 +1,10 @@
 """Loading case files: a pure `parse_suite(text, source)` and `load_suites(paths)` for files.
 
 Every problem becomes a `ConfigError` located as `path:line:column`, and `load_suites` reports
-all of them at once: a user fixes a directory of typos in one pass.
+all of them at once: a user fixes a directory of typos in one pass. A case file is read as
+every kind of file is (`CASE_FILE`, a `gauntlet.cases.strict_file.StrictFile`); what is here
+is the case files' own: the wording of their schema errors, parity pairs, and the rules
+across files.
 """
 
 from __future__ import annotations
