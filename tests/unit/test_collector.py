@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from gauntlet.cases import loader, yaml_nodes
+from gauntlet.cases import strict_file, yaml_nodes
+from gauntlet.cases.file_words import FileWords
 from gauntlet.cases.loader import load_suites
 from gauntlet.cli import collector
 from gauntlet.run import engine
@@ -44,11 +45,11 @@ def _watch_reads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     seen: list[bool] = []
     read = yaml_nodes.read_document
 
-    def watched(text: str, source: str) -> Any:
+    def watched(text: str, source: str, words: FileWords) -> Any:
         seen.append(gc.isenabled())
-        return read(text, source)
+        return read(text, source, words)
 
-    monkeypatch.setattr(loader, "read_document", watched)
+    monkeypatch.setattr(strict_file, "read_document", watched)
     return seen
 
 

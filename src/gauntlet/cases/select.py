@@ -25,11 +25,11 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import ValidationError
 
 from gauntlet.cases.builtin import BUILTIN_PREFIX, builtin_suites_dir
+from gauntlet.cases.file_words import did_you_mean
 from gauntlet.cases.loader import (
     CASE_FILE_SUFFIX,
     LoadedSuite,
     SuiteSet,
-    did_you_mean,
     load_suites,
 )
 from gauntlet.cases.model import SUITE_ADAPTER, GateName, SuiteOption

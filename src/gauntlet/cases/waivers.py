@@ -30,18 +30,17 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, TypeAdapter, model_validator
 from pydantic_core import PydanticCustomError
 
-from gauntlet.cases.loader import (
+from gauntlet.cases.file_words import (
     IDENTIFIER_HINT,
+    FileWords,
     ListFileWords,
-    SuiteSet,
+    by_position,
     did_you_mean,
     kind_of,
-    read_config_file,
-    read_reworded,
-    relevant,
-    validate_document,
 )
+from gauntlet.cases.loader import SuiteSet
 from gauntlet.cases.model import GateName, Identifier, Text
+from gauntlet.cases.strict_file import StrictFile
 from gauntlet.cases.yaml_nodes import Document, Mark, NodePath
 from gauntlet.display import printable
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
@@ -181,12 +180,7 @@ def parse_waivers(raw: str | bytes, source: str, *, today: date) -> LoadedWaiver
     Raises:
         ConfigErrors: every problem found, each located.
     """
-    document = read_reworded(raw, source, _CASE_FILE_WORDS)
-    file = validate_document(
-        WAIVERS_ADAPTER,
-        document,
-        lambda errors: [_WORDS.schema_error(error, document, source) for error in relevant(errors)],
-    )
+    file, document = WAIVERS_FILE.parse(raw, source)
     loaded = LoadedWaivers(
         file=file,
         source=source,
@@ -195,7 +189,7 @@ def parse_waivers(raw: str | bytes, source: str, *, today: date) -> LoadedWaiver
     )
     errors = _date_problems(loaded, today) + _repeated(loaded)
     if errors:
-        raise ConfigErrors(sorted(errors, key=lambda e: (e.line or 0, e.column or 0)))
+        raise ConfigErrors(sorted(errors, key=by_position))
     return loaded
 
 
@@ -206,13 +200,7 @@ def load_waivers(path: FsPath, *, today: date) -> LoadedWaivers:
         ConfigErrors: the file is not a regular file, is too large, cannot be read, or
             `parse_waivers` refuses it.
     """
-    raw = read_config_file(
-        path,
-        limit=MAX_WAIVERS_BYTES,
-        what="a waivers file",
-        too_large="a waivers file this large is a list of decisions nobody reviews",
-    )
-    return parse_waivers(raw, str(path), today=today)
+    return parse_waivers(WAIVERS_FILE.read(path), str(path), today=today)
 
 
 def check_waivers(loaded: LoadedWaivers, suites: SuiteSet) -> tuple[WaiverInfo, ...]:
@@ -276,7 +264,7 @@ def check_waivers(loaded: LoadedWaivers, suites: SuiteSet) -> tuple[WaiverInfo, 
                 )
             )
     if errors:
-        raise ConfigErrors(sorted(errors, key=lambda e: (e.line or 0, e.column or 0)))
+        raise ConfigErrors(sorted(errors, key=by_position))
     return loaded.infos()
 
 
@@ -369,12 +357,6 @@ def _repeated(loaded: LoadedWaivers) -> list[ConfigError]:
     return errors
 
 
-_CASE_FILE_WORDS = (
-    ("one suite per file", "one waivers document per file"),
-    ("case files", "waivers files"),
-    ("case file", "waivers file"),
-)
-
 _KEYS: dict[int, tuple[str, list[str]]] = {
     1: ("a waivers file", list(WaiversFile.model_fields)),
     3: ("a waiver", list(Waiver.model_fields)),
@@ -411,12 +393,22 @@ def _own_rules(
     return None
 
 
-_WORDS = ListFileWords(
-    whole="a waivers file must be a mapping of max_days and waivers",
-    keys=_KEYS,
-    patterns=_PATTERN_MESSAGES,
-    first=_own_rules,
+WAIVERS_FILE = StrictFile(
+    FileWords(
+        "waivers file",
+        one_per_file="one waivers document per file",
+        too_large="a waivers file this large is a list of decisions nobody reviews",
+    ),
+    WAIVERS_ADAPTER,
+    ListFileWords(
+        whole="a waivers file must be a mapping of max_days and waivers",
+        keys=_KEYS,
+        patterns=_PATTERN_MESSAGES,
+        first=_own_rules,
+    ).schema_errors,
+    limit=MAX_WAIVERS_BYTES,
 )
+"""The waivers file: one list of waivers, up to `MAX_WAIVERS_BYTES`."""
 
 
 __all__ = [

@@ -16,10 +16,11 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from gauntlet.cases.file_words import CASE_FILE_WORDS, FileWords
 from gauntlet.errors import ConfigErrors, ConfigSyntaxError
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
-"""Case files larger than this are refused before any parsing (8 MiB)."""
+"""Case files larger than this are refused before any parsing (8 MiB); the default limit."""
 
 MAX_DEPTH = 32
 """Mappings and lists nested deeper than this are refused (a case file needs four levels)."""
@@ -83,20 +84,23 @@ class Document(NamedTuple):
         return marks.get(path, _FILE_START)
 
 
-def decode_source(raw: bytes, source: str) -> str:
-    """Turn a case file's bytes into text, refusing what YAML would misread.
+def decode_source(
+    raw: bytes, source: str, words: FileWords = CASE_FILE_WORDS, limit: int = MAX_FILE_BYTES
+) -> str:
+    """Turn a file's bytes into text, refusing what YAML would misread.
+
+    Args:
+        raw: The file's bytes.
+        source: The name to put in error locations.
+        words: What the file is called in the messages (a case file, unless said).
+        limit: The largest size accepted, in bytes.
 
     Raises:
-        ConfigErrors: for a file over `MAX_FILE_BYTES`, a byte-order mark, bytes that are not
-            UTF-8 (with the byte offset) or a NUL character.
+        ConfigErrors: for a file over `limit`, a byte-order mark, bytes that are not UTF-8
+            (with the byte offset) or a NUL character.
     """
-    if len(raw) > MAX_FILE_BYTES:
-        raise _one(
-            source,
-            Mark(1, 1),
-            f"file is {len(raw):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a case file",
-            "split the suite into several files",
-        )
+    if len(raw) > limit:
+        raise words.too_large_error(source, len(raw), limit)
     if raw.startswith(b"\xef\xbb\xbf"):
         raise _one(
             source, Mark(1, 1), "file starts with a byte-order mark", "save it as UTF-8 without BOM"
@@ -113,16 +117,17 @@ def decode_source(raw: bytes, source: str) -> str:
         ) from None
     nul = text.find("\x00")
     if nul >= 0:
-        raise _one(source, _mark_at(text, nul), "NUL character in a case file")
+        raise _one(source, _mark_at(text, nul), f"NUL character in {words.a}")
     return text
 
 
-def read_document(text: str, source: str) -> Document:
+def read_document(text: str, source: str, words: FileWords = CASE_FILE_WORDS) -> Document:
     """Parse one YAML document strictly.
 
     Args:
         text: The file's text (see `decode_source`).
         source: The name to put in error locations.
+        words: What the file is called in the messages (a case file, unless said).
 
     Raises:
         ConfigErrors: every refusal found before parsing had to stop, each located.
@@ -146,12 +151,12 @@ def read_document(text: str, source: str) -> Document:
         parser.dispose()
     if document is None:
         # Declined: read again by the builder, which words every refusal in the file.
-        document = _read_strictly(text, source)
+        document = _read_strictly(text, source, words)
     return document
 
 
-def _read_strictly(text: str, source: str) -> Document:
-    builder = _Builder(source)
+def _read_strictly(text: str, source: str, words: FileWords) -> Document:
+    builder = _Builder(source, words)
     try:
         builder.consume(_events(text))
     except yaml.MarkedYAMLError as exc:
@@ -161,7 +166,7 @@ def _read_strictly(text: str, source: str) -> Document:
     if builder.problems:
         raise ConfigErrors(builder.problems)
     if builder.documents == 0:
-        raise _one(source, Mark(1, 1), "file is empty", "a case file is one YAML mapping")
+        raise _one(source, Mark(1, 1), "file is empty", f"{words.a} is one YAML mapping")
     return Document(
         builder.root, builder.value_marks, builder.key_marks, builder.events, builder.plain_texts
     )
@@ -319,8 +324,9 @@ _DISCARD: Any = object()
 class _Builder:
     """Builds plain data from parser events with an explicit stack (no recursion)."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, words: FileWords) -> None:
         self.source = source
+        self.words = words
         self.problems: list[ConfigSyntaxError] = []
         self.stack: list[_Frame] = []
         self.root: Any = None
@@ -333,6 +339,11 @@ class _Builder:
     def refuse(self, mark: Mark, message: str, hint: str | None = None) -> None:
         self.problems.append(_problem(self.source, mark, message, hint))
 
+    @property
+    def no_anchors(self) -> str:
+        """The hint of an anchor or alias."""
+        return f"anchors and aliases are refused in {self.words.plural}; write the value out"
+
     def consume(self, events: Iterator[yaml.Event]) -> None:
         for event in events:
             self.events += 1
@@ -341,11 +352,7 @@ class _Builder:
             if isinstance(event, yaml.DocumentStartEvent):
                 self.start_document(event, mark)
             elif isinstance(event, yaml.AliasEvent):
-                self.refuse(
-                    mark,
-                    f"alias '*{event.anchor}' is not allowed",
-                    "anchors and aliases are refused in case files; write the value out",
-                )
+                self.refuse(mark, f"alias '*{event.anchor}' is not allowed", self.no_anchors)
                 self.add(_DISCARD, mark)
             elif isinstance(event, yaml.ScalarEvent):
                 self.check_node(event, mark)
@@ -361,7 +368,9 @@ class _Builder:
         self.documents += 1
         if self.documents > 1:
             self.refuse(
-                mark, "a second YAML document in one file", "one suite per file: split it in two"
+                mark,
+                "a second YAML document in one file",
+                f"{self.words.one_per_file}: split it in two",
             )
             raise _Stop
         if event.version or event.tags:
@@ -369,18 +378,15 @@ class _Builder:
 
     def check_node(self, event: yaml.NodeEvent, mark: Mark) -> None:
         if event.anchor is not None:
-            self.refuse(
-                mark,
-                f"anchor '&{event.anchor}' is not allowed",
-                "anchors and aliases are refused in case files; write the value out",
-            )
+            self.refuse(mark, f"anchor '&{event.anchor}' is not allowed", self.no_anchors)
         tag = getattr(event, "tag", None)
         if tag is not None:
             shown = tag.replace("tag:yaml.org,2002:", "!!")
             self.refuse(
                 mark,
                 f"explicit tag '{shown}' is not allowed",
-                "tags can construct objects; case files hold plain text, numbers and lists",
+                f"tags can construct objects; {self.words.plural} hold plain text, numbers "
+                "and lists",
             )
 
     def open(self, event: yaml.CollectionStartEvent, mark: Mark) -> None:
@@ -445,7 +451,7 @@ class _Builder:
             self.refuse(
                 mark,
                 "merge key '<<' is not allowed",
-                "write the merged keys out; case files refuse aliases and merges",
+                f"write the merged keys out; {self.words.plural} refuse aliases and merges",
             )
             top.discard_next = True
         first = top.seen.get(key)

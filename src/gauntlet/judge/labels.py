@@ -30,20 +30,16 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, model_validator
 from pydantic_core import PydanticCustomError
 
-from gauntlet.cases.loader import (
+from gauntlet.cases.file_words import (
     IDENTIFIER_HINT,
+    DirectoryWords,
+    FileWords,
     ListFileWords,
-    find_case_files,
-    read_config_file,
-    read_reworded,
-    relevant,
     repeated_ids,
-    reworded,
-    validate_document,
 )
 from gauntlet.cases.model import Identifier, LanguageTag, Text
+from gauntlet.cases.strict_file import StrictFile
 from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Mark
-from gauntlet.display import unencodable
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
 from gauntlet.record import StrictRecord
 
@@ -244,12 +240,7 @@ def parse_labels(raw: str | bytes, source: str) -> LoadedLabels:
     Raises:
         ConfigErrors: every problem found, each located.
     """
-    document = read_reworded(raw, source, _CASE_FILE_WORDS)
-    file = validate_document(
-        LABELS_ADAPTER,
-        document,
-        lambda errors: [_WORDS.schema_error(error, document, source) for error in relevant(errors)],
-    )
+    file, document = LABELS_FILE.parse(raw, source)
     return LoadedLabels(
         file=file,
         source=source,
@@ -270,44 +261,16 @@ def load_labels(path: str | os.PathLike[str]) -> LabelSet:
     """
     root = FsPath(path)
     errors: list[ConfigError] = []
-    found = find_case_files(root, errors)
-    errors = [reworded(error, _CASE_FILE_WORDS) for error in errors]
     loaded: list[LoadedLabels] = []
-    seen: set[FsPath] = set()
-    for file in found:
-        if unencodable(str(file)) is not None:
-            errors.append(ConfigError(file, "the file's name is not valid UTF-8; rename it"))
-            continue
-        real = file.resolve()
-        if real in seen:  # pragma: no cover - find_case_files lists each path once
-            continue
-        seen.add(real)
+    for file in LABELS_FILE.find([root], errors):
         try:
-            raw = read_config_file(
-                file, limit=MAX_FILE_BYTES, what="a labels file", too_large=_TOO_LARGE
-            )
-            loaded.append(parse_labels(raw, str(file)))
+            loaded.append(parse_labels(LABELS_FILE.read(file), str(file)))
         except ConfigErrors as exc:
             errors.extend(exc.errors)
     errors.extend(_across_files(loaded))
     if errors:
         raise ConfigErrors(errors)
     return LabelSet(tuple(loaded), str(root))
-
-
-_TOO_LARGE = "split the items into several files"
-
-# The YAML reader and the file finder are the case files'; so is some of their wording.
-_CASE_FILE_WORDS = (
-    ("one suite per file", "one labels document per file"),
-    ("split the suite into several files", _TOO_LARGE),
-    ("a suite that never runs", "labels that are never read"),
-    ("run no cases and prove nothing", "calibrate on nothing"),
-    ("with its own --cases", "with --labels"),
-    ("case directory", "labels directory"),
-    ("case files", "labels files"),
-    ("case file", "labels file"),
-)
 
 
 def _across_files(loaded: Sequence[LoadedLabels]) -> list[ConfigError]:
@@ -391,13 +354,29 @@ def _what_is_left(
     return None
 
 
-_WORDS = ListFileWords(
-    whole="a labels file must be a mapping of labels, version and items",
-    keys=_KEYS,
-    patterns=_PATTERN_MESSAGES,
-    first=_own_rules,
-    last=_what_is_left,
+LABELS_FILE = StrictFile(
+    FileWords(
+        "labels file",
+        one_per_file="one labels document per file",
+        too_large="split the items into several files",
+        directory=DirectoryWords(
+            never_read="labels that are never read",
+            reads_nothing="calibrate on nothing",
+            directory="labels directory",
+            elsewhere="with --labels",
+        ),
+    ),
+    LABELS_ADAPTER,
+    ListFileWords(
+        whole="a labels file must be a mapping of labels, version and items",
+        keys=_KEYS,
+        patterns=_PATTERN_MESSAGES,
+        first=_own_rules,
+        last=_what_is_left,
+    ).schema_errors,
+    limit=MAX_FILE_BYTES,
 )
+"""A labels file: some items of one labelled set, read from the directory `--labels` names."""
 
 
 __all__ = [

@@ -27,20 +27,18 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-from gauntlet.cases.loader import (
+from gauntlet.cases.file_words import (
+    FileWords,
     by_position,
     describe_common,
     did_you_mean,
     dotted,
     kind_of,
-    read_config_file,
-    read_reworded,
-    relevant,
-    validate_document,
 )
 from gauntlet.cases.model import LANGUAGE_PATTERN, NOT_BLANK_PATTERN
+from gauntlet.cases.strict_file import StrictFile
 from gauntlet.cases.yaml_nodes import Document, NodePath
-from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError, ConfigSyntaxError
+from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
 from gauntlet.files import RefusedFileError, read_regular_file
 from gauntlet.redact import Secret
 from gauntlet.targets.spec import (
@@ -61,8 +59,6 @@ from gauntlet.targets.spec import (
 
 MAX_TARGET_FILE_BYTES = 256 * 1024
 """Target files larger than this are refused before any parsing (256 KiB)."""
-
-_TOO_LARGE = "a target file describes one target; keep long prompts in system_file"
 
 MAX_SYSTEM_FILE_BYTES = 256 * 1024
 """A `system_file` larger than this is refused before it is read (256 KiB)."""
@@ -102,12 +98,7 @@ def load_target_file(path: FsPath, *, environ: Mapping[str, str] = os.environ) -
         ConfigErrors: the file is not a regular file, is over `MAX_TARGET_FILE_BYTES`, cannot
             be read, or `parse_target_file` refuses it.
     """
-    raw = read_config_file(
-        path,
-        limit=MAX_TARGET_FILE_BYTES,
-        what="a target file",
-        too_large=_TOO_LARGE,
-    )
+    raw = TARGET_FILE.read(path)
     return parse_target_file(raw, str(path), environ=environ, base_dir=path.parent)
 
 
@@ -126,24 +117,11 @@ def parse_target_file(
     Raises:
         ConfigErrors: every problem found, each located.
     """
-    size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "surrogatepass"))
-    if size > MAX_TARGET_FILE_BYTES:
-        raise ConfigErrors(
-            [
-                ConfigSyntaxError(
-                    source,
-                    f"file is {size:,} bytes, over the {MAX_TARGET_FILE_BYTES:,}-byte limit "
-                    "for a target file",
-                    line=1,
-                    column=1,
-                    hint=_TOO_LARGE,
-                )
-            ]
-        )
-    document = read_reworded(raw, source, _CASE_FILE_WORDS)
-    spec = validate_document(
-        TARGET_FILE_ADAPTER, document, lambda errors: _schema_errors(errors, document, source)
-    )
+    if isinstance(raw, str):  # bytes are measured as they are decoded
+        size = len(raw.encode("utf-8", "surrogatepass"))
+        if size > MAX_TARGET_FILE_BYTES:
+            raise TARGET_FILE.words.too_large_error(source, size, MAX_TARGET_FILE_BYTES)
+    spec, document = TARGET_FILE.parse(raw, source)
     checks = _Checks(spec, document, source, environ, base_dir)
     checks.run()
     if checks.errors:
@@ -158,13 +136,6 @@ def parse_target_file(
         environ_values=types.MappingProxyType(dict(checks.read)),
     )
 
-
-# The YAML reader is shared with case files, and says so in a few of its messages.
-_CASE_FILE_WORDS = (
-    ("case files", "target files"),
-    ("a case file", "a target file"),
-    ("one suite per file", "one target per file"),
-)
 
 # ------------------------------------------------------------------ schema error messages
 
@@ -198,11 +169,23 @@ def _schema_errors(
     data = document.data
     kind = data.get("kind") if isinstance(data, dict) else None
     root = _KINDS.get(kind) if isinstance(kind, str) else None
-    problems = [_problem(error, root, document, source) for error in relevant(errors)]
+    problems = [_problem(error, root, document, source) for error in errors]
     # `base_ur: ...` is also a missing `base_url`; the unknown key's hint already says so.
     meant = {(*p.path[:-1], p.suggested) for p in problems if p.suggested}
     return [p.error for p in problems if not (p.missing and p.path in meant)]
 
+
+TARGET_FILE = StrictFile(
+    FileWords(
+        "target file",
+        one_per_file="one target per file",
+        too_large="a target file describes one target; keep long prompts in system_file",
+    ),
+    TARGET_FILE_ADAPTER,
+    _schema_errors,
+    limit=MAX_TARGET_FILE_BYTES,
+)
+"""A target file (or a judge's, which is one): one target, up to `MAX_TARGET_FILE_BYTES`."""
 
 _MISSING = "missing required key"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gauntlet.cases.loader import find_case_files, load_suites, parse_suite
+from gauntlet.cases.loader import CASE_FILE, load_suites, parse_suite
 from gauntlet.cases.model import GateName, GroundingCase
 from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Mark
 from gauntlet.errors import ConfigError, ConfigErrors
@@ -141,7 +141,7 @@ def test_an_unreadable_file_is_an_error(tmp_path: Path, monkeypatch: pytest.Monk
     def refuse(path: Path, *, limit: int, what: str) -> bytes:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("gauntlet.cases.loader.read_regular_file", refuse)
+    monkeypatch.setattr("gauntlet.cases.strict_file.read_regular_file", refuse)
     assert _errors(path) == [f"{path}: cannot read: Permission denied"]
 
 
@@ -207,5 +207,5 @@ def test_an_oversized_file_is_refused_before_it_is_read(
 
 def test_find_case_files_reports_into_the_list_it_is_given(tmp_path: Path) -> None:
     errors: list[ConfigError] = []
-    assert find_case_files(tmp_path / "missing", errors) == []
+    assert CASE_FILE.find([tmp_path / "missing"], errors) == []
     assert len(errors) == 1

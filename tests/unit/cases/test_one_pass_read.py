@@ -20,6 +20,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gauntlet.cases import yaml_nodes
+from gauntlet.cases.file_words import CASE_FILE_WORDS, FileWords
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.yaml_nodes import MAYBE_NOT_TEXT, PLAIN_KINDS, Document, Mark, Refusal
 from gauntlet.errors import ConfigErrors
@@ -42,7 +43,7 @@ def _in_one_pass(text: str) -> Document | None:
 
 def _strictly(text: str) -> Document | None:
     try:
-        return yaml_nodes._read_strictly(text, "t.yaml")
+        return yaml_nodes._read_strictly(text, "t.yaml", CASE_FILE_WORDS)
     except ConfigErrors:
         return None
 
@@ -186,7 +187,7 @@ def _at(mark: Mark) -> tuple[int, int]:
 def test_a_valid_file_is_read_once_and_makes_a_mark_only_when_one_is_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def never(source: str) -> None:
+    def never(source: str, words: FileWords) -> None:
         raise AssertionError("a valid file must not be read a second time")
 
     monkeypatch.setattr(yaml_nodes, "_Builder", never)

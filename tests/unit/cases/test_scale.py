@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gauntlet.cases import loader, yaml_nodes
+from gauntlet.cases import strict_file, yaml_nodes
+from gauntlet.cases.file_words import FileWords
 from gauntlet.cases.loader import load_suites, parse_suite
 from gauntlet.errors import ConfigErrors
 
@@ -36,11 +37,11 @@ def test_a_5000_case_file_loads_with_work_linear_in_its_size(
     documents: list[yaml_nodes.Document] = []
     read = yaml_nodes.read_document
 
-    def counting(text: str, source: str) -> yaml_nodes.Document:
-        documents.append(read(text, source))
+    def counting(text: str, source: str, words: FileWords) -> yaml_nodes.Document:
+        documents.append(read(text, source, words))
         return documents[-1]
 
-    monkeypatch.setattr(loader, "read_document", counting)
+    monkeypatch.setattr(strict_file, "read_document", counting)
     loaded = parse_suite(_suite(count), "scale.yaml")
     assert len(loaded.cases) == count
     assert loaded.case_marks[-1].line == 6 + (count - 1) * 6
@@ -58,10 +59,10 @@ def test_a_10_mb_file_is_refused_before_any_parsing(
     path.write_text(text + "# padding\n" * (10_000_000 // 10), encoding="utf-8")
     assert path.stat().st_size > 10_000_000
 
-    def never(text: str, source: str) -> yaml_nodes.Document:
+    def never(text: str, source: str, words: FileWords) -> yaml_nodes.Document:
         raise AssertionError("an oversized file must not reach the parser")
 
-    monkeypatch.setattr(loader, "read_document", never)
+    monkeypatch.setattr(strict_file, "read_document", never)
     with pytest.raises(ConfigErrors) as caught:
         load_suites([path])
     [error] = caught.value.errors

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.errors import ConfigErrors
+from gauntlet.judge import labels
 from gauntlet.judge.labels import (
     LabelItem,
     builtin_labels_dir,
@@ -411,7 +413,7 @@ def test_a_missing_directory_is_refused(tmp_path: Path) -> None:
 def test_a_file_too_large_is_refused_before_it_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("gauntlet.judge.labels.MAX_FILE_BYTES", 10)
+    monkeypatch.setattr(labels, "LABELS_FILE", dataclasses.replace(labels.LABELS_FILE, limit=10))
     text = HEAD + rubric()
     assert one_file(tmp_path, text) == [
         f"set.yaml:1:1: file is {len(text)} bytes, over the 10-byte limit for a labels file\n"
