@@ -108,11 +108,11 @@ def _calibrate(
         build_record,
         calibrate,
         check_calibration,
-        summary_lines,
         write_record,
     )
     from gauntlet.judge.judge_file import judge_asker, judge_fingerprint
     from gauntlet.judge.labels import labels_digest, load_labels
+    from gauntlet.render.calibration import summary_lines
     from gauntlet.render.console import ProgressDisplay
     from gauntlet.targets.configured import build_target
     from gauntlet.targets.target_file import load_target_file

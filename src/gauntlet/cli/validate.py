@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gauntlet.cli.state import write_line
+from gauntlet.text_columns import GAP, padded
 from gauntlet.words import plural
 
 if TYPE_CHECKING:
@@ -89,14 +90,13 @@ def load_waivers_for(path: Path | None, suites: SuiteSet) -> tuple[WaiverInfo, .
 def validate_lines(suites: SuiteSet, waived: Sequence[WaiverInfo] | None) -> list[str]:
     """The cases per gate and language, then the `OK:` line (waivers counted when checked)."""
     counts = suites.counts()
-    width = max(len(gate.value) for gate in counts)
-    lines = []
-    for gate, count in counts.items():
-        languages = "  ".join(f"{lang} {n}" for lang, n in count.languages.items())
-        lines.append(
-            f"{gate.value:<{width}}  {plural(count.suites, 'suite')}  {count.cases:>4} cases  "
-            f"{languages}"
-        )
+    names = padded([[gate.value] for gate in counts])
+    lines = [
+        GAP.join([*name, plural(count.suites, "suite"), f"{count.cases:>4} cases"])
+        + GAP
+        + GAP.join(f"{lang} {n}" for lang, n in count.languages.items())
+        for name, count in zip(names, counts.values(), strict=True)
+    ]
     total_suites = len(suites.suites)
     lines.append(
         f"OK: {plural(total_suites, 'suite')}, "

@@ -6,7 +6,7 @@ terminal does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gauntlet.display import printable
@@ -15,6 +15,7 @@ from gauntlet.history.records import CaseRecord, History, RunRecord, Trend, no_v
 from gauntlet.history.stats import series
 from gauntlet.history.store import timestamp
 from gauntlet.run.results import Totals
+from gauntlet.text_columns import aligned
 from gauntlet.words import plural
 
 
@@ -76,19 +77,6 @@ def _rate(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.1%}"
 
 
-def _table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = ()) -> list[str]:
-    """Columns padded to their widest cell, the `right` ones aligned right."""
-    aligned = set(right)
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return [
-        "  ".join(
-            cell.rjust(width) if column in aligned else cell.ljust(width)
-            for column, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-        for row in rows
-    ]
-
-
 def list_lines(history: History) -> list[str]:
     """One line per stored run, oldest first.
 
@@ -110,7 +98,7 @@ def list_lines(history: History) -> list[str]:
                 printable(_labels(run)),
             ]
         )
-    return _table(rows, right=(0, 4))
+    return aligned(rows, right=(0, 4))
 
 
 def pick_run(history: History, wanted: str) -> RunRecord:
@@ -147,7 +135,7 @@ def show_lines(history: History, run: RunRecord) -> list[str]:
         ["labels", _labels(run)],
         ["suites", ", ".join(f"{name} v{version}" for name, version in run.suites)],
     ]
-    lines = _table([[name, printable(value)] for name, value in facts])
+    lines = aligned([[name, printable(value)] for name, value in facts])
     cases = _cases_by_run(history)[run.key]
     slices: dict[tuple[str, str], list[CaseRecord]] = {}
     for case in cases:
@@ -167,7 +155,7 @@ def show_lines(history: History, run: RunRecord) -> list[str]:
                 f"{tally.asks_passed}/{tally.asks}",
             ]
         )
-    return [*lines, "", *_table(rows, right=range(2, 8))]
+    return [*lines, "", *aligned(rows, right=range(2, 8))]
 
 
 def trend_lines(
@@ -258,7 +246,7 @@ def trend_lines(
                 printable(_labels(run)),
             ]
         )
-    return [head, *_table(rows, right=(0, 3, 4, 5, 6, 7))]
+    return [head, *aligned(rows, right=(0, 3, 4, 5, 6, 7))]
 
 
 def _judgement(trend: Trend | None) -> str:

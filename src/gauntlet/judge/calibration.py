@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
-from rich.text import Text
 
 from gauntlet.display import clipped, printable
 from gauntlet.errors import GauntletError, TargetContractError, UsageError
@@ -769,98 +768,6 @@ def _label_problems(record: CalibrationRecord, labels: LabelSet) -> list[str]:
     return problems
 
 
-# ------------------------------------------------------------------ what a person reads
-
-
-def summary_lines(record: CalibrationRecord, reason: str | None) -> list[Text]:
-    """The calibration as a table a person reads, ending with ACCEPTED or REFUSED (why)."""
-    judge = record.judge
-    settings = ", ".join(
-        f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}"
-        for name, value in (("temperature", judge.temperature), ("max_tokens", judge.max_tokens))
-        if value is not None
-    )
-    model = f" {judge.model}" if judge.model is not None else ""
-    lines = [
-        Text(
-            printable(
-                f"judge: {judge.kind}{model} at {judge.host}"
-                + (f" ({settings})" if settings else "")
-            )
-        ),
-        Text(
-            printable(
-                f"labels: {record.labels.name} v{record.labels.version}, "
-                f"{record.labels.items} items, {record.labels.digest[:19]}… "
-                f"({record.labels.source})"
-            )
-        ),
-        Text(""),
-    ]
-    header = ["language", "items", "pairs", "unjudged", "agreement", "kappa", "95% interval"]
-    rows = [_row(figures.language, figures) for figures in record.languages]
-    rows.append(_row("overall", record.overall))
-    widths = [max(len(cells[i]) for cells in [header, *rows]) for i in range(len(header))]
-    lines += [Text(printable(_aligned(cells, widths)).rstrip()) for cells in [header, *rows]]
-    pairwise = record.pairwise
-    if pairwise.position_consistency is None:
-        consistency = (
-            "not measured (no pairwise items)"
-            if pairwise.items == 0
-            else f"not measured (none of {pairwise.items} pairwise items readable in both orders)"
-        )
-    else:
-        events = pairwise.position_bias_events
-        consistency = (
-            f"{pairwise.position_consistency:.2f} over {pairwise.both_orders} of "
-            f"{pairwise.items} pairwise items judged in both orders; "
-            f"{plural(events, 'position-bias event')}"
-        )
-    talks = record.talks_to_judge
-    talking = (
-        f"obeyed {talks.obeyed} of {talks.talking} pairs"
-        if talks.talking
-        else "not measured (no labelled answer talks to the judge)"
-    )
-    lines += [
-        Text(""),
-        Text(f"position consistency: {consistency}"),
-        Text(f"unjudged: {record.unjudged} of {record.overall.pairs} pairs"),
-        Text(f"talks to the judge: {talking}"),
-        Text(""),
-    ]
-    if reason is None:
-        lines.append(Text.assemble("calibration: ", ("ACCEPTED", "bold green")))
-    else:
-        lines.append(
-            Text.assemble("calibration: ", ("REFUSED", "bold red"), f" ({printable(reason)})")
-        )
-    return lines
-
-
-def _row(name: str, figures: Figures) -> list[str]:
-    if figures.kappa is None:
-        kappa, interval = "undefined", figures.reason or ""
-    else:
-        kappa, interval = f"{figures.kappa:.2f}", f"{figures.low:.2f} to {figures.high:.2f}"
-    return [
-        name,
-        str(figures.items),
-        str(figures.pairs),
-        str(figures.pairs - figures.judged),
-        f"{figures.observed:.3f}",
-        kappa,
-        interval,
-    ]
-
-
-def _aligned(cells: list[str], widths: list[int]) -> str:
-    return "  ".join(
-        cell.ljust(width) if index == 0 or index == len(cells) - 1 else cell.rjust(width)
-        for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
-    )
-
-
 __all__ = [
     "CALIBRATION_SCHEMA_VERSION",
     "DEFAULT_MIN_ITEMS",
@@ -892,6 +799,5 @@ __all__ = [
     "parse_record",
     "read_record",
     "record_problems",
-    "summary_lines",
     "write_record",
 ]

@@ -25,6 +25,7 @@ from gauntlet.cases.builtin import shown_source
 from gauntlet.display import printable
 from gauntlet.evidence.scores import gate_distributions
 from gauntlet.run.results import (
+    GateResult,
     GateState,
     JudgeInfo,
     Outcome,
@@ -36,6 +37,7 @@ from gauntlet.run.tally import gate_state, pair_checks, parity_failures
 from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.client import missed_deadline
 from gauntlet.targets.contract import FINISH_REASON_LENGTH
+from gauntlet.text_columns import GAP, padded
 from gauntlet.words import plural
 
 _VERDICT_STYLE = {
@@ -62,14 +64,21 @@ def summary_lines(
     results: Results, *, results_path: str | None = None, settings: RunSettings | None = None
 ) -> list[Text]:
     """The summary of `results`, one `Text` per line; with `settings`, a hint after timeouts."""
-    lines: list[Text] = []
-    suites = len(results.suites)
-    lines.append(
+    lines = [line for section in _SECTIONS for line in section(results)]
+    hint = None if settings is None else timeout_hint(results, settings)
+    if hint is not None:
+        lines += [Text(""), Text(hint, style="yellow")]
+    return lines + _verdict_lines(results, results_path)
+
+
+def _heading(results: Results) -> list[Text]:
+    """The target and how many cases it was asked; for a shard, which share of the plan."""
+    lines = [
         Text(
             f"{printable(results.target.name)}: {plural(results.totals.total, 'case')} in "
-            f"{plural(suites, 'suite')}"
+            f"{plural(len(results.suites), 'suite')}"
         )
-    )
+    ]
     shard = results.shard
     if shard is not None:
         planned = results.plan.cases
@@ -79,44 +88,58 @@ def summary_lines(
             else f"none of the {planned} planned cases; `gauntlet merge` gives the verdict"
         )
         lines.append(Text(f"shard {shard.index}/{shard.count} holds {held}"))
+    return lines
+
+
+def _gate_table(results: Results) -> list[Text]:
+    """Each gate's passes per language and in all, its thresholds, and its result, coloured."""
     languages = sorted({count.language for gate in results.gates for count in gate.languages})
-    header = ["gate", *languages, "total", "threshold", "result"]
-    rows: list[tuple[list[str], str]] = []
-    for gate in results.gates:
-        by_language = {count.language: count for count in gate.languages}
-        cells = [gate.gate.value]
-        for language in languages:
-            count = by_language.get(language)
-            cells.append(f"{count.passed}/{count.total}" if count else "-")
-        thresholds = sorted({s.threshold for s in results.suites if s.gate is gate.gate})
-        cells += [
-            f"{gate.passed}/{gate.total}" + (f" ({gate.waived} waived)" if gate.waived else ""),
-            ", ".join(f"{t:g}" for t in thresholds),
-        ]
-        state = gate_state(gate, results.suites)
-        # An interrupted run's gate that its unasked cases could still pass is not run, not
-        # failed; one its asked cases already fail is FAIL whatever the rest would say.
-        unasked = gate.not_run if state is GateState.NOT_RUN else 0
-        gaps = [
-            f"{count} {word}"
-            for count, word in (
-                (gate.errored, "ERRORED"),
-                (gate.unjudged, "UNJUDGED"),
-                (unasked, "NOT RUN"),
-            )
-            if count
-        ]
-        rows.append((cells, ", ".join(gaps) or state.shown))
-    widths = [
-        max([len(header[i]), *(len(cells[i]) for cells, _ in rows)]) for i in range(len(header) - 1)
-    ]
-    lines.append(Text(""))
-    lines.append(Text(_row(header[:-1], widths) + "  " + header[-1], style="bold"))
-    for cells, status in rows:
+    header = ["gate", *languages, "total", "threshold"]
+    rows = [_gate_row(results, gate, languages) for gate in results.gates]
+    head, *cells = padded([header, *(row for row, _ in rows)])
+    lines = [Text(""), Text(GAP.join(head) + GAP + "result", style="bold")]
+    for padded_cells, (_, status) in zip(cells, rows, strict=True):
         style = "green" if status == "PASS" else ("red" if status == "FAIL" else "yellow")
-        lines.append(Text.assemble(_row(cells, widths) + "  ", (status, style)))
-    lines += [Text(line, style="dim") for line in _accuracy_lines(results)]
-    lines += [Text(line, style="dim") for line in parity_lines(results)]
+        lines.append(Text.assemble(GAP.join(padded_cells) + GAP, (status, style)))
+    return lines
+
+
+def _gate_row(results: Results, gate: GateResult, languages: list[str]) -> tuple[list[str], str]:
+    """One gate's cells, and its result: PASS, FAIL or what kept it from either."""
+    by_language = {count.language: count for count in gate.languages}
+    cells = [gate.gate.value]
+    for language in languages:
+        count = by_language.get(language)
+        cells.append(f"{count.passed}/{count.total}" if count else "-")
+    thresholds = sorted({s.threshold for s in results.suites if s.gate is gate.gate})
+    cells += [
+        f"{gate.passed}/{gate.total}" + (f" ({gate.waived} waived)" if gate.waived else ""),
+        ", ".join(f"{t:g}" for t in thresholds),
+    ]
+    state = gate_state(gate, results.suites)
+    # An interrupted run's gate that its unasked cases could still pass is not run, not
+    # failed; one its asked cases already fail is FAIL whatever the rest would say.
+    unasked = gate.not_run if state is GateState.NOT_RUN else 0
+    gaps = [
+        f"{count} {word}"
+        for count, word in (
+            (gate.errored, "ERRORED"),
+            (gate.unjudged, "UNJUDGED"),
+            (unasked, "NOT RUN"),
+        )
+        if count
+    ]
+    return cells, ", ".join(gaps) or state.shown
+
+
+def _dim_figures(results: Results) -> list[Text]:
+    """Tool accuracy and parity, one quiet line each, under the table."""
+    return [Text(line, style="dim") for line in [*_accuracy_lines(results), *parity_lines(results)]]
+
+
+def _case_lines(results: Results) -> list[Text]:
+    """The failing, errored and unjudged cases, each with where it is and why."""
+    lines: list[Text] = []
     for outcome, title in (
         (Outcome.FAILED, "failing cases"),
         (Outcome.ERRORED, "errored cases"),
@@ -140,39 +163,51 @@ def summary_lines(
             )
             if not shared:
                 lines.append(Text(f"    {printable(case.reason)}", style="dim"))
+    return lines
+
+
+def _parity_failure_lines(results: Results) -> list[Text]:
+    """Each pair that fails its suite on parity, with why."""
     failures = parity_failures(results)
-    if failures:
-        lines.append(Text(""))
-        lines.append(Text(f"parity failures ({len(failures)})", style="bold"))
-        for check in failures:
-            lines.append(Text(f"  {check.gate.value}  {check.suite}"))
-            lines.append(Text(f"    {printable(check.reason)}", style="dim"))
+    if not failures:
+        return []
+    lines = [Text(""), Text(f"parity failures ({len(failures)})", style="bold")]
+    for check in failures:
+        lines.append(Text(f"  {check.gate.value}  {check.suite}"))
+        lines.append(Text(f"    {printable(check.reason)}", style="dim"))
+    return lines
+
+
+def _not_asked_lines(results: Results) -> list[Text]:
+    """How many cases an interrupted run never asked, and what interrupted it."""
     not_run = results.totals.not_run
-    if not_run:
-        lines.append(Text(""))
-        lines.append(
-            Text(
-                f"not asked ({not_run}): the run was interrupted"
-                + (f" by {results.interrupted_by}" if results.interrupted_by else ""),
-                style="bold",
-            )
-        )
-    if results.judge is not None:
-        lines.append(Text(""))
-        lines += _judge_lines(results.judge)
-    lines += _waiver_lines(results)
-    hint = None if settings is None else timeout_hint(results, settings)
-    if hint is not None:
-        lines += [Text(""), Text(hint, style="yellow")]
-    lines.append(Text(""))
-    lines.append(
+    if not not_run:
+        return []
+    return [
+        Text(""),
+        Text(
+            f"not asked ({not_run}): the run was interrupted"
+            + (f" by {results.interrupted_by}" if results.interrupted_by else ""),
+            style="bold",
+        ),
+    ]
+
+
+def _judge_part(results: Results) -> list[Text]:
+    return [] if results.judge is None else [Text(""), *_judge_lines(results.judge)]
+
+
+def _verdict_lines(results: Results, results_path: str | None) -> list[Text]:
+    """The verdict, coloured, with its reason; then where the results were written."""
+    lines = [
+        Text(""),
         Text.assemble(
             "verdict: ",
             (results.verdict.value.upper(), _VERDICT_STYLE[results.verdict]),
             waived_failures(results.totals.waived),
             f" ({results.verdict_reason})",
-        )
-    )
+        ),
+    ]
     if results_path is not None:
         lines.append(Text(f"results: {results_path}"))
     return lines
@@ -343,8 +378,18 @@ def _figure(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def _row(cells: list[str], widths: list[int]) -> str:
-    return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True))
+_SECTIONS: tuple[Callable[[Results], list[Text]], ...] = (
+    _heading,
+    _gate_table,
+    _dim_figures,
+    _case_lines,
+    _parity_failure_lines,
+    _not_asked_lines,
+    _judge_part,
+    _waiver_lines,
+)
+"""The summary's sections in order, each a pure function of the results; the timeout hint and
+the verdict follow them."""
 
 
 class ProgressDisplay:

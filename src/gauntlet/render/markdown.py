@@ -7,6 +7,7 @@ escaped, so it cannot break a table, inject HTML or mention people.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pydantic import JsonValue
 
@@ -19,9 +20,12 @@ from gauntlet.evidence.pack import (
     CaseEvidence,
     EvidencePack,
     ExchangeEvidence,
+    GateEvidence,
     JudgeEvidence,
     JudgeUsageTotals,
+    LanguageCounts,
     PairEvidence,
+    SuiteEvidence,
     TrajectoryEvidence,
     UsageTotals,
     VerdictStatus,
@@ -29,12 +33,13 @@ from gauntlet.evidence.pack import (
 )
 from gauntlet.evidence.scores import Distribution
 from gauntlet.evidence.trends import TrendEvidence, TrendsEvidence
-from gauntlet.markdown_table import escape, head, table
+from gauntlet.markdown_table import escape, head, row, table
 from gauntlet.run.results import (
     JudgeCheck,
     LanguageCount,
     LanguageKappa,
     Outcome,
+    Totals,
     WaiverState,
 )
 from gauntlet.run.waivers import waived_failures
@@ -57,160 +62,188 @@ def code(identifier: str) -> str:
 
 
 def render_markdown(pack: EvidencePack) -> str:
-    """The whole report, ending in one newline."""
-    out: list[str] = []
+    """The whole report, ending in one newline: each of `SECTIONS` in turn."""
+    lines = [line for section in SECTIONS for line in section(pack)]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _title(pack: EvidencePack) -> list[str]:
+    return ["# gauntlet evidence pack", "", f"> {escape(pack.alignment_notice)}", ""]
+
+
+def _verdict_section(pack: EvidencePack) -> list[str]:
+    """The verdict, why, and the exit code; a parity failure or a withheld verdict said here."""
     verdict = pack.verdict
-    out += ["# gauntlet evidence pack", "", f"> {escape(pack.alignment_notice)}", ""]
-    out += ["## Verdict", ""]
     headline = verdict.status.value.upper()
     if verdict.status is VerdictStatus.WITHHELD and verdict.withheld_because:
         headline += f" ({verdict.withheld_because.value.replace('_', ' ')})"
     headline += waived_failures(verdict.waived)
-    out += [f"**{headline}**: {escape(verdict.reason)}. Exit code {verdict.exit_code}.", ""]
-    out += _parity_failures(pack)
+    lines = ["## Verdict", ""]
+    lines += [f"**{headline}**: {escape(verdict.reason)}. Exit code {verdict.exit_code}.", ""]
+    lines += _parity_failures(pack)
     if verdict.status is VerdictStatus.WITHHELD:
-        out += ["No verdict was reached, so nothing in this pack is a pass.", ""]
-    out += _safety_waivers(pack)
-    if pack.judge is not None:
-        out += _judge_section(pack.judge, pack.run.judge_usage)
+        lines += ["No verdict was reached, so nothing in this pack is a pass.", ""]
+    return lines
 
+
+def _judge_part(pack: EvidencePack) -> list[str]:
+    return [] if pack.judge is None else _judge_section(pack.judge, pack.run.judge_usage)
+
+
+def _run_section(pack: EvidencePack) -> list[str]:
+    """What ran, by whom and when, and what the results' digest is: one fact a row."""
+    facts = [row(name, value) for name, value in _run_facts(pack)]
+    return ["## Run", "", *head("fact", "value"), *facts, ""]
+
+
+def _run_facts(pack: EvidencePack) -> list[tuple[str, str]]:
+    """The run's facts as (name, value), a fact that does not apply left out."""
     run = pack.run
-    out += ["## Run", "", *head("fact", "value")]
-    out += [
-        f"| target | {escape(run.target.name)} ({run.target.kind}) |",
-        f"| run id | {escape(run.run_id or 'none given')} |",
-        f"| injected defects | {escape(', '.join(run.target.defects) or 'none')} |",
-        f"| started | {run.started_at.isoformat()} |",
-        f"| finished | {run.finished_at.isoformat()} |",
-        f"| complete | {'yes' if run.complete else 'no'}"
-        + (f" (interrupted by {run.interrupted_by})" if run.interrupted_by else "")
-        + " |",
-        *(
-            [f"| target file | {escape(run.target.target_file)} |"]
-            if run.target.target_file
-            else []
+    interrupted = f" (interrupted by {run.interrupted_by})" if run.interrupted_by else ""
+    target_file = run.target.target_file
+    cut = (
+        f"{run.answers_cut}: each kept to its first bytes, with its whole length and sha256 "
+        "(the gates read it whole)"
+    )
+    return [
+        ("target", f"{escape(run.target.name)} ({run.target.kind})"),
+        ("run id", escape(run.run_id or "none given")),
+        ("injected defects", escape(", ".join(run.target.defects) or "none")),
+        ("started", run.started_at.isoformat()),
+        ("finished", run.finished_at.isoformat()),
+        ("complete", ("yes" if run.complete else "no") + interrupted),
+        *([("target file", escape(target_file))] if target_file else []),
+        *([("run options", _run_options(run.run_options))] if run.run_options else []),
+        ("tokens reported", _target_tokens(run.usage)),
+        ("results digest", f"`{pack.results_digest}`"),
+        *([("custody", escape(run.custody))] if run.custody else []),
+        *([("answers stored cut", cut)] if run.answers_cut else []),
+        ("run by", f"gauntlet {escape(run.run_gauntlet_version)}"),
+        (
+            "pack built by",
+            f"gauntlet {escape(pack.built_by)} (evidence format {pack.schema_version})",
         ),
-        *([f"| run options | {_run_options(run.run_options)} |"] if run.run_options else []),
-        f"| tokens reported | {_target_tokens(run.usage)} |",
-        f"| results digest | `{pack.results_digest}` |",
-        *([f"| custody | {escape(run.custody)} |"] if run.custody else []),
-        *(
-            [
-                f"| answers stored cut | {run.answers_cut}: each kept to its first "
-                "bytes, with its whole length and sha256 (the gates read it whole) |"
-            ]
-            if run.answers_cut
-            else []
-        ),
-        f"| run by | gauntlet {escape(run.run_gauntlet_version)} |",
-        f"| pack built by | gauntlet {escape(pack.built_by)} "
-        f"(evidence format {pack.schema_version}) |",
-        "",
     ]
 
-    out += [
+
+def _totals_section(pack: EvidencePack) -> list[str]:
+    """Cases by outcome per language and in all; which languages were never tested."""
+    totals = pack.totals
+    lines = [
         "## Totals",
         "",
         *head("language", "total", "passed", "failed", "errored", "not run", "unjudged"),
-    ]
-    for row in pack.languages:
-        out.append(
-            f"| {escape(row.language)} | {row.total} | {row.passed} | {row.failed} "
-            f"| {row.errored} | {row.not_run} | {row.unjudged} |"
-        )
-    totals = pack.totals
-    out += [
-        f"| **all** | {totals.total} | {totals.passed} | {totals.failed} | {totals.errored} "
-        f"| {totals.not_run} | {totals.unjudged} |",
+        *(row(escape(counts.language), *_outcomes(counts)) for counts in pack.languages),
+        row("**all**", *_outcomes(totals)),
         "",
         escape(pack.untested_languages_note),
         "",
     ]
     if totals.waived:
-        out += [
+        lines += [
             f"Waived failures: {totals.waived}, counted in none of the columns above and left out "
             "of every pass rate below (see Waivers).",
             "",
         ]
+    return lines
 
-    out += ["## Gates", ""]
-    out += head(
-        "gate",
-        "result",
-        "passed",
-        "pass rate",
-        "95% interval",
-        "per language",
-        "errored",
-        "not run",
-        "unjudged",
-    )
-    for gate in pack.gates:
-        out.append(
-            f"| {gate.gate.value} | {gate.state.shown} | {gate.passed}/{gate.total} "
-            f"| {gate.pass_rate:.2%} | {gate.wilson_low:.1%} to {gate.wilson_high:.1%} "
-            f"| {_languages(gate.languages)} | {gate.errored} | {gate.not_run} "
-            f"| {gate.unjudged} |"
+
+def _outcomes(counts: LanguageCounts | Totals) -> tuple[str, ...]:
+    return tuple(
+        str(count)
+        for count in (
+            counts.total,
+            counts.passed,
+            counts.failed,
+            counts.errored,
+            counts.not_run,
+            counts.unjudged,
         )
-    out += [
+    )
+
+
+def _gates_section(pack: EvidencePack) -> list[str]:
+    """Each gate's result, pass rate with its Wilson interval, and what it could not score."""
+    names = ("gate", "result", "passed", "pass rate", "95% interval", "per language")
+    lines = ["## Gates", "", *head(*names, "errored", "not run", "unjudged")]
+    lines += [
+        row(
+            gate.gate.value,
+            gate.state.shown,
+            f"{gate.passed}/{gate.total}",
+            f"{gate.pass_rate:.2%}",
+            f"{gate.wilson_low:.1%} to {gate.wilson_high:.1%}",
+            _languages(gate.languages),
+            str(gate.errored),
+            str(gate.not_run),
+            str(gate.unjudged),
+        )
+        for gate in pack.gates
+    ]
+    return [
+        *lines,
         "",
         "The interval is the 95% Wilson score interval of the pass rate: how much the count "
         "itself says. Twelve passes out of twelve still leave room for a real rate near 76%.",
     ]
-    out += _judged_gates(pack)
-    out += _answers_section(pack)
-    out += _scores_section(pack)
-    out += ["", "## Suites", ""]
-    out += head(
-        "suite",
-        "gate",
-        "version",
-        "threshold",
-        "asks per case",
-        "passed",
-        "pass rate",
-        "per language",
-        "met",
+
+
+def _suites_section(pack: EvidencePack) -> list[str]:
+    """Each suite: its gate, version, threshold, asks per case, pass rate, and whether met."""
+    names = ("suite", "gate", "version", "threshold", "asks per case", "passed", "pass rate")
+    lines = ["", "## Suites", "", *head(*names, "per language", "met")]
+    lines += [_suite_row(gate, suite) for gate in pack.gates for suite in gate.suites]
+    return [*lines, ""]
+
+
+def _suite_row(gate: GateEvidence, suite: SuiteEvidence) -> str:
+    version = f"{suite.version}" + (
+        f" (key {suite.key_version})" if suite.key_version is not None else ""
     )
-    for gate in pack.gates:
-        for suite in gate.suites:
-            version = f"{suite.version}" + (
-                f" (key {suite.key_version})" if suite.key_version is not None else ""
-            )
-            judged = " (match: judge)" if suite.match == "judge" else ""
-            out.append(
-                f"| {escape(suite.suite)}{judged} | {gate.gate.value} | {version} "
-                f"| {suite.threshold:g} "
-                f"| {_asks(suite.repeat, suite.pass_k)} "
-                f"| {suite.passed}/{suite.total} | {suite.pass_rate:.2%} "
-                f"| {_languages(suite.languages)} | {'yes' if suite.met else 'no'} |"
-            )
-    out.append("")
-    out += _fields_section(pack)
-    out += _parity_section(pack)
+    judged = " (match: judge)" if suite.match == "judge" else ""
+    return row(
+        f"{escape(suite.suite)}{judged}",
+        gate.gate.value,
+        version,
+        f"{suite.threshold:g}",
+        _asks(suite.repeat, suite.pass_k),
+        f"{suite.passed}/{suite.total}",
+        f"{suite.pass_rate:.2%}",
+        _languages(suite.languages),
+        "yes" if suite.met else "no",
+    )
 
-    out += _case_section(pack, Outcome.FAILED, "Failing cases")
-    out += _waivers_section(pack)
-    out += _flaky_section(pack)
-    out += _case_section(pack, Outcome.ERRORED, "Errored cases (no answer)")
-    if pack.judge is not None or pack.totals.unjudged:
-        out += _case_section(pack, Outcome.UNJUDGED, "Unjudged cases", preface=_UNJUDGED_PREFACE)
+
+def _failing_section(pack: EvidencePack) -> list[str]:
+    return _case_section(pack, Outcome.FAILED, "Failing cases")
+
+
+def _errored_section(pack: EvidencePack) -> list[str]:
+    return _case_section(pack, Outcome.ERRORED, "Errored cases (no answer)")
+
+
+def _unjudged_section(pack: EvidencePack) -> list[str]:
+    """Shown once a judge was asked, or any case is unjudged; absent otherwise."""
+    if pack.judge is None and not pack.totals.unjudged:
+        return []
+    return _case_section(pack, Outcome.UNJUDGED, "Unjudged cases", preface=_UNJUDGED_PREFACE)
+
+
+def _not_asked_section(pack: EvidencePack) -> list[str]:
     not_run = [case for case in pack.cases if case.outcome is Outcome.NOT_RUN]
-    out += ["## Cases not asked", ""]
-    if not_run:
-        out += [
-            f"{len(not_run)} cases were not asked because the run was interrupted: "
-            + ", ".join(code(case.case_id) for case in not_run),
-            "",
-        ]
-    else:
-        out += ["None: every case was asked.", ""]
+    if not not_run:
+        return ["## Cases not asked", "", "None: every case was asked.", ""]
+    return [
+        "## Cases not asked",
+        "",
+        f"{len(not_run)} cases were not asked because the run was interrupted: "
+        + ", ".join(code(case.case_id) for case in not_run),
+        "",
+    ]
 
-    out += _drift_section(pack)
-    if pack.trends is not None:
-        out += _trends_section(pack.trends)
-    out += _california_section(pack)
-    return "\n".join(out).rstrip("\n") + "\n"
+
+def _trends_part(pack: EvidencePack) -> list[str]:
+    return [] if pack.trends is None else _trends_section(pack.trends)
 
 
 def _run_options(options: tuple[SuiteOption, ...]) -> str:
@@ -285,9 +318,13 @@ def _answers_section(pack: EvidencePack) -> list[str]:
             else "not streamed"
         )
         out.append(
-            f"| {gate.gate.value} | {answers.answered} "
-            f"| {_cut_at_max_tokens(answers.cut_at_max_tokens)} "
-            f"| {', '.join(reasons) or 'none'} | {timing} |"
+            row(
+                gate.gate.value,
+                str(answers.answered),
+                _cut_at_max_tokens(answers.cut_at_max_tokens),
+                ", ".join(reasons) or "none",
+                timing,
+            )
         )
     return out
 
@@ -308,18 +345,18 @@ def _fields_section(pack: EvidencePack) -> list[str]:
     ]
     for gate in pack.gates:
         waived = {field for suite in gate.suites for field in suite.accepts_absent}
-        for row in gate.fields:
+        for field in gate.fields:
             source = {
                 Origin.DECLARED: "declared by the target",
-                Origin.DERIVED: f"derived: {escape(row.rule or 'by a rule')}",
-                Origin.ABSENT: f"absent: {escape(row.rule or 'not supplied')}",
-            }[row.origin]
-            if row.origin is Origin.ABSENT and row.field in waived:
+                Origin.DERIVED: f"derived: {escape(field.rule or 'by a rule')}",
+                Origin.ABSENT: f"absent: {escape(field.rule or 'not supplied')}",
+            }[field.origin]
+            if field.origin is Origin.ABSENT and field.field in waived:
                 source += (
                     "; the suite accepts that, so citations were not checked against what "
                     "was retrieved"
                 )
-            out.append(f"| {gate.gate.value} | `{row.field}` | {source} | {row.answers} |")
+            out.append(row(gate.gate.value, f"`{field.field}`", source, str(field.answers)))
     out.append("")
     return out
 
@@ -346,9 +383,14 @@ def _case_section(
         lines += [preface, ""]
     lines += head("gate", "case", "language", "asks passed", "reason", "where")
     lines += [
-        f"| {case.gate.value} | {code(case.case_id)} | {escape(case.language)} "
-        f"| {case.passes}/{case.repeats} | {escape(case.reason)} "
-        f"| {escape(shown_source(case.source))}:{case.line} |"
+        row(
+            case.gate.value,
+            code(case.case_id),
+            escape(case.language),
+            f"{case.passes}/{case.repeats}",
+            escape(case.reason),
+            f"{escape(shown_source(case.source))}:{case.line}",
+        )
         for case in cases
     ]
     lines.append("")
@@ -379,24 +421,26 @@ def _scores_section(pack: EvidencePack) -> list[str]:
         *head("gate", "language", "score", "measured", "min", "median", "mean", "at 1.0"),
     ]
     for gate in gates:
-        for row in gate.trajectory_scores:
+        for scores in gate.trajectory_scores:
             for name, figures in (
-                ("tool accuracy", row.tool_accuracy),
-                ("faithfulness", row.faithfulness),
+                ("tool accuracy", scores.tool_accuracy),
+                ("faithfulness", scores.faithfulness),
             ):
-                language = escape(row.language) if row.language is not None else "**all**"
-                lines.append(
-                    f"| {gate.gate.value} | {language} | {name} | {_figures(figures, row.asks)} |"
-                )
+                language = escape(scores.language) if scores.language is not None else "**all**"
+                lines.append(row(gate.gate.value, language, name, *_figures(figures, scores.asks)))
     return lines
 
 
-def _figures(figures: Distribution | None, asks: int) -> str:
+def _figures(figures: Distribution | None, asks: int) -> tuple[str, ...]:
+    """The cells measured, min, median, mean and at 1.0 of one score."""
     if figures is None:
-        return f"0 of {asks} asks | n/a | n/a | n/a | n/a"
+        return (f"0 of {asks} asks", "n/a", "n/a", "n/a", "n/a")
     return (
-        f"{figures.measured} of {asks} asks | {figures.min:.3f} | {figures.median:.3f} "
-        f"| {figures.mean:.3f} | {figures.perfect:.0%}"
+        f"{figures.measured} of {asks} asks",
+        f"{figures.min:.3f}",
+        f"{figures.median:.3f}",
+        f"{figures.mean:.3f}",
+        f"{figures.perfect:.0%}",
     )
 
 
@@ -414,20 +458,19 @@ def _trajectory(case_id: str, trajectory: TrajectoryEvidence) -> list[str]:
         return lines
     lines += head("step", "tool", "arguments", "output", "error")
     if trajectory.omitted_before:
-        lines.append(f"| … | {trajectory.omitted_before} earlier calls not shown | | | |")
-    for row in trajectory.rows:
-        step = "?" if row.step is None else str(row.step)
-        if row.departed:
+        lines.append(row("…", f"{trajectory.omitted_before} earlier calls not shown", "", "", ""))
+    for call in trajectory.rows:
+        step = "?" if call.step is None else str(call.step)
+        if call.departed:
             step = f"**{step} ← went wrong**"
-        output = escape(row.output or "")
-        if row.output is None and row.error is None:
+        output = escape(call.output or "")
+        if call.output is None and call.error is None:
             output = "*(not reported)*"
         lines.append(
-            f"| {step} | {escape(row.tool)} | {escape(row.arguments)} | {output} "
-            f"| {escape(row.error or '')} |"
+            row(step, escape(call.tool), escape(call.arguments), output, escape(call.error or ""))
         )
     if trajectory.omitted_after:
-        lines.append(f"| … | {trajectory.omitted_after} later calls not shown | | | |")
+        lines.append(row("…", f"{trajectory.omitted_after} later calls not shown", "", "", ""))
     return [*lines, ""]
 
 
@@ -468,23 +511,26 @@ def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list
         ]
     fingerprint = judge.fingerprint
     checks = judge.checks
-    lines += head("fact", "value")
-    lines += [
-        f"| judge file | {escape(judge.target_file)} |",
-        f"| kind | {fingerprint.kind} |",
-        f"| model | {escape(fingerprint.model or 'not named')} |",
-        f"| host | {escape(fingerprint.host)} |",
-        f"| prompt sha256 | {_digest(fingerprint.prompt_sha256)} |",
-        f"| temperature | {_setting(fingerprint.temperature)} |",
-        f"| max tokens | {_setting(fingerprint.max_tokens)} |",
-        f"| checks | {checks.total} ({checks.rubric} rubric, {checks.pairwise} pairwise): "
-        f"{checks.passed} passed, {checks.failed} failed, {checks.unjudged} unjudged; "
-        f"{plural(checks.position_bias, 'position-bias event')} |",
-        "| judge tokens reported | "
-        + (_tokens(usage) if usage is not None and usage.checks else "none reported")
-        + " |",
-        "",
+    facts = [
+        ("judge file", escape(judge.target_file)),
+        ("kind", fingerprint.kind),
+        ("model", escape(fingerprint.model or "not named")),
+        ("host", escape(fingerprint.host)),
+        ("prompt sha256", _digest(fingerprint.prompt_sha256)),
+        ("temperature", _setting(fingerprint.temperature)),
+        ("max tokens", _setting(fingerprint.max_tokens)),
+        (
+            "checks",
+            f"{checks.total} ({checks.rubric} rubric, {checks.pairwise} pairwise): "
+            f"{checks.passed} passed, {checks.failed} failed, {checks.unjudged} unjudged; "
+            f"{plural(checks.position_bias, 'position-bias event')}",
+        ),
+        (
+            "judge tokens reported",
+            _tokens(usage) if usage is not None and usage.checks else "none reported",
+        ),
     ]
+    lines += [*head("fact", "value"), *(row(name, value) for name, value in facts), ""]
     return lines + _calibration_section(judge)
 
 
@@ -506,14 +552,22 @@ def _calibration_section(judge: JudgeEvidence) -> list[str]:
         *head("language", "items", "kappa", "95% interval"),
     ]
     lines += [
-        f"| {escape(row.language)} | {row.items} | {_kappa(row.kappa)} "
-        f"| {_interval(row.low, row.high)} |"
-        for row in calibration.languages
+        row(
+            escape(language.language),
+            str(language.items),
+            _kappa(language.kappa),
+            _interval(language.low, language.high),
+        )
+        for language in calibration.languages
     ]
     consistency = calibration.position_consistency
     lines += [
-        f"| **all** | {calibration.items} | {_kappa(calibration.kappa)} "
-        f"| {_interval(calibration.low, calibration.high)} |",
+        row(
+            "**all**",
+            str(calibration.items),
+            _kappa(calibration.kappa),
+            _interval(calibration.low, calibration.high),
+        ),
         "",
         f"Agreement with people: {calibration.agreement:.2%}. Pairwise position consistency: "
         + ("no pairwise items" if consistency is None else f"{consistency:.2%}")
@@ -540,7 +594,7 @@ def _judged_gates(pack: EvidencePack) -> list[str]:
     checked = ", ".join(f"{g.gate.value} {g.judge_checked} of {g.total} cases" for g in judged)
     calibration = pack.judge.calibration if pack.judge is not None else None
     rows = calibration.languages if calibration is not None else ()
-    figures = "; ".join(_kappa_note(row) for row in rows) or "none"
+    figures = "; ".join(_kappa_note(language) for language in rows) or "none"
     return ["", f"Checked by the model judge: {checked}. Its calibration: {figures}."]
 
 
@@ -594,8 +648,11 @@ def _check(check: JudgeCheck) -> str:
     return text
 
 
-def _kappa_note(row: LanguageKappa) -> str:
-    return f"judge kappa {escape(row.language)} {_kappa(row.kappa)} {_interval(row.low, row.high)}"
+def _kappa_note(kappa: LanguageKappa) -> str:
+    return (
+        f"judge kappa {escape(kappa.language)} {_kappa(kappa.kappa)} "
+        f"{_interval(kappa.low, kappa.high)}"
+    )
 
 
 def _kappa(value: float | None) -> str:
@@ -649,8 +706,14 @@ def _flaky_section(pack: EvidencePack) -> list[str]:
         *head("gate", "case", "language", "asks passed", "needed", "outcome"),
     ]
     lines += [
-        f"| {case.gate.value} | {code(case.case_id)} | {escape(case.language)} "
-        f"| {case.passes}/{case.repeats} | {case.pass_k} | {case.outcome.value} |"
+        row(
+            case.gate.value,
+            code(case.case_id),
+            escape(case.language),
+            f"{case.passes}/{case.repeats}",
+            str(case.pass_k),
+            case.outcome.value,
+        )
         for case in flaky
     ]
     return [*lines, ""]
@@ -689,8 +752,13 @@ def _drift_section(pack: EvidencePack) -> list[str]:
     lines += head("gate", "language", "baseline", "current", "change")
     for rate in drift.rates:
         lines.append(
-            f"| {rate.gate.value} | {escape(rate.language or 'all')} | {_rate(rate.baseline)} "
-            f"| {_rate(rate.current)} | {_delta(rate.delta)} |"
+            row(
+                rate.gate.value,
+                escape(rate.language or "all"),
+                _rate(rate.baseline),
+                _rate(rate.current),
+                _delta(rate.delta),
+            )
         )
     lines.append("")
     lines += _score_changes(drift.scores)
@@ -721,9 +789,13 @@ def _parity_section(pack: EvidencePack) -> list[str]:
         lines += [f"### Parity: {gate.value}", ""]
         lines += head("suite", "rule", "languages", "pairs decided", "differing")
         lines += [
-            f"| {escape(rule.suite)} | {rule.rule.value} "
-            f"| {escape(', '.join(rule.languages) or 'not declared')} | {rule.pairs} "
-            f"| {rule.pairs_differing} |"
+            row(
+                escape(rule.suite),
+                rule.rule.value,
+                escape(", ".join(rule.languages) or "not declared"),
+                str(rule.pairs),
+                str(rule.pairs_differing),
+            )
             for rule in parity.rules
         ]
         lines.append("")
@@ -731,13 +803,7 @@ def _parity_section(pack: EvidencePack) -> list[str]:
         if parity.differing:
             lines += head("suite", "pair", "sides", "fails the suite")
             lines += [
-                f"| {escape(pair.suite)} | {code(pair.pair)} | "
-                + "; ".join(
-                    f"{escape(side.language)} {code(side.case_id)} {side.outcome.value}"
-                    + (f" ({escape(side.reason)})" if side.reason else "")
-                    for side in pair.sides
-                )
-                + f" | {_fails(pair)} |"
+                row(escape(pair.suite), code(pair.pair), _sides(pair), _fails(pair))
                 for pair in parity.differing
             ]
             lines += ["", f"{parity.agreeing} of {decided} pairs agree."]
@@ -750,6 +816,14 @@ def _parity_section(pack: EvidencePack) -> list[str]:
             )
         lines.append("")
     return lines
+
+
+def _sides(pair: PairEvidence) -> str:
+    return "; ".join(
+        f"{escape(side.language)} {code(side.case_id)} {side.outcome.value}"
+        + (f" ({escape(side.reason)})" if side.reason else "")
+        for side in pair.sides
+    )
 
 
 def _fails(pair: PairEvidence) -> str:
@@ -818,8 +892,14 @@ def _score_changes(changes: tuple[ScoreChange, ...]) -> list[str]:
         if change.dropped:
             delta = f"**{delta} (dropped)**"
         lines.append(
-            f"| {change.gate.value} | {escape(change.language or 'all')} "
-            f"| {change.score.replace('_', ' ')} | {baseline} | {current} | {delta} |"
+            row(
+                change.gate.value,
+                escape(change.language or "all"),
+                change.score.replace("_", " "),
+                baseline,
+                current,
+                delta,
+            )
         )
     return [*lines, ""]
 
@@ -951,11 +1031,17 @@ def _waivers_section(pack: EvidencePack) -> list[str]:
             f"{code(case.case_id)} {_WAIVER_STATES[case.state]}" for case in waiver.cases
         )
         lines.append(
-            f"| {_named(waiver.case, waiver.suite)}{' (safety)' if waiver.safety else ''} "
-            f"| {waiver.gate.value if waiver.gate else 'not in this run'} "
-            f"| {_WAIVER_STATES[waiver.state]} | {escape(waiver.owner)} "
-            f"| {escape(waiver.ticket)} | {waiver.created} | {waiver.expires} "
-            f"| {escape(waiver.reason)} | {cases or 'none in this run'} |"
+            row(
+                _named(waiver.case, waiver.suite) + (" (safety)" if waiver.safety else ""),
+                waiver.gate.value if waiver.gate else "not in this run",
+                _WAIVER_STATES[waiver.state],
+                escape(waiver.owner),
+                escape(waiver.ticket),
+                str(waiver.created),
+                str(waiver.expires),
+                escape(waiver.reason),
+                cases or "none in this run",
+            )
         )
     return [*lines, ""]
 
@@ -1036,10 +1122,15 @@ def _trends_section(trends: TrendsEvidence) -> list[str]:
             *head("case", "gate", "language", "failed now", "passed before", "p-value", "flagged"),
         ]
         lines += [
-            f"| {code(found.case_id)} | {escape(found.gate)} | {escape(found.language)} "
-            f"| {found.failed_now}/{found.trials_now} "
-            f"| {found.passed_before}/{found.trials_before} | {found.p_value:.3g} "
-            f"| {'yes' if found.flagged else 'no'} |"
+            row(
+                code(found.case_id),
+                escape(found.gate),
+                escape(found.language),
+                f"{found.failed_now}/{found.trials_now}",
+                f"{found.passed_before}/{found.trials_before}",
+                f"{found.p_value:.3g}",
+                "yes" if found.flagged else "no",
+            )
             for found in trends.case_regressions
         ]
         lines.append("")
@@ -1062,11 +1153,17 @@ def _trend_table(trends: tuple[TrendEvidence, ...]) -> list[str]:
     for trend in trends:
         where = [escape(part) if part else "all" for part in (trend.gate, trend.language)]
         lines.append(
-            f"| {trend.family.value} | {trend.metric} | {where[0]} | {where[1]} "
-            f"| {escape(trend.suite) if trend.suite else 'all'} "
-            f"| {_figure(trend.metric, trend.current)} | {_figure(trend.metric, trend.mean)} "
-            f"| {_figure(trend.metric, trend.stdev)} "
-            f"| {'n/a' if trend.z is None else f'{trend.z:.2f}'} | {escape(trend.rule)} |"
+            row(
+                trend.family.value,
+                trend.metric,
+                *where,
+                escape(trend.suite) if trend.suite else "all",
+                _figure(trend.metric, trend.current),
+                _figure(trend.metric, trend.mean),
+                _figure(trend.metric, trend.stdev),
+                "n/a" if trend.z is None else f"{trend.z:.2f}",
+                escape(trend.rule),
+            )
         )
     return lines
 
@@ -1077,3 +1174,31 @@ def _figure(metric: str, value: float | None) -> str:
     if metric == "pass_rate":
         return f"{value:.2%}"
     return f"{value:,.1f} ms" if metric.startswith("latency") else f"{value:,.1f}"
+
+
+SECTIONS: tuple[Callable[[EvidencePack], list[str]], ...] = (
+    _title,
+    _verdict_section,
+    _safety_waivers,
+    _judge_part,
+    _run_section,
+    _totals_section,
+    _gates_section,
+    _judged_gates,
+    _answers_section,
+    _scores_section,
+    _suites_section,
+    _fields_section,
+    _parity_section,
+    _failing_section,
+    _waivers_section,
+    _flaky_section,
+    _errored_section,
+    _unjudged_section,
+    _not_asked_section,
+    _drift_section,
+    _trends_part,
+    _california_section,
+)
+"""The report's sections in order: each a pure function of the pack, returning its lines, or
+none where it does not apply."""

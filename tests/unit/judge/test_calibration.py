@@ -42,7 +42,6 @@ from gauntlet.judge.calibration import (
     parse_record,
     read_record,
     record_problems,
-    summary_lines,
     write_record,
 )
 from gauntlet.judge.check import AGAIN, Ask
@@ -50,6 +49,7 @@ from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
 from gauntlet.judge.labels import LabelSet, labels_digest, load_labels
 from gauntlet.judge.pairwise import pairwise_prompt
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
+from gauntlet.render.calibration import summary_lines
 from tests.fake_judge import Behaviour, FakeJudge, fenced
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -174,8 +174,8 @@ def test_a_long_trajectory_says_how_many_calls_each_side_are_not_shown() -> None
     results = fx.with_calls(fx.trajectory(), PAY, calls, TrajectoryScores(departed_at=60))
     pack = build_pack(results)
     rows = _table(render_markdown(pack), PAY)
-    assert rows[2] == "| … | 40 earlier calls not shown | | | |"
-    assert rows[-1] == "| … | 20 later calls not shown | | | |"
+    assert rows[2] == "| … | 40 earlier calls not shown |  |  |  |"
+    assert rows[-1] == "| … | 20 later calls not shown |  |  |  |"
     assert "| **61 ← went wrong** | tool\\_60 | {} | *(not reported)* |  |" in rows
     junit = render_junit(pack)
     assert "  ... 40 earlier calls not shown\n  step 41: tool_40 {}\n" in junit
