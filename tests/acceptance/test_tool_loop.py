@@ -19,7 +19,7 @@ from gauntlet.cases.loader import load_suites
 from gauntlet.cases.model import ToolSpec
 from gauntlet.errors import TargetError
 from gauntlet.targets.configured import build_target
-from gauntlet.targets.contract import Conversation, Origin, ToolCall, Traced, Usage
+from gauntlet.targets.contract import Conversation, Origin, Question, ToolCall, Traced, Usage
 from gauntlet.targets.http import PROBE_PROMPT
 from gauntlet.targets.scripted import Scripted, scripted_for
 from gauntlet.targets.spec import FieldName
@@ -113,11 +113,13 @@ def _ask(url: str, tools: Scripted | None, *, stream: bool = False, extra: str =
     async def go() -> Traced:
         target = build_target(loaded)
         try:
-            return await target.ask_traced(
-                "When is the main library open?",
-                "en",
-                conversation=Conversation("hours-main"),
-                tools=tools,
+            return await target.ask(
+                Question(
+                    "When is the main library open?",
+                    "en",
+                    conversation=Conversation("hours-main"),
+                    tools=tools,
+                )
             )
         finally:
             await target.aclose()

@@ -18,7 +18,7 @@ from gauntlet.judge.check import AGAIN, Ask
 from gauntlet.judge.pairwise import pairwise_prompt
 from gauntlet.judge.prompt import Block, Criterion, rubric_prompt
 from gauntlet.record import Record
-from gauntlet.targets.contract import AsyncTarget, Conversation, Usage, total_usage
+from gauntlet.targets.contract import AsyncTarget, Conversation, Question, Usage, total_usage
 from gauntlet.targets.spec import GauntletSpec, OpenAIChatSpec
 from gauntlet.targets.target_file import LoadedTarget
 
@@ -105,8 +105,8 @@ def judge_asker(
     """
 
     async def ask(prompt: str) -> str:
-        traced = await target.ask_traced(
-            prompt, language, None, conversation=Conversation(case_id=case_id)
+        traced = await target.ask(
+            Question(prompt, language, conversation=Conversation(case_id=case_id))
         )
         if tally is not None:
             tally.replies += 1

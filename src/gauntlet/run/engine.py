@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from functools import partial
 from types import FrameType
 from typing import Any
 
@@ -54,6 +53,7 @@ from gauntlet.targets.contract import (
     AsyncTarget,
     Conversation,
     Message,
+    Question,
     Target,
     TargetResponse,
     Traced,
@@ -115,18 +115,15 @@ async def _converse(
     for number, message in enumerate(messages, start=1):
         at = f"turn {number} of {len(messages)}: " if len(messages) > 1 else ""
         try:
-            ask = partial(
-                asking.ask_traced,
+            question = Question(
                 message,
                 case.language,
                 tuple(history) if len(messages) > 1 else None,
-                stop=stop,
+                tools=tools if number == len(messages) else None,
                 conversation=state,
+                stop=stop,
             )
-            # Passed only when there are tools: an `AsyncTarget` written before they were
-            # part of the interface still answers every case without them.
-            scripted = tools is not None and number == len(messages)
-            traced = await (ask(tools=tools) if scripted else ask())
+            traced = await asking.ask(question)
         except Interrupted:
             return _observed(None, None, started, attempts, waited, conversation, asked=False)
         except TargetError as exc:

@@ -21,7 +21,7 @@ from gauntlet.errors import TargetError
 from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.run.fields import probe_problems, suite_needs, supply_problems
 from gauntlet.targets.configured import build_target
-from gauntlet.targets.contract import Conversation, Origin, Traced
+from gauntlet.targets.contract import Conversation, Origin, Question, Traced
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request, shown_url
 from gauntlet.targets.spec import FieldName, OAuth2ClientCredentials
 from gauntlet.targets.target_file import LoadedTarget
@@ -133,7 +133,7 @@ def probe_target(
 
     async def ask() -> Traced:
         try:
-            return await target.ask_traced(prompt, language, conversation=Conversation("probe"))
+            return await target.ask(Question(prompt, language, conversation=Conversation("probe")))
         finally:
             await target.aclose()
 

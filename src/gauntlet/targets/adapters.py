@@ -1,32 +1,31 @@
 """Adapters onto the one target seam, `AsyncTarget`: Python callables and the toy.
 
-The engine asks through `AsyncTarget` only. A Python target (`--callable`, the toy, a test's
-stub) keeps the simple protocol `Target`: a `name` and an `ask(prompt, language)` that may be
-a plain function or a coroutine function. `CallableTarget` looks at it once, when it is
-adapted, and never again per ask.
+The engine asks through `AsyncTarget` only, with one `Question` a turn. A Python target
+(`--callable`, the toy, a test's stub) keeps the simple protocol `Target`: a `name` and an
+`ask(prompt, language[, history])` that may be a plain function or a coroutine function.
+`CallableTarget` looks at it once, when it is adapted (`look_at`), and never again per ask.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import ValidationError
 
 from gauntlet import limits
+from gauntlet.display import unencodable
 from gauntlet.errors import Interrupted, TargetContractError, TargetError, describe_raised
 from gauntlet.redact import Secret
 from gauntlet.targets.contract import (
-    DECLARED,
     NATIVE,
     AsyncTarget,
-    Conversation,
-    Message,
     Provenance,
+    Question,
     Target,
     TargetResponse,
     Traced,
@@ -35,11 +34,10 @@ from gauntlet.targets.contract import (
     describe_contract_errors,
 )
 
-if TYPE_CHECKING:
-    from gauntlet.targets.scripted import Scripted
-
-
 _T = TypeVar("_T")
+
+EXPECTED = "an object with `name: str` and `ask(prompt, language)` returning a TargetResponse"
+"""What a Python target is, as every refusal of one says."""
 
 
 class TargetRaisedError(TargetError):
@@ -54,14 +52,69 @@ class TargetRaisedError(TargetError):
         super().__init__(f"the target raised {raised}")
 
 
+class NotATargetError(TargetContractError):
+    """What a Python target's object gave is not a target; `problem` says why.
+
+    Args:
+        problem: Why, worded to follow what gave the object (` gave a Mute without ...`).
+    """
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(f"the Python target{problem}")
+
+
+class Shape(NamedTuple):
+    """What the one look at a Python target found: all that is ever read of it per ask."""
+
+    name: str
+    ask: Callable[..., Any]
+    coroutine: bool
+    """Whether `ask` is a coroutine function (awaited), or plain (run in a thread)."""
+    history: bool
+    """Whether `ask` takes `history` (by that name, or any keyword)."""
+
+
+def look_at(target: object) -> Shape:
+    """Read a Python target's `name` and `ask` once each, and check them.
+
+    The one place that looks at a user's signature: `ask` must be callable as
+    `ask(prompt, language)`, and takes history if it names `history` or takes any keyword.
+
+    Raises:
+        NotATargetError: the name is not non-empty text UTF-8 can encode, or `ask` is
+            missing or cannot be called so.
+    """
+    what = type(target).__name__
+    name = getattr(target, "name", None)
+    if not isinstance(name, str) or not name.strip():
+        raise NotATargetError(f" gave a {what} without a `name` text; expected {EXPECTED}")
+    garbled = unencodable(name)
+    if garbled is not None:  # the name is written to the results file
+        raise NotATargetError(f" gave a {what} whose `name` {garbled}")
+    ask = getattr(target, "ask", None)
+    if not callable(ask):
+        raise NotATargetError(f" gave a {what} without an `ask` method; expected {EXPECTED}")
+    try:
+        signature = inspect.signature(ask)
+        signature.bind("prompt", "language")
+    except (TypeError, ValueError) as exc:
+        raise NotATargetError(
+            f": {what}.ask cannot be called as ask(prompt, language): {exc}"
+        ) from None
+    history = any(
+        p.name == "history" or p.kind is p.VAR_KEYWORD for p in signature.parameters.values()
+    )
+    return Shape(name, ask, inspect.iscoroutinefunction(ask), history)
+
+
 class CallableTarget:
     """A Python target adapted to `AsyncTarget`.
 
     A coroutine `ask` is awaited; a plain one runs in a pool of `concurrency` threads, so
-    `--concurrency` is not capped by asyncio's small default pool. A coroutine `ask_traced`
-    (returning a `Traced`, and taking `stop` if it waits to retry), `probe` or `aclose` that
-    the target has is used too. Every answer is checked against the contract. Its fields are
-    all declared: a Python target returns them itself.
+    `--concurrency` is not capped by asyncio's small default pool. A coroutine `probe` or
+    `aclose` that the target has is used too. Every answer is checked against the contract.
+    Its fields are all declared: a Python target returns them itself.
 
     Whatever the target's code raises while it is asked, probed or closed (`SystemExit`,
     `KeyboardInterrupt`, `GeneratorExit`, its own `CancelledError` or `BaseException`) is a
@@ -71,24 +124,24 @@ class CallableTarget:
     Args:
         target: The object with `name` and `ask`.
         concurrency: Threads for a plain `ask`.
+
+    Raises:
+        NotATargetError: `target` is not a target (see `look_at`).
     """
 
     def __init__(self, target: Target, *, concurrency: int = 8) -> None:
         self.target = target
-        self._name = target.name  # read once: what the results record, whatever it does later
+        # Read once: what the results record and what is asked, whatever it does later.
+        self._shape = look_at(target)
         self._concurrency = max(1, concurrency)
-        self._coroutine = inspect.iscoroutinefunction(target.ask)
-        self._history = _takes_history(target)
         self._pool: ThreadPoolExecutor | None = None
-        self._traced = _coroutine_method(target, "ask_traced")
-        self._traced_stop = self._traced is not None and _takes(self._traced, "stop")
         self._probe = _coroutine_method(target, "probe")
         self._close = _coroutine_method(target, "aclose")
 
     @property
     def name(self) -> str:
         """The Python target's own name, as it was when adapted."""
-        return self._name
+        return self._shape.name
 
     @property
     def secrets(self) -> tuple[Secret, ...]:
@@ -102,53 +155,34 @@ class CallableTarget:
     @property
     def holds_conversations(self) -> bool:
         """Whether its `ask` takes `history`."""
-        return self._history
+        return self._shape.history
 
-    async def ask_traced(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None = None,
-        *,
-        stop: asyncio.Event | None = None,  # a Python target does not wait to retry
-        conversation: Conversation | None = None,  # it keeps its own state
-        tools: Scripted | None = None,  # it calls its own tools, and reports them
-    ) -> Traced:
+    async def ask(self, question: Question) -> Traced:
         """Ask once and check the answer against the contract.
+
+        Only the prompt, the language and (for a multi-turn case) the history reach the
+        target: it keeps its own conversation state, calls its own tools and does not wait
+        to retry.
 
         Raises:
             TargetContractError: history is given to a target that takes none, or the answer
                 breaks the contract.
             TargetError: the target raised anything (see `target_raised`).
         """
-        return await _contained(self._ask(prompt, language, history, stop), stop)
+        return await _contained(self._ask(question), question.stop)
 
-    async def _ask(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None,
-        stop: asyncio.Event | None,
-    ) -> Traced:
+    async def _ask(self, question: Question) -> Traced:
+        shape = self._shape
         extra: dict[str, object] = {}
-        if history is not None:
-            if not self._history:
+        if question.history is not None:
+            if not shape.history:
                 raise TargetContractError(
                     f"{self.name} holds no conversations: its ask() takes no `history`, and "
                     "multi-turn cases need ask(prompt, language, history=...)"
                 )
-            extra["history"] = tuple(history)
-        if self._traced is not None:
-            if self._traced_stop:
-                extra["stop"] = stop
-            got = await self._traced(prompt, language, **extra)
-            traced = got if isinstance(got, Traced) else Traced(*got)
-            response = check_response(traced.response)
-            if traced.provenance is DECLARED:
-                return traced._replace(response=response, provenance=declared(response))
-            return traced._replace(response=response)
-        if self._coroutine:
-            answer = await self.target.ask(prompt, language, **extra)  # type: ignore[misc]
+            extra["history"] = question.history
+        if shape.coroutine:
+            answer = await shape.ask(question.prompt, question.language, **extra)
         else:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(
@@ -156,7 +190,7 @@ class CallableTarget:
                 )
             loop = asyncio.get_running_loop()
             answer = await loop.run_in_executor(
-                self._pool, partial(self.target.ask, prompt, language, **extra)
+                self._pool, partial(shape.ask, question.prompt, question.language, **extra)
             )
             if inspect.isawaitable(answer):
                 answer = await answer
@@ -195,7 +229,12 @@ class CallableTarget:
 
 
 def as_async_target(target: Target | AsyncTarget, *, concurrency: int = 8) -> AsyncTarget:
-    """`target` itself if it is an `AsyncTarget` already, else adapted by `CallableTarget`."""
+    """`target` itself if it is an `AsyncTarget` already, else adapted by `CallableTarget`.
+
+    Told apart by what only the seam has (`provides`, `holds_conversations`, `probe`,
+    `aclose`): both kinds have an `ask`. The command line never comes here with a user's
+    object: `--callable` is adapted by `CallableTarget` itself.
+    """
     if _is_async_target(target):
         return target  # type: ignore[return-value]
     return CallableTarget(target, concurrency=concurrency)  # type: ignore[arg-type]
@@ -204,29 +243,13 @@ def as_async_target(target: Target | AsyncTarget, *, concurrency: int = 8) -> As
 def _is_async_target(target: object) -> bool:
     return all(
         hasattr(target, attribute)
-        for attribute in ("ask_traced", "probe", "aclose", "provides", "holds_conversations")
+        for attribute in ("ask", "probe", "aclose", "provides", "holds_conversations")
     )
 
 
 def _coroutine_method(target: object, name: str) -> Callable[..., Awaitable[Any]] | None:
     method = getattr(target, name, None)
     return method if inspect.iscoroutinefunction(method) else None
-
-
-def _takes(method: Callable[..., object], name: str) -> bool:
-    try:
-        return name in inspect.signature(method).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
-        return False
-
-
-def _takes_history(target: Target) -> bool:
-    method = _coroutine_method(target, "ask_traced") or target.ask
-    try:
-        parameters = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
-        return False
-    return any(p.name == "history" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
 def target_raised(error: BaseException) -> TargetError:
@@ -278,8 +301,8 @@ async def _contained(work: Coroutine[Any, Any, _T], stop: asyncio.Event | None =
     `GeneratorExit` thrown so skips every handler between: it lands in `_caught` here, not in
     the engine. `SystemExit` and `KeyboardInterrupt` that left a task would leave the event
     loop too. A cancellation of the caller's task cancels this one, and passes as one; so
-    does `Interrupted` once `stop` is set (a target's `ask_traced` that waits to retry is
-    told to stop so), and only then.
+    does `Interrupted` once `stop` is set (a target that waits to retry is told to stop so),
+    and only then.
     """
     return await asyncio.ensure_future(_caught(work, stop))
 

@@ -126,14 +126,10 @@ def build_callable_target(spec: str, *, concurrency: int) -> BuiltTarget:
     Raises:
         TargetImportError: about the parameter `spec`.
     """
-    from gauntlet.errors import Parameter
-    from gauntlet.targets.adapters import CallableTarget
-    from gauntlet.targets.python import load_callable_target, target_code
+    from gauntlet.targets.python import load_callable_target
 
-    python = load_callable_target(spec)
-    # Adapting reads the target's attributes again: its code, which may raise anything.
-    with target_code(Parameter("spec"), f" {spec!r}: adapting what it gave failed: "):
-        adapted = CallableTarget(python, concurrency=concurrency)
+    # Adapted as it is loaded: its `name` and `ask` read once, checked, and never again.
+    adapted = load_callable_target(spec, concurrency=concurrency)
     return BuiltTarget(adapted, "callable", adapted.name)
 
 
@@ -143,10 +139,10 @@ def build_toy_target(defects: Sequence[ToyDefect], *, concurrency: int) -> Built
     from gauntlet.targets.toy import make_toy
 
     chosen = list(dict.fromkeys(defects))
-    toy = make_toy(chosen)
+    adapted = CallableTarget(make_toy(chosen), concurrency=concurrency)
     return BuiltTarget(
-        CallableTarget(toy, concurrency=concurrency),
+        adapted,
         "toy",
-        toy.name,
+        adapted.name,
         defects=tuple(defect.value for defect in chosen),
     )

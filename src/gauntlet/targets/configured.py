@@ -44,6 +44,7 @@ from gauntlet.targets.contract import (
     Message,
     Origin,
     Provenance,
+    Question,
     Traced,
     Usage,
 )
@@ -235,21 +236,12 @@ class _FileTarget(abc.ABC):
 
     async def probe(self) -> Traced:
         """One ask before the suite, so a broken target or mapping fails fast."""
-        return await self.ask_traced(
-            PROBE_PROMPT, PROBE_LANGUAGE, conversation=Conversation("probe")
+        return await self.ask(
+            Question(PROBE_PROMPT, PROBE_LANGUAGE, conversation=Conversation("probe"))
         )
 
     @abc.abstractmethod
-    async def ask_traced(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None = None,
-        *,
-        stop: asyncio.Event | None = None,
-        conversation: Conversation | None = None,
-        tools: Scripted | None = None,  # the API calls its own tools
-    ) -> Traced:
+    async def ask(self, question: Question) -> Traced:
         """Ask one turn; see `AsyncTarget`."""
 
     async def aclose(self) -> None:
@@ -260,9 +252,9 @@ class _FileTarget(abc.ABC):
         self,
         request: Request,
         read: Callable[[Reply, list[float]], Any],
-        stop: asyncio.Event | None,
-        conversation: Conversation | None,
+        question: Question,
     ) -> tuple[Any, int, float, CIMultiDictProxy[str], float | None]:
+        conversation = question.conversation
         if conversation is not None and conversation.cookies:
             request = with_cookies(request, conversation.cookies)
         started = self._clock()
@@ -274,7 +266,7 @@ class _FileTarget(abc.ABC):
             first.clear()
             return read(reply, first)
 
-        called = await self._client.call(request, attempt, stop=stop)
+        called = await self._client.call(request, attempt, stop=question.stop)
         if conversation is not None:
             keep_cookies(conversation.cookies, called.headers)
         first_ms = round((first[0] - started) * 1000, 3) if first else None
@@ -373,25 +365,18 @@ class OpenAIChatTarget(_FileTarget):
             body["stream_options"] = {"include_usage": True}
         return body | spec.extra_body
 
-    async def ask_traced(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None = None,
-        *,
-        stop: asyncio.Event | None = None,
-        conversation: Conversation | None = None,
-        tools: Scripted | None = None,
-    ) -> Traced:
-        """Ask one turn; see `AsyncTarget`. With `tools`, run the scripted tool loop.
+    async def ask(self, question: Question) -> Traced:
+        """Ask one turn; see `AsyncTarget`. With the question's `tools`, run the tool loop.
 
         Raises:
             TargetError: no answer, or one that breaks the file's mapping (named); with
                 `tools`, also a model still calling tools after `max_steps` turns.
         """
+        tools, language = question.tools, question.language
         if tools is not None and tools.tools:
-            return await self._loop(prompt, language, history, stop, conversation, tools)
-        request = Request("POST", self.url, self._headers, _json(self.body(prompt, history)))
+            return await self._loop(question, tools)
+        body = self.body(question.prompt, question.history)
+        request = Request("POST", self.url, self._headers, _json(body))
 
         async def read(reply: Reply, first: list[float]) -> tuple[Mapped, Usage | None]:
             completion = await self._completion(reply, first)
@@ -400,22 +385,12 @@ class OpenAIChatTarget(_FileTarget):
             )
             return mapped, _usage(completion)
 
-        (mapped, usage), attempts, waited, _, first_ms = await self._ask(
-            request, read, stop, conversation
-        )
+        (mapped, usage), attempts, waited, _, first_ms = await self._ask(request, read, question)
         return _traced(mapped, attempts, waited, usage, first_ms)
 
-    async def _loop(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None,
-        stop: asyncio.Event | None,
-        conversation: Conversation | None,
-        scripted: Scripted,
-    ) -> Traced:
+    async def _loop(self, question: Question, scripted: Scripted) -> Traced:
         """Play the case's tools for the model (see `gauntlet.targets.scripted`)."""
-        base = self.body(prompt, history)
+        base = self.body(question.prompt, question.history)
         offered = openai_tools(scripted.tools)
 
         async def ask(messages: list[dict[str, Any]], step: int) -> Turn:
@@ -425,12 +400,14 @@ class OpenAIChatTarget(_FileTarget):
                 body["tool_choice"] = choice if isinstance(choice, str) else choice.model_dump()
             request = Request("POST", self.url, self._headers, _json(body))
             completion, attempts, waited, _, first_ms = await self._ask(
-                request, self._completion, stop, conversation
+                request, self._completion, question
             )
             return Turn(completion, attempts, waited, _usage(completion), first_ms)
 
         def finish(completion: Mapping[str, Any]) -> Mapped:
-            return map_openai(self._spec.response, completion, language, streamed=self._spec.stream)
+            return map_openai(
+                self._spec.response, completion, question.language, streamed=self._spec.stream
+            )
 
         loop = await run_loop(scripted, base["messages"], ask, finish)
         mapped = loop.final
@@ -512,33 +489,25 @@ class TemplateTarget(_FileTarget):
         }
         return render_body(self._spec.body, values)
 
-    async def ask_traced(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None = None,
-        *,
-        stop: asyncio.Event | None = None,
-        conversation: Conversation | None = None,
-        tools: Scripted | None = None,
-    ) -> Traced:
-        """Ask one turn; see `AsyncTarget`. `tools` are ignored: the API calls its own.
+    async def ask(self, question: Question) -> Traced:
+        """Ask one turn; see `AsyncTarget`. Its `tools` are ignored: the API calls its own.
 
         Raises:
             TargetError: no answer, or one that breaks the file's mapping (named).
         """
+        conversation, language = question.conversation, question.language
         headers = self._headers
         session = self._spec.session
         if session is not None and session.header and conversation and conversation.session_id:
             headers = _with(headers, session.header, conversation.session_id)
-        body = _json(self.body(prompt, language, history, conversation))
+        body = _json(self.body(question.prompt, language, question.history, conversation))
         request = Request(self._spec.method, self.url, headers, body)
 
         async def read(reply: Reply, first: list[float]) -> tuple[Mapped, Any]:
             return await self._read(reply, language, first)
 
         (mapped, document), attempts, waited, reply_headers, first_ms = await self._ask(
-            request, read, stop, conversation
+            request, read, question
         )
         if session is not None and conversation is not None and conversation.session_id is None:
             conversation.session_id = _session_id(session, document, reply_headers)

@@ -269,6 +269,32 @@ class Conversation:
     cookies: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One turn to ask a target: everything `AsyncTarget.ask` is given, as one value.
+
+    Named for what the engine puts to a target, apart from the CLI's `TargetRequest` (which
+    target to build), the judge's `Ask` (its seam to a model) and an HTTP `Request` (what a
+    target sends over the wire).
+    """
+
+    prompt: str
+    """The user's message."""
+    language: str
+    """Its BCP 47 language."""
+    history: tuple[Message, ...] | None = None
+    """The earlier messages of a multi-turn case (the user's and the target's own answers);
+    None for a single-turn case, so a target that takes no history is never sent one."""
+    tools: Scripted | None = None
+    """The case's scripted tools, on its last turn only: a target that holds a tool loop
+    itself (an `openai-chat` target file) plays them for the model and reports every call;
+    any other target uses its own tools and reports its calls (or not) as it always does."""
+    conversation: Conversation | None = None
+    """The conversation this turn belongs to: cookies and a session id kept within it."""
+    stop: asyncio.Event | None = None
+    """Set when the run is interrupted: a wait before a retry ends at once."""
+
+
 PROBE_LANGUAGE = "en"
 """The language a target's pre-flight `probe` asks in."""
 
@@ -298,22 +324,11 @@ class AsyncTarget(Protocol):
         """Whether multi-turn cases can be asked (history is passed)."""
         ...
 
-    async def ask_traced(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None = None,
-        *,
-        stop: asyncio.Event | None = None,
-        conversation: Conversation | None = None,
-        tools: Scripted | None = None,
-    ) -> Traced:
+    async def ask(self, question: Question) -> Traced:
         """Answer one turn; raise `TargetError` (with attempts set) when no answer came.
 
-        `tools` are the case's scripted tools: a target that holds a tool loop itself (an
-        `openai-chat` target file) plays them for the model and reports every call in the
-        response; any other target ignores them, using its own tools and reporting its calls
-        (or not) as it always does.
+        Everything the turn is asked with travels in `question`: a new thing to ask with is
+        a field there, never another parameter on every kind of target.
         """
         ...
 

@@ -19,7 +19,7 @@ import json
 import random
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
@@ -43,9 +43,9 @@ from gauntlet.targets.client import (
 from gauntlet.targets.contract import (
     NATIVE,
     PROBE_LANGUAGE,
-    Conversation,
     Message,
     Provenance,
+    Question,
     TargetResponse,
     Traced,
     check_response,
@@ -66,9 +66,6 @@ from gauntlet.targets.exchange import (
 )
 from gauntlet.targets.spec import DEFAULT_MAX_BYTES
 from gauntlet.version import __version__
-
-if TYPE_CHECKING:
-    from gauntlet.targets.scripted import Scripted
 
 __all__ = [
     "BACKOFF_BASE",
@@ -276,41 +273,21 @@ class HttpTarget:
             found += self._auth.secrets
         return tuple(dict.fromkeys(secret for secret in found if secret.value))
 
-    async def ask(
-        self, prompt: str, language: str, history: Sequence[Message] | None = None
-    ) -> TargetResponse:
-        """Ask, retrying as configured; see `ask_traced`."""
-        return (await self.ask_traced(prompt, language, history)).response
-
-    async def ask_traced(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None = None,
-        *,
-        stop: asyncio.Event | None = None,
-        conversation: Conversation | None = None,
-        tools: Scripted | None = None,  # it calls its own tools, and reports them
-    ) -> Traced:
+    async def ask(self, question: Question) -> Traced:
         """Ask, retrying as configured, and say how many attempts and how long the waits were.
 
-        Args:
-            prompt: The user's message.
-            language: Its BCP 47 language.
-            history: The earlier messages of a conversation, for a multi-turn case.
-            stop: Set when the run is interrupted: a wait before a retry ends at once (a
-                `Retry-After` may ask for a minute).
-            conversation: The conversation this turn belongs to: cookies the target set on
-                an earlier turn are sent back, and those it sets now are kept, in it alone.
-            tools: Ignored: a native target calls its own tools and reports them in its
-                answer's `tool_calls`.
+        The question's `stop` ends a wait before a retry at once (a `Retry-After` may ask for
+        a minute); its `conversation` keeps the cookies the target sets, in it alone. Its
+        `tools` are ignored: a native target calls its own tools and reports them in its
+        answer's `tool_calls`.
 
         Raises:
             TargetError: the last attempt's failure, with `attempts` and `waited` set on it.
             Interrupted: `stop` was set while waiting to retry.
         """
+        conversation = question.conversation
         body = json.dumps(
-            _body(prompt, language, history),
+            _body(question.prompt, question.language, question.history),
             ensure_ascii=False,
             separators=(",", ":"),
             allow_nan=False,
@@ -318,7 +295,7 @@ class HttpTarget:
         request = Request("POST", self.url, self._sent, body)
         if conversation is not None and conversation.cookies:
             request = with_cookies(request, conversation.cookies)
-        called = await self._client.call(request, self._read, stop=stop)
+        called = await self._client.call(request, self._read, stop=question.stop)
         if conversation is not None:
             keep_cookies(conversation.cookies, called.headers)
         return Traced(called.value, called.attempts, called.waited, declared(called.value))
@@ -335,7 +312,7 @@ class HttpTarget:
         Raises:
             TargetError: what came back instead of a contract answer.
         """
-        return await self.ask_traced(PROBE_PROMPT, PROBE_LANGUAGE)
+        return await self.ask(Question(PROBE_PROMPT, PROBE_LANGUAGE))
 
     def provides(self, language: str) -> Provenance:  # the same in every language
         """Every field declared: the native contract has them all."""

@@ -4,32 +4,30 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import inspect
 import signal
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import cast
 
-from gauntlet.display import unencodable
 from gauntlet.errors import GauntletError, Parameter, TargetImportError, describe_raised
-from gauntlet.targets.contract import Target
-
-EXPECTED = "an object with `name: str` and `ask(prompt, language)` returning a TargetResponse"
+from gauntlet.targets.adapters import CallableTarget, NotATargetError
 
 _SPEC = Parameter("spec")
 """The parameter every error here is about; the command line words it as `--callable`."""
 
 
-def load_callable_target(spec: str, *, search: Path | None = None) -> Target:
-    """Import `module.path:factory`, call the factory with no arguments and check the result.
+def load_callable_target(
+    spec: str, *, search: Path | None = None, concurrency: int = 8
+) -> CallableTarget:
+    """Import `module.path:factory`, call the factory with no arguments and adapt the result.
 
     Args:
         spec: `module.path:factory`, e.g. `myapp.assistant:make_target`.
         search: A directory put first on `sys.path` while importing (default: the working
             directory), so a project's own modules are found.
+        concurrency: Threads for a plain `ask` (see `CallableTarget`).
 
     Anything the module, the factory or the object it gives raises (`SystemExit` and every
     other `BaseException` among them) is a `TargetImportError`: a target cannot end the run.
@@ -65,7 +63,10 @@ def load_callable_target(spec: str, *, search: Path | None = None) -> Target:
     with target_code(*label, f": calling {attribute}() failed: "):
         target = factory()
     with target_code(*label, ": checking what it gave failed: "):
-        return check_target(target, label)
+        try:
+            return CallableTarget(target, concurrency=concurrency)
+        except NotATargetError as exc:
+            raise TargetImportError(*label, exc.problem) from None
 
 
 @contextlib.contextmanager
@@ -118,35 +119,3 @@ def _signals_noted() -> Iterator[list[int]]:
     finally:
         for number, handler in before.items():
             signal.signal(number, handler if handler is not None else signal.SIG_DFL)
-
-
-def check_target(target: object, label: str | tuple[str | Parameter, ...]) -> Target:
-    """Return `target` if it keeps the `Target` protocol, else say what is missing.
-
-    Args:
-        target: What a factory gave.
-        label: What gave it, starting every message: text, or parts naming a `Parameter`.
-
-    Raises:
-        TargetImportError: naming the missing or wrong attribute.
-    """
-    said = (label,) if isinstance(label, str) else label
-    name = getattr(target, "name", None)
-    ask = getattr(target, "ask", None)
-    what = type(target).__name__
-    if not isinstance(name, str) or not name.strip():
-        raise TargetImportError(*said, f" gave a {what} without a `name` text; expected {EXPECTED}")
-    garbled = unencodable(name)
-    if garbled is not None:  # the name is written to the results file
-        raise TargetImportError(*said, f" gave a {what} whose `name` {garbled}")
-    if not callable(ask):
-        raise TargetImportError(
-            *said, f" gave a {what} without an `ask` method; expected {EXPECTED}"
-        )
-    try:
-        inspect.signature(ask).bind("prompt", "language")
-    except (TypeError, ValueError) as exc:
-        raise TargetImportError(
-            *said, f": {what}.ask cannot be called as ask(prompt, language): {exc}"
-        ) from None
-    return cast(Target, target)

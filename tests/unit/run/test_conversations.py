@@ -14,7 +14,7 @@ from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo
 from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, gate_trial
-from gauntlet.targets.contract import Message, TargetResponse, ToolCall
+from gauntlet.targets.contract import Message, Question, TargetResponse, ToolCall
 from gauntlet.targets.exchange import MockExchange, MockReply, Request
 from gauntlet.targets.http import HttpTarget
 
@@ -140,8 +140,8 @@ def test_http_sends_history_only_for_conversations() -> None:
 
     async def go() -> None:
         target = HttpTarget("http://t.test/", exchange=MockExchange(handler))
-        await target.ask("single", "en")
-        await target.ask("again", "en", ({"role": "user", "content": "hi"},))
+        await target.ask(Question("single", "en"))
+        await target.ask(Question("again", "en", ({"role": "user", "content": "hi"},)))
         await target.aclose()
 
     asyncio.run(go())

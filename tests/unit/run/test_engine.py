@@ -17,7 +17,7 @@ from gauntlet.run.engine import ask_all, run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, score, scores_capability
-from gauntlet.targets.contract import TargetResponse, Traced
+from gauntlet.targets.contract import NATIVE, Provenance, Question, TargetResponse, Traced
 
 from ..cases.suite_text import grounding_suite
 
@@ -325,17 +325,25 @@ def test_a_case_whose_retry_wait_a_stop_ends_is_not_run_at_once(tmp_path: Path) 
     """A stop ends waits before retries at once; only requests in flight get the grace."""
 
     class Waits:
-        name = "waits"
+        """A target on the seam whose every ask waits to retry until the run stops."""
 
-        async def ask_traced(
-            self, prompt: str, language: str, *, stop: asyncio.Event | None = None
-        ) -> Traced:
-            assert stop is not None
-            await stop.wait()  # as a Retry-After of a minute would be, cut short
+        name = "waits"
+        secrets = ()
+        holds_conversations = False
+
+        def provides(self, language: str) -> Provenance:
+            return NATIVE
+
+        async def ask(self, question: Question) -> Traced:
+            assert question.stop is not None
+            await question.stop.wait()  # as a Retry-After of a minute would be, cut short
             raise Interrupted("interrupted while waiting to retry")
 
-        async def ask(self, prompt: str, language: str) -> TargetResponse:
-            raise AssertionError("ask_traced is used")
+        async def probe(self) -> None:
+            return None
+
+        async def aclose(self) -> None:
+            return None
 
     (tmp_path / "s.yaml").write_text(grounding_suite("s", "c0", "c1"))
     planned = schedule(load_suites([tmp_path])).items

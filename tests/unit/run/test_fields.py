@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,13 @@ from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.targets.contract import (
     DECLARED,
-    Conversation,
     FieldSource,
-    Message,
     Origin,
     Provenance,
+    Question,
     TargetResponse,
     Traced,
 )
-from gauntlet.targets.scripted import Scripted
 from gauntlet.targets.spec import FieldName
 
 INFO = TargetInfo(kind="callable", name="stub")
@@ -81,16 +78,7 @@ class Stub:
     def provides(self, language: str) -> Provenance:
         return self.static.get(language, DECLARED)
 
-    async def ask_traced(
-        self,
-        prompt: str,
-        language: str,
-        history: Sequence[Message] | None = None,
-        *,
-        stop: asyncio.Event | None = None,
-        conversation: Conversation | None = None,
-        tools: Scripted | None = None,
-    ) -> Traced:
+    async def ask(self, question: Question) -> Traced:
         self.asked += 1
         return Traced(self.response, provenance=self.answered)
 

@@ -34,6 +34,7 @@ from gauntlet.targets.contract import (
     FieldSource,
     Message,
     Origin,
+    Question,
     TargetResponse,
     ToolCall,
     Traced,
@@ -120,7 +121,8 @@ def _ask(
     history: Sequence[Message] | None = None,
     conversation: Conversation | None = None,
 ) -> Traced:
-    return asyncio.run(target.ask_traced(prompt, language, history, conversation=conversation))
+    past = tuple(history) if history is not None else None
+    return asyncio.run(target.ask(Question(prompt, language, past, conversation=conversation)))
 
 
 def _fails(target: AsyncTarget, message: str, language: str = "en") -> TargetError:

@@ -16,7 +16,7 @@ from gauntlet.errors import TargetError, TargetUnreachableError, UsageError
 from gauntlet.redact import MASK, Redactor
 from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
 from gauntlet.targets.client import HttpClient, HttpSettings
-from gauntlet.targets.contract import Traced
+from gauntlet.targets.contract import Question, Traced
 from gauntlet.targets.exchange import Exchange, MockExchange, MockReply, Request
 from gauntlet.targets.http import HttpTarget
 
@@ -93,8 +93,8 @@ def _asks(target: HttpTarget, prompts: Sequence[str], *, together: bool = False)
     async def go() -> list[Traced]:
         try:
             if together:
-                return list(await asyncio.gather(*(target.ask_traced(p, "en") for p in prompts)))
-            return [await target.ask_traced(prompt, "en") for prompt in prompts]
+                return list(await asyncio.gather(*(target.ask(Question(p, "en")) for p in prompts)))
+            return [await target.ask(Question(prompt, "en")) for prompt in prompts]
         finally:
             await target.aclose()
 
@@ -169,7 +169,7 @@ def test_a_token_is_refreshed_before_it_expires(server: HostileServer) -> None:
         try:
             for now in (1000.0, 1069.9, 1070.0, 1100.0, 1139.9, 1140.0):
                 clock.now = now
-                await target.ask_traced("hi", "en")
+                await target.ask(Question("hi", "en"))
                 fetched.append(auth.fetches)
         finally:
             await target.aclose()
@@ -200,7 +200,7 @@ def test_a_token_that_lives_shorter_than_the_margin_is_renewed_at_half_its_life(
         try:
             for now in (1000.0, 1004.9, 1005.0):
                 clock.now = now
-                await target.ask_traced("hi", "en")
+                await target.ask(Question("hi", "en"))
                 fetched.append(auth.fetches)
         finally:
             await target.aclose()
@@ -216,11 +216,11 @@ def test_a_token_without_a_lifetime_is_kept_until_a_401(server: HostileServer) -
 
     async def go() -> list[Traced]:
         try:
-            first = await target.ask_traced("one", "en")
+            first = await target.ask(Question("one", "en"))
             clock.now += 10**9
-            second = await target.ask_traced("two", "en")
+            second = await target.ask(Question("two", "en"))
             server.revoke()
-            third = await target.ask_traced("three", "en")
+            third = await target.ask(Question("three", "en"))
             return [first, second, third]
         finally:
             await target.aclose()
@@ -251,10 +251,10 @@ def test_many_401s_at_once_fetch_one_new_token(server: HostileServer) -> None:
 
     async def go() -> list[Traced]:
         try:
-            await target.ask_traced("warm up", "en")
+            await target.ask(Question("warm up", "en"))
             server.revoke()
             return list(
-                await asyncio.gather(*(target.ask_traced(f"q{n}", "en") for n in range(50)))
+                await asyncio.gather(*(target.ask(Question(f"q{n}", "en")) for n in range(50)))
             )
         finally:
             await target.aclose()
@@ -373,8 +373,8 @@ def test_a_failed_fetch_is_tried_again_by_the_next_ask() -> None:
     async def go() -> str:
         try:
             with pytest.raises(TargetError, match=r"HTTP 500 Internal Server Error: later$"):
-                await target.ask_traced("one", "en")
-            return (await target.ask_traced("two", "en")).response.text
+                await target.ask(Question("one", "en"))
+            return (await target.ask(Question("two", "en"))).response.text
         finally:
             await target.aclose()
 
@@ -395,8 +395,8 @@ def test_a_waiter_that_gives_up_leaves_the_fetch_to_the_others() -> None:
 
         auth = _oauth("https://auth.test/token")
         target = _target("https://api.test/ask", auth, exchange=MockExchange(handler))
-        first = asyncio.ensure_future(target.ask_traced("one", "en"))
-        second = asyncio.ensure_future(target.ask_traced("two", "en"))
+        first = asyncio.ensure_future(target.ask(Question("one", "en")))
+        second = asyncio.ensure_future(target.ask(Question("two", "en")))
         await asyncio.sleep(0.01)
         first.cancel()
         gate.set()

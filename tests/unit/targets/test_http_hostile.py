@@ -21,7 +21,7 @@ from gauntlet.errors import (
     TargetTimeoutError,
     TargetUnreachableError,
 )
-from gauntlet.targets.contract import Conversation, TargetResponse, Traced
+from gauntlet.targets.contract import Conversation, Question, TargetResponse, Traced
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, MockExchange, MockReply
 from gauntlet.targets.http import HttpSettings, HttpTarget
 
@@ -79,7 +79,7 @@ def _unused_port() -> int:
 def _ask(target: HttpTarget, prompt: str = "hello") -> Traced:
     async def go() -> Traced:
         try:
-            return await target.ask_traced(prompt, "en")
+            return await target.ask(Question(prompt, "en"))
         finally:
             await target.aclose()
 
@@ -112,7 +112,7 @@ def test_one_pool_sized_to_the_concurrency_serves_every_ask(server: HostileServe
 
     async def go() -> list[Traced]:
         try:
-            asks = (target.ask_traced(f"question {n}", "en") for n in range(12))
+            asks = (target.ask(Question(f"question {n}", "en")) for n in range(12))
             return await asyncio.gather(*asks)
         finally:
             # What carried them: aiohttp's pool, not httpx's (the benchmarks rest on this).
@@ -151,7 +151,8 @@ def test_no_cookie_is_carried_from_one_case_to_the_next(server: HostileServer) -
 
     async def go() -> list[str]:
         try:
-            return [(await target.ask("a", "en")).text, (await target.ask("b", "en")).text]
+            asks = [await target.ask(Question(prompt, "en")) for prompt in ("a", "b")]
+            return [traced.response.text for traced in asks]
         finally:
             await target.aclose()
 
@@ -489,7 +490,7 @@ def test_a_stop_ends_a_wait_before_a_retry_at_once(server: HostileServer) -> Non
         started = asyncio.get_running_loop().time()
         try:
             with pytest.raises(Interrupted, match="interrupted while waiting to retry"):
-                await target.ask_traced("a case", "en", stop=stop)
+                await target.ask(Question("a case", "en", stop=stop))
         finally:
             await target.aclose()
         return asyncio.get_running_loop().time() - started
@@ -510,7 +511,7 @@ def test_cookies_are_kept_within_one_conversation_and_never_across_two(
         said = []
         try:
             for conversation in (first, first, second, first, None):
-                traced = await target.ask_traced("hi", "en", conversation=conversation)
+                traced = await target.ask(Question("hi", "en", conversation=conversation))
                 said.append(traced.response.text)
         finally:
             await target.aclose()

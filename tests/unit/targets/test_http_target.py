@@ -25,6 +25,7 @@ from gauntlet.targets.contract import (
     AsyncTarget,
     Conversation,
     Origin,
+    Question,
     TargetResponse,
     Traced,
     declared,
@@ -71,7 +72,7 @@ def _target(exchange: MockExchange | HttpxExchange, **options: object) -> HttpTa
 def _ask(target: HttpTarget, prompt: str = "hello", language: str = "es") -> Traced:
     async def go() -> Traced:
         try:
-            return await target.ask_traced(prompt, language)
+            return await target.ask(Question(prompt, language))
         finally:
             await target.aclose()
 
@@ -124,8 +125,8 @@ def test_history_is_sent_only_for_a_conversation() -> None:
     target = _target(exchange)
 
     async def go() -> None:
-        await target.ask("single", "en")
-        await target.ask("again", "en", ({"role": "user", "content": "hi"},))
+        await target.ask(Question("single", "en"))
+        await target.ask(Question("again", "en", ({"role": "user", "content": "hi"},)))
 
     asyncio.run(go())
     assert [json.loads(request.body) for request in exchange.requests] == [
@@ -260,7 +261,7 @@ def test_an_httpx_exchange_sends_the_same_request() -> None:
     exchange = HttpxExchange(httpx.AsyncClient(transport=httpx.MockTransport(handler)))
     conversation = Conversation("case")
     target = _target(exchange)
-    asyncio.run(target.ask_traced("hello", "es", conversation=conversation))
+    asyncio.run(target.ask(Question("hello", "es", conversation=conversation)))
     [request] = seen
     assert json.loads(request.content) == {"prompt": "hello", "language": "es"}
     assert request.headers["X-Api-Key"] == "k"
@@ -357,7 +358,7 @@ def test_a_header_replaces_a_default_whatever_its_case() -> None:
         headers={"content-type": "application/json; charset=utf-8"},
         exchange=exchange,
     )
-    asyncio.run(target.ask("hello", "en"))
+    asyncio.run(target.ask(Question("hello", "en")))
     [request] = exchange.requests
     assert isinstance(request.headers, CIMultiDictProxy)
     assert request.headers.getall("content-type") == ["application/json; charset=utf-8"]
@@ -433,8 +434,8 @@ def test_cookies_are_kept_within_a_conversation_and_not_across_two() -> None:
 
     async def go() -> None:
         for conversation in (first, first, first, second, second):
-            await target.ask_traced("hi", "en", conversation=conversation)
-        await target.ask_traced("alone", "en")
+            await target.ask(Question("hi", "en", conversation=conversation))
+        await target.ask(Question("alone", "en"))
 
     asyncio.run(go())
     sent = [request.headers.get("cookie") for request in exchange.requests]
