@@ -26,7 +26,10 @@ def _shards() -> list[tuple[str, Results]]:
         target=TargetInfo(kind="toy", name=toy.name), plan=plan_of(suites), run_id="ci-7"
     )
     return [
-        (f"s{k}.json", run_gauntlet(suites, toy, dataclasses.replace(base, shard=Shard(index=k, count=2))))
+        (
+            f"s{k}.json",
+            run_gauntlet(suites, toy, dataclasses.replace(base, shard=Shard(index=k, count=2))),
+        )
         for k in (1, 2)
     ]
 

@@ -52,6 +52,8 @@ from gauntlet.targets.mapping import DECLARED_ABSENT
 from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import LoadedTarget, parse_target_file
 
+from ...run_settings import settings_for
+
 INFO = TargetInfo(kind="http-template", name="scripted")
 
 ABSENT = "  citations: {absent: true}\n  context_ids: {absent: true}\n"
@@ -150,13 +152,11 @@ def _run(
     results masked with what the target knows.
     """
     (tmp_path / "s.yaml").write_text(suite, encoding="utf-8")
+    suites = load_suites([tmp_path / "s.yaml"])
     return run_gauntlet(
-        load_suites([tmp_path / "s.yaml"]),
+        suites,
         target,
-        target_info=INFO,
-        concurrency=1,
-        preflight=preflight,
-        redactor=redactor,
+        settings_for(suites, INFO, concurrency=1, preflight=preflight, redactor=redactor),
     )
 
 
