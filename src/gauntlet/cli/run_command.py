@@ -641,7 +641,7 @@ def _target_info(choice: TargetChoice, built: BuiltTarget) -> TargetInfo:
     from gauntlet.run.results import TARGET_FILE_KINDS, TargetInfo
 
     match choice:
-        case FileChoice(path):
+        case FileChoice():
             kind = TARGET_FILE_KINDS[built.kind]
             return TargetInfo(kind=kind, name=built.name, target_file=built.target_file)
         case UrlChoice():

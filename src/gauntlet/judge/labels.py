@@ -303,7 +303,7 @@ _CASE_FILE_WORDS = (
     ("split the suite into several files", _TOO_LARGE),
     ("a suite that never runs", "labels that are never read"),
     ("run no cases and prove nothing", "calibrate on nothing"),
-    ("with its own --cases", "with --labels"),
+    ("with its own --cases", "with --judge-labels"),
     ("case directory", "labels directory"),
     ("case files", "labels files"),
     ("case file", "labels file"),

@@ -394,18 +394,10 @@ def run_gauntlet(
         TargetError: the pre-flight check failed (a target with a `probe` method that is
             down or does not speak the contract).
         UsageError: a suite's `pass_k` is more than its asks, a case has judged checks and
-            no judge was given, the judge is one read back from a results file (which cannot
-            ask), or the plan was made from other suites.
+            no judge that can ask was given, or the plan was made from other suites.
     """
     run_schedule = schedule(suites, plan=settings.plan, shard=settings.shard)
-    judge = settings.judge
-    if judge is None:
-        _refuse_unjudged(run_schedule.items)
-    elif judge.target is None:
-        raise UsageError(
-            "the judge in these settings was read back from a results file and cannot ask: "
-            "give the judge's target file (--judge FILE)"
-        )
+    _check_judge(settings.judge, run_schedule.items)
     earlier = journal.start(settings) if journal else {}
     todo = [item for item in run_schedule.items if item.plan_index not in earlier]
     started = clock()
@@ -439,8 +431,19 @@ def run_gauntlet(
     )
 
 
-def _refuse_unjudged(items: Sequence[Scheduled]) -> None:
-    """Refuse to run cases with judged checks without a judge: they could never pass."""
+def _check_judge(judge: Judge | None, items: Sequence[Scheduled]) -> None:
+    """Refuse a judge that cannot ask, and judged checks without a judge.
+
+    A judge read back from a results file has nothing to ask; a case with judged checks and
+    no judge could never pass.
+    """
+    if judge is not None and judge.target is None:
+        raise UsageError(
+            "the judge in these settings was read back from a results file and cannot ask: "
+            "give the judge's target file (--judge FILE)"
+        )
+    if judge is not None:
+        return
     for item in items:
         if needs_judge(item.case, item.info):
             what = "`judge` criteria" if item.case.judge is not None else "`match: judge`"
