@@ -153,11 +153,9 @@ def _run(
     """
     (tmp_path / "s.yaml").write_text(suite, encoding="utf-8")
     suites = load_suites([tmp_path / "s.yaml"])
-    return run_gauntlet(
-        suites,
-        target,
-        settings_for(suites, INFO, concurrency=1, preflight=preflight, redactor=redactor),
-    )
+    masks = redactor if redactor is not None else Redactor()
+    settings = settings_for(suites, INFO, concurrency=1, preflight=preflight, redactor=masks)
+    return run_gauntlet(suites, target, settings)
 
 
 def _adversarial(*cases: tuple[str, Sequence[str]], language: str = "en") -> str:
