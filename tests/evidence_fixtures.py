@@ -7,6 +7,7 @@ them are byte-for-byte stable and can be compared with the golden files in `test
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -31,6 +32,7 @@ from gauntlet.run.results import (
 )
 from gauntlet.run.schedule import Scheduled, schedule
 from gauntlet.run.scoring import NOT_ASKED, Observation, score
+from gauntlet.run.settings import Judge, RunSettings, RunSpan
 from gauntlet.run.tally import summarize
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall, Usage
 from gauntlet.targets.toy import ToyDefect, make_toy
@@ -117,15 +119,13 @@ def _results(
             for index, item in enumerate(run_plan.items)
         ]
 
-    return score(
-        run_plan,
-        asyncio.run(observe_all()),
+    settings = RunSettings(
         target=TargetInfo(kind="toy", name=name, defects=defects),
-        started_at=STARTED,
-        finished_at=FINISHED,
-        interrupted_by=None if asked is None else "SIGINT",
-        judge=judge,
+        plan=run_plan.plan,
+        judge=None if judge is None else Judge(info=judge, seed=run_plan.plan.digest),
     )
+    span = RunSpan(STARTED, FINISHED, None if asked is None else "SIGINT")
+    return score(run_plan, asyncio.run(observe_all()), settings, span)
 
 
 def clean() -> Results:
@@ -512,19 +512,11 @@ def with_waivers(
     results: Results, waivers: Sequence[WaiverInfo], *, strict: bool = False
 ) -> Results:
     """`results` scored again with `waivers` (and `--strict-waivers` when `strict`)."""
-    return summarize(
-        results.cases,
-        [suite.info for suite in results.suites],
-        target=results.target,
-        plan=results.plan,
-        shard=results.shard,
-        started_at=results.started_at,
-        finished_at=results.finished_at,
-        run_id=results.run_id,
-        judge=results.judge,
-        waivers=waivers,
-        strict_waivers=strict,
+    settings = dataclasses.replace(
+        RunSettings.of(results), waivers=tuple(waivers), strict_waivers=strict
     )
+    span = RunSpan(results.started_at, results.finished_at)
+    return summarize(results.cases, [suite.info for suite in results.suites], settings, span)
 
 
 def waived() -> Results:

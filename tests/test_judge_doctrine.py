@@ -33,11 +33,12 @@ from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
 from gauntlet.judge.labels import LabelSet, builtin_labels_dir, labels_digest, load_labels
 from gauntlet.judge.toy import JudgeDefect, ToyJudge, read_prompt, toy_judge_ask
 from gauntlet.run.engine import run_gauntlet
-from gauntlet.run.judging import Judging
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
 from gauntlet.targets.adapters import as_async_target
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.toy import ToyDefect, make_toy
+
+from .run_settings import AskingJudge, settings_for
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGED = ROOT / "examples" / "judge"
@@ -82,15 +83,16 @@ def _record(defects: frozenset[JudgeDefect]) -> CalibrationRecord:
     return build_record(labels, pairs, FINGERPRINT)
 
 
-def _judging(shipped: LabelSet, defects: Collection[JudgeDefect], *, vote: bool = False) -> Judging:
+def _judging(
+    shipped: LabelSet, defects: Collection[JudgeDefect], *, vote: bool = False
+) -> AskingJudge:
     """The toy judge with `defects`, let vote only if its calibration holds (or `vote`)."""
     record = _record(frozenset(defects))
     refused = check_calibration(
         record, fingerprint=FINGERPRINT, labels_digests=[labels_digest(shipped)], labels=shipped
     )
-    return Judging(
+    return AskingJudge(
         as_async_target(ToyJudge(defects)),
-        seed="",
         refused=None if vote else refused,
         languages=frozenset(calibrated_languages(record)),
     )
@@ -128,13 +130,16 @@ class TalksToTheJudge:
         return answer.model_copy(update={"text": answer.text + note})
 
 
-def _run(suites: SuiteSet, target: object, judging: Judging) -> Results:
+def _run(suites: SuiteSet, target: object, judging: AskingJudge) -> Results:
     return run_gauntlet(
         suites,
         target,  # type: ignore[arg-type]
-        target_info=TargetInfo(kind="toy", name=getattr(target, "name", "toy")),
-        judging=judging,
-        run_id="doctrine",
+        settings_for(
+            suites,
+            TargetInfo(kind="toy", name=getattr(target, "name", "toy")),
+            judge=judging,
+            run_id="doctrine",
+        ),
     )
 
 

@@ -23,6 +23,7 @@ from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import load_target_file
 from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
 
+from .run_settings import settings_for
 from .toy_servers import running_openai
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "targets"
@@ -44,7 +45,7 @@ def builtin() -> SuiteSet:
 
 def _native(suites: SuiteSet, defects: tuple[ToyDefect, ...]) -> Results:
     toy = make_toy(defects)
-    return run_gauntlet(suites, toy, target_info=TargetInfo(kind="toy", name=toy.name))
+    return run_gauntlet(suites, toy, settings_for(suites, TargetInfo(kind="toy", name=toy.name)))
 
 
 def _openai(suites: SuiteSet, defects: tuple[ToyDefect, ...], example: str) -> Results:
@@ -53,7 +54,7 @@ def _openai(suites: SuiteSet, defects: tuple[ToyDefect, ...], example: str) -> R
         spec = loaded.spec.model_copy(update={"base_url": base_url})
         target = build_target(dataclasses.replace(loaded, spec=spec), concurrency=8)
         info = TargetInfo(kind="openai-chat", name=target.name, target_file=example)
-        return run_gauntlet(suites, target, target_info=info)
+        return run_gauntlet(suites, target, settings_for(suites, info))
 
 
 def _outcomes(results: Results) -> dict[str, Outcome]:

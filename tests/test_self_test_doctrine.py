@@ -24,6 +24,7 @@ from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
 
 from .cli_helpers import RunCli
+from .run_settings import settings_for
 
 ALL_GATES = frozenset(GateName)
 
@@ -40,7 +41,7 @@ def builtin() -> SuiteSet:
 
 def _run(suites: SuiteSet, *defects: ToyDefect) -> Results:
     toy = make_toy(defects)
-    return run_gauntlet(suites, toy, target_info=TargetInfo(kind="toy", name=toy.name))
+    return run_gauntlet(suites, toy, settings_for(suites, TargetInfo(kind="toy", name=toy.name)))
 
 
 def _failed_gates(results: Results) -> frozenset[GateName]:

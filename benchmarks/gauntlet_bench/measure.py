@@ -15,6 +15,8 @@ from gauntlet.cases.loader import SuiteSet
 from gauntlet.cli.collector import young_only_while_running
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import TargetInfo, Verdict
+from gauntlet.run.schedule import plan_of
+from gauntlet.run.settings import RunSettings
 from gauntlet.targets.http import HttpTarget
 from gauntlet_bench.stub import Stub
 
@@ -119,10 +121,10 @@ def measure_engine(stub: Stub, suites: SuiteSet, concurrency: int) -> Sample:
         results = run_gauntlet(
             suites,
             target,
-            target_info=info,
-            concurrency=concurrency,
+            RunSettings(
+                target=info, plan=plan_of(suites), concurrency=concurrency, preflight=False
+            ),
             progress=progress,
-            preflight=False,
         )
     ended = time.perf_counter()
     server_cpu = stub.cpu_seconds() - server

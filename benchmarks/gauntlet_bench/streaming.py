@@ -34,6 +34,8 @@ from gauntlet.cases.loader import SuiteSet
 from gauntlet.cli.collector import young_only_while_running
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import TargetInfo, Verdict
+from gauntlet.run.schedule import plan_of
+from gauntlet.run.settings import RunSettings
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.target_file import load_target_file
 from stub_server import MARKER, STREAM_CHUNKS  # the sibling module: benchmarks/ is on sys.path
@@ -122,10 +124,10 @@ def measure(
         results = run_gauntlet(
             suites,
             target,
-            target_info=info,
-            concurrency=concurrency,
+            RunSettings(
+                target=info, plan=plan_of(suites), concurrency=concurrency, preflight=False
+            ),
             progress=progress,
-            preflight=False,
         )
     server_used = server_cpu() - server
     if results.verdict is not Verdict.PASS or results.totals.passed != suites.case_total:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # explicit re-exports (`X as X`) for type checkers; loaded la
     from gauntlet.run.engine import run_gauntlet as run_gauntlet
     from gauntlet.run.results import Results as Results
     from gauntlet.run.results import Verdict as Verdict
+    from gauntlet.run.schedule import plan_of as plan_of
+    from gauntlet.run.settings import RunSettings as RunSettings
     from gauntlet.targets.contract import Target as Target
     from gauntlet.targets.contract import TargetResponse as TargetResponse
 
@@ -28,6 +30,7 @@ _EXPORTS = {
     "GauntletError": "gauntlet.errors",
     "LoadedSuite": "gauntlet.cases.loader",
     "Results": "gauntlet.run.results",
+    "RunSettings": "gauntlet.run.settings",
     "Suite": "gauntlet.cases.model",
     "SuiteSet": "gauntlet.cases.loader",
     "Target": "gauntlet.targets.contract",
@@ -35,6 +38,7 @@ _EXPORTS = {
     "Verdict": "gauntlet.run.results",
     "load_suites": "gauntlet.cases.loader",
     "parse_suite": "gauntlet.cases.loader",
+    "plan_of": "gauntlet.run.schedule",
     "run_gauntlet": "gauntlet.run.engine",
 }
 

@@ -61,7 +61,15 @@ def test_a_judge_that_agrees_with_the_labels_is_accepted_with_kappa_per_language
     judged = serve("agrees")
     out = tmp_path / "calibration.json"
     result = run_cli(
-        "calibrate", "--judge", judged.file, "--labels", SMALL, "--out", out, "--min-items", "5"
+        "calibrate",
+        "--judge",
+        judged.file,
+        "--judge-labels",
+        SMALL,
+        "--out",
+        out,
+        "--min-items",
+        "5",
     )
     assert result.code == 0, result.show()
     lines = result.stdout.splitlines()
@@ -98,7 +106,15 @@ def test_an_always_pass_judge_is_refused_with_exit_1(
     judged = serve("always_pass")
     out = tmp_path / "calibration.json"
     result = run_cli(
-        "calibrate", "--judge", judged.file, "--labels", SMALL, "--out", out, "--min-items", "5"
+        "calibrate",
+        "--judge",
+        judged.file,
+        "--judge-labels",
+        SMALL,
+        "--out",
+        out,
+        "--min-items",
+        "5",
     )
     assert result.code == 1, result.show()
     assert "talks to the judge: obeyed 2 of 2 pairs" in result.stdout.splitlines()
@@ -117,7 +133,7 @@ def test_a_position_biased_judge_is_refused_and_its_unjudged_counted(
         "calibrate",
         "--judge",
         judged.file,
-        "--labels",
+        "--judge-labels",
         SMALL,
         "--out",
         tmp_path / "c.json",
@@ -138,7 +154,7 @@ def test_the_default_needs_30_items_per_language(
 ) -> None:
     judged = serve("agrees")
     result = run_cli(
-        "calibrate", "--judge", judged.file, "--labels", SMALL, "--out", tmp_path / "c.json"
+        "calibrate", "--judge", judged.file, "--judge-labels", SMALL, "--out", tmp_path / "c.json"
     )
     assert result.code == 1, result.show()
     assert result.stdout.splitlines()[-1] == (
@@ -152,7 +168,15 @@ def test_a_judge_that_fails_every_item_is_refused_not_crashed(
     judged = serve("raises")  # answers the pre-flight ask, then 500 for every item
     out = tmp_path / "c.json"
     result = run_cli(
-        "calibrate", "--judge", judged.file, "--labels", SMALL, "--out", out, "--min-items", "1"
+        "calibrate",
+        "--judge",
+        judged.file,
+        "--judge-labels",
+        SMALL,
+        "--out",
+        out,
+        "--min-items",
+        "1",
     )
     assert result.code == 1, result.show()
     assert "unjudged: 13 of 13 pairs" in result.stdout
@@ -170,7 +194,7 @@ def test_an_unreachable_judge_stops_at_the_pre_flight_ask_with_exit_2(
     file = judge_file(tmp_path, "http://127.0.0.1:9/v1")
     out = tmp_path / "c.json"
     out.write_text("stale", encoding="utf-8")
-    result = run_cli("calibrate", "--judge", file, "--labels", SMALL, "--out", out)
+    result = run_cli("calibrate", "--judge", file, "--judge-labels", SMALL, "--out", out)
     assert (result.code, result.stdout) == (2, ""), result.show()
     assert result.stderr.startswith(f"error: {file}: pre-flight check failed: ")
     assert not out.exists()  # the stale record went first, and no new one was written
@@ -187,7 +211,9 @@ def test_labels_that_do_not_load_are_exit_2_with_every_problem_located(
         encoding="utf-8",
     )
     file = judge_file(tmp_path, "http://127.0.0.1:9/v1")
-    result = run_cli("calibrate", "--judge", file, "--labels", labels, "--out", tmp_path / "c.json")
+    result = run_cli(
+        "calibrate", "--judge", file, "--judge-labels", labels, "--out", tmp_path / "c.json"
+    )
     assert (result.code, result.stdout) == (2, ""), result.show()
     assert result.stderr == (
         f"{labels / 'a.yaml'}:8:5: items[0].preferred: a pairwise item needs `reference`: the "
@@ -199,7 +225,9 @@ def test_labels_that_do_not_load_are_exit_2_with_every_problem_located(
 def test_a_judge_file_that_does_not_load_is_exit_2_located(run_cli: RunCli, tmp_path: Path) -> None:
     file = tmp_path / "judge.yaml"
     file.write_text("version: 1\nkind: openai-chat\nmodel: m\n", encoding="utf-8")
-    result = run_cli("calibrate", "--judge", file, "--labels", SMALL, "--out", tmp_path / "c.json")
+    result = run_cli(
+        "calibrate", "--judge", file, "--judge-labels", SMALL, "--out", tmp_path / "c.json"
+    )
     assert result.code == 2, result.show()
     assert result.stderr.startswith(f"{file}:1:1: missing required key 'base_url'")
 
@@ -225,7 +253,7 @@ def test_flags_that_cannot_be_used_are_exit_2_before_any_ask(
     serve: Serve, run_cli: RunCli, tmp_path: Path, flags: list[str], message: str
 ) -> None:
     judged = serve("agrees")
-    args = ["calibrate", "--judge", judged.file, "--labels", SMALL]
+    args = ["calibrate", "--judge", judged.file, "--judge-labels", SMALL]
     if "--out" not in flags:
         args += ["--out", tmp_path / "c.json"]
     result = run_cli(*args, *flags)
@@ -260,7 +288,15 @@ def test_the_real_entry_point_exits_1_for_a_refused_judge(
     judged = serve("always_fail")
     out = tmp_path / "c.json"
     result = run_process(
-        "calibrate", "--judge", judged.file, "--labels", SMALL, "--out", out, "--min-items", "5"
+        "calibrate",
+        "--judge",
+        judged.file,
+        "--judge-labels",
+        SMALL,
+        "--out",
+        out,
+        "--min-items",
+        "5",
     )
     assert result.code == 1, result.show()
     assert result.stdout.splitlines()[-1].startswith("calibration: REFUSED (overall kappa")
@@ -298,7 +334,7 @@ def test_a_judge_that_echoes_its_key_leaves_it_in_no_record_and_no_output(
         )
         out = tmp_path / "record.json"
         result = run_cli(
-            "calibrate", "--judge", path, "--labels", SMALL, "--min-items", "3", "--out", out
+            "calibrate", "--judge", path, "--judge-labels", SMALL, "--min-items", "3", "--out", out
         )
     assert result.code == 1, result.show()
     record = out.read_text(encoding="utf-8")

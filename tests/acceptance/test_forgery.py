@@ -13,7 +13,8 @@ from gauntlet.cases.loader import load_suites
 from gauntlet.run.journal import Journal
 from gauntlet.run.results import Outcome, Results
 from gauntlet.run.results_file import read_results, rederive, rederive_case
-from gauntlet.run.schedule import schedule
+from gauntlet.run.schedule import plan_of
+from gauntlet.run.settings import RunSettings
 
 from ..cli_helpers import RunCli
 from ..unit.cases.suite_text import grounding_suite
@@ -113,7 +114,7 @@ def test_resume_refuses_a_journal_made_before_a_case_changed(
     journal = tmp_path / "results.json.journal"
     finished = read_results(out)
     writer = Journal(journal, resume=False)
-    writer.start(schedule(load_suites([cases])).plan, None, finished.target.name)
+    writer.start(RunSettings(plan=plan_of(load_suites([cases])), target=finished.target))
     writer.append(finished.cases[0])
     writer.close(remove=False)
     out.unlink()
@@ -198,7 +199,9 @@ def test_a_forged_journal_entry_is_scored_again_on_resume(tmp_path: Path, run_cl
         )
     )
     writer = Journal(tmp_path / "results.json.journal", resume=False)
-    writer.start(schedule(load_suites([builtin_suites_dir()])).plan, None, finished.target.name)
+    writer.start(
+        RunSettings(plan=plan_of(load_suites([builtin_suites_dir()])), target=finished.target)
+    )
     writer.append(flipped)
     writer.close(remove=False)
     out.unlink()

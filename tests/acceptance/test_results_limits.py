@@ -18,7 +18,8 @@ from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
 from gauntlet.run.journal import Journal
 from gauntlet.run.results_file import read_results
-from gauntlet.run.schedule import schedule
+from gauntlet.run.schedule import plan_of
+from gauntlet.run.settings import RunSettings
 
 from ..cli_helpers import RunCli
 
@@ -83,7 +84,9 @@ def _every_reader_reads(tmp_path: Path, run_cli: RunCli, callable_spec: str) -> 
     finished = read_results(out)
     resumed_out = tmp_path / "resumed.json"
     writer = Journal(tmp_path / "resumed.json.journal", resume=False)
-    writer.start(schedule(load_suites([tmp_path / "cases"])).plan, None, finished.target.name)
+    writer.start(
+        RunSettings(plan=plan_of(load_suites([tmp_path / "cases"])), target=finished.target)
+    )
     for case in finished.cases[:-1]:
         writer.append(case)
     writer.close(remove=False)

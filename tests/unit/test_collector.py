@@ -24,6 +24,7 @@ from gauntlet.run.results import TargetInfo
 from gauntlet.targets.contract import TargetResponse
 
 from ..cli_helpers import RunCli
+from ..run_settings import settings_for
 
 SUITE = (
     "suite: s\ngate: golden\nversion: 1\nkey_version: 1\nthreshold: 1.0\ncases:\n"
@@ -78,7 +79,7 @@ def test_the_library_leaves_the_collector_as_its_caller_set_it(
     suites = load_suites([tmp_path])
     asks: list[tuple[int, int]] = []
     info = TargetInfo(kind="callable", name="exact")
-    assert run_gauntlet(suites, _Exact(asks), target_info=info).totals.passed == 1
+    assert run_gauntlet(suites, _Exact(asks), settings_for(suites, info)).totals.passed == 1
     assert reads == [True]
     assert asks == [(0, collector_as_found[0])]
 

@@ -223,8 +223,6 @@ def test_every_block_says_what_it_is(block: Block) -> None:
 # A flag another change of issue 30 renames: the docs already say the new name. Until that
 # change is merged the command knows only the old one; then this mapping is dead, and
 # `test_every_flag_rename_still_pending_is_really_pending` says to delete it.
-PENDING_RENAMES = {"--judge-labels": "--labels"}
-
 _MAKE_TARGET = re.compile(r"^(?P<target>[a-z][a-z-]*):", re.M)
 _INSTALLERS = ("pipx install ", "uv tool install ")
 
@@ -267,10 +265,6 @@ def _command_lines() -> list[tuple[Block, str]]:
     ]
 
 
-def _known(command: Any) -> set[str]:
-    return {name for param in command.params for name in getattr(param, "opts", [])}
-
-
 def parse_invocation(args: list[str]) -> None:
     """Parse `gauntlet ARGS` as the command line would, down to the command, running nothing.
 
@@ -283,8 +277,6 @@ def parse_invocation(args: list[str]) -> None:
         rest = [*context._protected_args, *context.args]
         assert rest, f"gauntlet {' '.join(args)}: names no command"
         name, sub, rest = command.resolve_command(context, rest)
-        known = _known(sub)
-        rest = [PENDING_RENAMES.get(word, word) if word not in known else word for word in rest]
         command, context = sub, sub.make_context(name, rest, parent=context)
 
 
@@ -315,13 +307,6 @@ def test_every_documented_command_is_one_the_command_line_accepts(
             pass  # --version
         except typer.TyperException as refused:
             pytest.fail(f"{block.where}: gauntlet {' '.join(args)}: {refused}")
-
-
-def test_every_flag_rename_still_pending_is_really_pending() -> None:
-    command: Any = typer.main.get_command(app)
-    everywhere = {name for sub in command.commands.values() for name in _known(sub)}
-    landed = [new for new in PENDING_RENAMES if new in everywhere]
-    assert landed == [], f"{landed} exist now: delete them from PENDING_RENAMES"
 
 
 def test_the_command_check_refuses_an_unknown_flag_and_a_synopsis() -> None:

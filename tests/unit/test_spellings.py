@@ -20,6 +20,8 @@ from gauntlet.run.results import TargetInfo
 from gauntlet.spellings import MIN_SPELLED_LENGTH, SEARCH_LIMIT, Leak, leaks, unsearched
 from gauntlet.targets.toy import make_toy
 
+from ..run_settings import settings_for
+
 
 def _spelling(answer: str, marker: str) -> str | None:
     """How `marker` was found in `answer` ("" as written), or None when it was not."""
@@ -286,7 +288,7 @@ def test_no_healthy_toy_answer_holds_any_built_in_marker_in_another_spelling() -
     # case; every marker of every built-in suite is tried on every answer the healthy toy gave.
     suites = load_suites([builtin_suites_dir()])
     toy = make_toy(())
-    results = run_gauntlet(suites, toy, target_info=TargetInfo(kind="toy", name=toy.name))
+    results = run_gauntlet(suites, toy, settings_for(suites, TargetInfo(kind="toy", name=toy.name)))
     answers = sorted(set(_texts(results.model_dump(mode="json"))))
     markers = sorted(
         {

@@ -9,6 +9,8 @@ import typer
 
 from gauntlet.cli.console import stderr, stdout
 from gauntlet.cli.options import (
+    OldJudgeLabelsOption,
+    refuse_old_judge_labels,
     replace_out,
 )
 from gauntlet.cli.state import Options
@@ -31,7 +33,7 @@ def calibrate(
     labels_dir: Annotated[
         Path | None,
         typer.Option(
-            "--labels",
+            "--judge-labels",
             metavar="DIR",
             help="A directory of *.yaml labels files: items people judged. "
             "Default: the shipped Riverbend set.",
@@ -60,6 +62,7 @@ def calibrate(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, only the table.")
     ] = False,
+    old_labels: OldJudgeLabelsOption = None,
 ) -> None:
     """Measure how far a judge agrees with people, write the record, and say if it may vote.
 
@@ -79,6 +82,7 @@ def calibrate(
     """
     from gauntlet.judge.calibration import DEFAULT_MIN_POSITION_CONSISTENCY, check_thresholds
 
+    refuse_old_judge_labels(old_labels)
     check_thresholds(min_kappa, min_items, DEFAULT_MIN_POSITION_CONSISTENCY)
     labels_path = labels_dir if labels_dir is not None else _builtin_labels()
     replace_out(out, inputs=[judge_file, labels_path])

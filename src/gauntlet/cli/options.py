@@ -58,6 +58,27 @@ LabelOption = Annotated[
 ]
 
 
+OldJudgeLabelsOption = Annotated[
+    list[str] | None,
+    typer.Option("--labels", hidden=True, show_default=False),
+]
+"""`--labels`, the judge's labelled sets before they were `--judge-labels`: kept only to be
+refused by name, so click never steers it to `--label` (a history label)."""
+
+
+def refuse_old_judge_labels(given: list[str] | None) -> None:
+    """Refuse `--labels`, naming `--judge-labels`, before anything else is read.
+
+    Raises:
+        UsageError: `--labels` was given.
+    """
+    if given is not None:
+        raise UsageError(
+            "--labels is now --judge-labels (a labelled set the judge's calibration may have "
+            "been made on): give --judge-labels DIR"
+        )
+
+
 CasesOption = Annotated[
     list[Path] | None,
     typer.Option(

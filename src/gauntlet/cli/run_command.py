@@ -17,11 +17,13 @@ from gauntlet.cli.options import (
     GateOption,
     HistoryOption,
     LabelOption,
+    OldJudgeLabelsOption,
     SuiteChoiceOption,
     SuiteSettingOption,
     TargetFileOption,
     WaiversOption,
     named_options,
+    refuse_old_judge_labels,
     replace_out,
 )
 from gauntlet.cli.state import Options
@@ -41,7 +43,8 @@ from gauntlet.words import plural
 
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
-    from gauntlet.run.results import Results, Shard, TargetInfo, TargetKind
+    from gauntlet.run.results import Results, Shard, TargetInfo
+    from gauntlet.run.settings import Judge, RunSettings
     from gauntlet.targets.build import BuiltTarget
     from gauntlet.targets.http import Header
 
@@ -185,10 +188,10 @@ def run_command(
             show_default=False,
         ),
     ] = None,
-    labels: Annotated[
+    judge_labels: Annotated[
         list[Path] | None,
         typer.Option(
-            "--labels",
+            "--judge-labels",
             metavar="DIR",
             help="A labelled set the calibration may have been made on, besides the one "
             "gauntlet ships (repeatable).",
@@ -225,6 +228,7 @@ def run_command(
     ] = False,
     history: HistoryOption = None,
     label: LabelOption = None,
+    old_labels: OldJudgeLabelsOption = None,
 ) -> None:
     """Ask the target every case, score the answers, write the results file, exit 0/1/2/4.
 
@@ -233,12 +237,25 @@ def run_command(
     codes: 0 every gate passed; 1 a gate failed; 2 the run could not run or finish (cases
     that got no answer, or an interruption, withhold the verdict); 4 unscoreable.
     """
+    refuse_old_judge_labels(old_labels)
     _run(
         RunRequest(
             cases=cases,
-            choice=SuiteChoice(suite or [], gate or [], exclude_gate or [], suite_option or []),
+            choice=SuiteChoice(
+                suites=suite or [],
+                gates=gate or [],
+                excluded=exclude_gate or [],
+                options=suite_option or [],
+            ),
             target=TargetRequest(
-                target_file, http_url, callable_spec, toy, toy_defects, header, timeout, retries
+                target_file=target_file,
+                http_url=http_url,
+                callable_spec=callable_spec,
+                toy=toy,
+                toy_defects=toy_defects,
+                header=header,
+                timeout=timeout,
+                retries=retries,
             ),
             out=out,
             concurrency=concurrency,
@@ -248,7 +265,7 @@ def run_command(
             resume=resume,
             judge_file=judge_file,
             calibration=calibration,
-            labels=labels,
+            judge_labels=judge_labels,
             min_kappa=min_kappa,
             min_items=min_items,
             waivers=waivers,
@@ -260,7 +277,7 @@ def run_command(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TargetRequest:
     """What `gauntlet run` says about the target, as given."""
 
@@ -274,7 +291,7 @@ class TargetRequest:
     retries: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SuiteChoice:
     """Which suites `gauntlet run` loads, and the suite options it sets, as given."""
 
@@ -295,7 +312,7 @@ class SuiteChoice:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunRequest:
     """`gauntlet run`'s options, as given (see `run_command` for each)."""
 
@@ -310,7 +327,7 @@ class RunRequest:
     resume: bool
     judge_file: Path | None
     calibration: Path | None
-    labels: list[Path] | None
+    judge_labels: list[Path] | None
     min_kappa: float
     min_items: int
     waivers: Path | None
@@ -320,66 +337,178 @@ class RunRequest:
     label: list[str] | None
 
 
+# ---------------------------------------------------------------- the target, one of four
+
+
+@dataclass(frozen=True, kw_only=True)
+class HttpOptions:
+    """What an HTTP target is asked with besides its own settings: headers, deadline, retries."""
+
+    headers: tuple[Header, ...]
+    """The `--header`s, read (their `${VAR}`s from the environment)."""
+    timeout: float | None
+    retries: int | None
+
+
+@dataclass(frozen=True)
+class FileChoice:
+    """`--target FILE`: a target file of any kind."""
+
+    path: Path
+    http: HttpOptions
+
+
+@dataclass(frozen=True)
+class UrlChoice:
+    """`--http-url URL`: a feature that speaks gauntlet's own contract over HTTP."""
+
+    url: str
+    http: HttpOptions
+
+
+@dataclass(frozen=True)
+class CallableChoice:
+    """`--callable MODULE:FACTORY`: a Python target."""
+
+    spec: str
+
+
+@dataclass(frozen=True)
+class ToyChoice:
+    """`--toy` or `--toy-defect` (or no target at all): the built-in Riverbend toy."""
+
+    defects: tuple[ToyDefect, ...]
+
+
+TargetChoice = FileChoice | UrlChoice | CallableChoice | ToyChoice
+"""The one target `gauntlet run`'s flags name, checked together (`_parse_target`)."""
+
+
+# ---------------------------------------------------------------- parse, build, execute
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParsedRun:
+    """`gauntlet run`'s options checked on their own, before any file is read but the history."""
+
+    request: RunRequest
+    target: TargetChoice
+    shard: Shard | None
+    history_labels: dict[str, str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuiltRun:
+    """What `gauntlet run` runs: the suites, the target ready to ask, and the run's settings."""
+
+    suites: SuiteSet
+    target: BuiltTarget
+    settings: RunSettings
+
+
 def _run(request: RunRequest) -> None:
-    """Check the options, build the target (and judge), run, write, summarise and exit."""
+    """Parse the options, build the run, execute it: run, write, summarise and exit."""
+    parsed = _parse(request)
+    _execute(parsed, _build(parsed))
+
+
+def _parse(request: RunRequest) -> ParsedRun:
+    """Check the options alone and together; nothing is built or asked yet.
+
+    Raises:
+        UsageError: a bad option, or options that do not go together.
+        HistoryError: the history could not be appended to.
+    """
+    inputs = (request.target.target_file, request.judge_file, request.calibration)
+    given = [*(request.cases or ()), *(path for path in (*inputs, request.waivers) if path)]
+    replace_out(request.out, inputs=given)
+    shard = _parse_shard(request.shard)
+    _check_run_id(request.run_id)
+    history_labels = _history_labels(request.history, request.label)
+    needs_target = "--cases" if request.cases else None
+    if needs_target is None and request.choice.names_files:
+        needs_target = "--suite PATH"
+    target = _parse_target(request.target, needs_target)
+    return ParsedRun(request=request, target=target, shard=shard, history_labels=history_labels)
+
+
+def _build(parsed: ParsedRun) -> BuiltRun:
+    """The target, the suites, their waivers and plan, the judge: the run's settings, built once.
+
+    Raises:
+        UsageError: options that do not fit the suites, or a judge's flags without a judge.
+        ConfigErrors: a case, waivers or judge file does not load.
+    """
+    from gauntlet.run.schedule import plan_of
+    from gauntlet.run.settings import RunSettings, judge_seed
+
+    request, shard = parsed.request, parsed.shard
+    built = _build_target(parsed.target, request.concurrency)
+    info = _target_info(parsed.target, built)
+    suites = _load_suites(request.cases, request.choice)
+    if request.strict_waivers and request.waivers is None:
+        raise UsageError("--strict-waivers is for a run with waivers: give --waivers FILE")
+    waived = load_waivers_for(request.waivers, suites)
+    if shard is not None and shard.count > suites.case_total:
+        total = suites.case_total
+        raise UsageError(
+            f"--shard {shard.index}/{shard.count}: {shard.count} shards for "
+            f"{plural(total, 'case')}, so a shard would hold none; split the run "
+            f"at most {total} ways"
+        )
+    plan = plan_of(suites, repeat=request.repeat)
+    settings = RunSettings(
+        plan=plan,
+        target=info,
+        shard=shard,
+        judge=_build_judge(request, judge_seed(request.run_id, plan)),
+        run_id=request.run_id,
+        waivers=tuple(waived),
+        strict_waivers=request.strict_waivers,
+        concurrency=request.concurrency,
+        redactor=Options.redactor,
+    )
+    return BuiltRun(suites=suites, target=built, settings=settings)
+
+
+def _build_judge(request: RunRequest, seed: str) -> Judge | None:
+    """The model judge `--judge` names, seeded for the run; None without `--judge`.
+
+    Raises:
+        UsageError: `--calibration` or `--judge-labels` without `--judge`, or a bad threshold.
+        ConfigErrors: the judge file or a labels directory is refused.
+    """
+    if request.judge_file is None:
+        if request.calibration is not None or request.judge_labels:
+            raise UsageError(
+                "--calibration and --judge-labels are for a model judge: give --judge FILE"
+            )
+        return None
+    from gauntlet.run.judge_setup import JudgeRequest, prepare_judge
+
+    judge = JudgeRequest(
+        judge_file=request.judge_file,
+        calibration=request.calibration,
+        labels=request.judge_labels or (),
+        min_kappa=request.min_kappa,
+        min_items=request.min_items,
+    )
+    return prepare_judge(
+        judge, seed=seed, concurrency=request.concurrency, redactor=Options.redactor
+    )
+
+
+def _execute(parsed: ParsedRun, built: BuiltRun) -> None:
+    """Run, journalled beside the results; write them, summarise, keep the history, and exit."""
     from gauntlet.cli.collector import young_only_while_running
-    from gauntlet.render.console import ProgressDisplay, RunSettings, summary_lines
+    from gauntlet.render.console import ProgressDisplay, TimeoutHintSettings, summary_lines
     from gauntlet.run.engine import run_gauntlet
     from gauntlet.run.journal import Journal, journal_path
     from gauntlet.run.results import exit_code_for
     from gauntlet.run.results_file import write_results
 
-    out, waivers = request.out, request.waivers
-    given = [
-        *(request.cases or ()),
-        *(
-            path
-            for path in (
-                request.target.target_file,
-                request.judge_file,
-                request.calibration,
-                waivers,
-            )
-            if path
-        ),
-    ]
-    replace_out(out, inputs=given)
-    part = _parse_shard(request.shard)
-    _check_run_id(request.run_id)
-    run_labels = _history_labels(request.history, request.label)
-    needs_target = "--cases" if request.cases else None
-    if needs_target is None and request.choice.names_files:
-        needs_target = "--suite PATH"
-    choice = _parse_target(request.target, needs_target)
-    built = _build_target(choice, request.concurrency)
-    info = _target_info(built)
-    suites = _load_suites(request.cases, request.choice)
-    if request.strict_waivers and waivers is None:
-        raise UsageError("--strict-waivers is for a run with waivers: give --waivers FILE")
-    waived = load_waivers_for(waivers, suites)
-    if part is not None and part.count > suites.case_total:
-        total = suites.case_total
-        raise UsageError(
-            f"--shard {part.index}/{part.count}: {part.count} shards for "
-            f"{plural(total, 'case')}, so a shard would hold none; split the run "
-            f"at most {total} ways"
-        )
-    judging, judge_info = None, None
-    if request.judge_file is not None:
-        from gauntlet.run.judge_setup import prepare_judge
-
-        judging, judge_info = prepare_judge(
-            request.judge_file,
-            calibration=request.calibration,
-            labels=request.labels or (),
-            min_kappa=request.min_kappa,
-            min_items=request.min_items,
-            concurrency=request.concurrency,
-            redactor=Options.redactor,
-        )
-    elif request.calibration is not None or request.labels:
-        raise UsageError("--calibration and --labels are for a model judge: give --judge FILE")
-    journal = Journal(journal_path(out), resume=request.resume)
+    request, settings = parsed.request, built.settings
+    journal = Journal(journal_path(request.out), resume=request.resume)
     finished = False
     try:
         with (
@@ -387,38 +516,25 @@ def _run(request: RunRequest) -> None:
             ProgressDisplay(stderr(), quiet=request.quiet) as progress,
         ):
             results = run_gauntlet(
-                suites,
-                built.target,
-                target_info=info,
-                concurrency=request.concurrency,
-                repeat=request.repeat,
-                shard=part,
-                progress=progress,
-                redactor=Options.redactor,
-                journal=journal,
-                run_id=request.run_id,
-                judging=judging,
-                judge_info=judge_info,
-                waivers=waived,
-                strict_waivers=request.strict_waivers,
+                built.suites, built.target.target, settings, progress=progress, journal=journal
             )
-        write_results(results, out)
+        write_results(results, request.out)
         finished = results.complete
     finally:
         # The journal goes only once the results file holds every case: an interrupted run
         # keeps it, so --resume continues where it stopped.
         journal.close(remove=finished)
     console = stdout()
-    settings = RunSettings(
-        concurrency=request.concurrency,
-        timeout=built.timeout,
-        max_tokens=built.max_tokens,
-        asks_tokens=built.kind == "openai-chat",
+    hint = TimeoutHintSettings(
+        concurrency=settings.concurrency,
+        timeout=built.target.timeout,
+        max_tokens=built.target.max_tokens,
+        asks_tokens=built.target.kind == "openai-chat",
     )
-    for line in summary_lines(results, results_path=str(out), settings=settings):
+    for line in summary_lines(results, results_path=str(request.out), settings=hint):
         console.print(line)
     if request.history is not None:
-        _append_to_history(request.history, results, run_labels)
+        _append_to_history(request.history, results, parsed.history_labels)
     raise typer.Exit(exit_code_for(results.verdict))
 
 
@@ -457,7 +573,7 @@ def _parse_target(request: TargetRequest, needs_target: str | None) -> TargetCho
     from gauntlet.targets.http import parse_header
 
     with named_options(header="--header"):
-        headers = [parse_header(spec, os.environ) for spec in request.header or []]
+        headers = tuple(parse_header(spec, os.environ) for spec in request.header or [])
     if headers and request.http_url is None and request.target_file is None:
         raise UsageError("--header is for HTTP targets (--target, --http-url)")
     toy = request.toy or bool(request.toy_defects)
@@ -473,30 +589,22 @@ def _parse_target(request: TargetRequest, needs_target: str | None) -> TargetCho
     ]
     if len(chosen) > 1:
         raise UsageError(f"choose one target, not {' and '.join(chosen)}")
+    http = HttpOptions(headers=headers, timeout=request.timeout, retries=request.retries)
     if request.target_file is not None:
-        return TargetChoice(request, headers)
+        return FileChoice(request.target_file, http)
     if request.http_url is not None:
-        return TargetChoice(request, headers)
+        return UrlChoice(request.http_url, http)
     if request.timeout is not None or request.retries is not None:
         raise UsageError("--timeout and --retries are for HTTP targets (--target, --http-url)")
     if request.callable_spec is not None:
-        return TargetChoice(request, headers)
+        return CallableChoice(request.callable_spec)
     if needs_target and not chosen:
         raise UsageError(
             f"{needs_target} needs a target: --target FILE, --http-url URL or --callable "
             "MODULE:FACTORY (a verdict on the toy is not a verdict on your feature; --toy "
             "runs it on purpose)"
         )
-    return TargetChoice(request, headers)
-
-
-@dataclass(frozen=True)
-class TargetChoice:
-    """The one target `gauntlet run`'s flags name (at most one is set), checked together."""
-
-    request: TargetRequest
-    headers: list[Header]
-    """The `--header`s, read."""
+    return ToyChoice(tuple(request.toy_defects or ()))
 
 
 def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
@@ -508,48 +616,49 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
         build_toy_target,
     )
 
-    request, redactor = choice.request, Options.redactor
-    if request.target_file is not None:
-        with named_options(extra_headers="--header"):
-            built = build_file_target(
-                request.target_file,
-                timeout=request.timeout,
-                retries=request.retries,
-                concurrency=concurrency,
-                redactor=redactor,
-                headers=choice.headers,
-            )
-    elif request.http_url is not None:
-        with named_options(url="--http-url", headers="--header"):
-            built = build_http_target(
-                request.http_url,
-                choice.headers,
-                timeout=request.timeout,
-                retries=request.retries,
-                concurrency=concurrency,
-                redactor=redactor,
-            )
-    elif request.callable_spec is not None:
-        with named_options(spec="--callable"):
-            return build_callable_target(request.callable_spec, concurrency=concurrency)
-    else:
-        return build_toy_target(request.toy_defects or [], concurrency=concurrency)
-    return built
+    redactor = Options.redactor
+    match choice:
+        case FileChoice(path, http):
+            with named_options(extra_headers="--header"):
+                return build_file_target(
+                    path,
+                    timeout=http.timeout,
+                    retries=http.retries,
+                    concurrency=concurrency,
+                    redactor=redactor,
+                    headers=http.headers,
+                )
+        case UrlChoice(url, http):
+            with named_options(url="--http-url", headers="--header"):
+                return build_http_target(
+                    url,
+                    http.headers,
+                    timeout=http.timeout,
+                    retries=http.retries,
+                    concurrency=concurrency,
+                    redactor=redactor,
+                )
+        case CallableChoice(spec):
+            with named_options(spec="--callable"):
+                return build_callable_target(spec, concurrency=concurrency)
+        case ToyChoice(defects):
+            return build_toy_target(defects, concurrency=concurrency)
 
 
-def _target_info(built: BuiltTarget) -> TargetInfo:
+def _target_info(choice: TargetChoice, built: BuiltTarget) -> TargetInfo:
     """How the results record the target: a target file's kind as the results name it."""
     from gauntlet.run.results import TARGET_FILE_KINDS, TargetInfo
 
-    if built.target_file is not None:
-        return TargetInfo(
-            kind=TARGET_FILE_KINDS[built.kind], name=built.name, target_file=built.target_file
-        )
-    return TargetInfo(kind=_NAMED_KINDS[built.kind], name=built.name, defects=built.defects)
-
-
-_NAMED_KINDS: dict[str, TargetKind] = {"toy": "toy", "http": "http", "callable": "callable"}
-"""The results' kind of each target named by a flag rather than a file."""
+    match choice:
+        case FileChoice():
+            kind = TARGET_FILE_KINDS[built.kind]
+            return TargetInfo(kind=kind, name=built.name, target_file=built.target_file)
+        case UrlChoice():
+            return TargetInfo(kind="http", name=built.name)
+        case CallableChoice():
+            return TargetInfo(kind="callable", name=built.name)
+        case ToyChoice():
+            return TargetInfo(kind="toy", name=built.name, defects=built.defects)
 
 
 def _history_labels(history: Path | None, labels: list[str] | None) -> dict[str, str]:

@@ -363,7 +363,7 @@ LABELS_FILE = StrictFile(
             never_read="labels that are never read",
             reads_nothing="calibrate on nothing",
             directory="labels directory",
-            elsewhere="with --labels",
+            elsewhere="with --judge-labels",
         ),
     ),
     LABELS_ADAPTER,
@@ -376,7 +376,7 @@ LABELS_FILE = StrictFile(
     ).schema_errors,
     limit=MAX_FILE_BYTES,
 )
-"""A labels file: some items of one labelled set, read from the directory `--labels` names."""
+"""A labels file: some items of one labelled set, read from the directory `--judge-labels` names."""
 
 
 __all__ = [

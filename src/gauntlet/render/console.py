@@ -49,7 +49,7 @@ _VERDICT_STYLE = {
 
 
 @dataclass(frozen=True)
-class RunSettings:
+class TimeoutHintSettings:
     """What the run was asked with that its results do not hold: said in a timeout hint."""
 
     concurrency: int
@@ -61,7 +61,10 @@ class RunSettings:
 
 
 def summary_lines(
-    results: Results, *, results_path: str | None = None, settings: RunSettings | None = None
+    results: Results,
+    *,
+    results_path: str | None = None,
+    settings: TimeoutHintSettings | None = None,
 ) -> list[Text]:
     """The summary of `results`, one `Text` per line; with `settings`, a hint after timeouts."""
     lines = [line for section in _SECTIONS for line in section(results)]
@@ -213,7 +216,7 @@ def _verdict_lines(results: Results, results_path: str | None) -> list[Text]:
     return lines
 
 
-def timeout_hint(results: Results, settings: RunSettings) -> str | None:
+def timeout_hint(results: Results, settings: TimeoutHintSettings) -> str | None:
     """One line for a run whose cases timed out: the deadline, the concurrency, `max_tokens`.
 
     None when no case timed out. Read from each case's reason, which is gauntlet's own

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import signal
 import threading
 import time
@@ -23,21 +22,12 @@ from gauntlet import limits
 from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.cases.model import AnyCase
-from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import Interrupted, TargetError, TargetTimeoutError, UsageError
-from gauntlet.redact import Redactor
 from gauntlet.run.fields import Needs, check_probe, check_supplied
 from gauntlet.run.journal import Journal
-from gauntlet.run.judging import Judging
-from gauntlet.run.results import (
-    CaseResult,
-    JudgeInfo,
-    Outcome,
-    Results,
-    Shard,
-    TargetInfo,
-)
+from gauntlet.run.judging import judge_checks
+from gauntlet.run.results import CaseResult, Outcome, Results
 from gauntlet.run.schedule import Scheduled, schedule
 from gauntlet.run.scoring import (
     NOT_ASKED,
@@ -47,6 +37,7 @@ from gauntlet.run.scoring import (
     needs_judge,
     score,
 )
+from gauntlet.run.settings import GRACE_SECONDS, Judge, RunSettings, RunSpan
 from gauntlet.targets.adapters import as_async_target, is_cancelling, target_raised
 from gauntlet.targets.contract import (
     PROBE_LANGUAGE,
@@ -62,9 +53,6 @@ from gauntlet.targets.scripted import Scripted, scripted_for
 
 _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 """What `signal.getsignal` returns."""
-
-GRACE_SECONDS = 5.0
-"""After an interruption, how long cases already sent may take to finish."""
 
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
@@ -218,14 +206,14 @@ async def ask_all(
     stop: asyncio.Event | None = None,
     grace: float = GRACE_SECONDS,
     on_case: CaseDone | None = None,
-    judging: Judging | None = None,
+    judge: Judge | None = None,
 ) -> list[list[Observation]]:
     """Ask every planned case its repeats, at most `concurrency` asks at a time.
 
     A case's asks go one after another; cases go side by side. The result keeps the plan's
     order. When `stop` is set no new ask is sent; asks in flight get `grace` seconds to
     finish, and every ask without an answer by then is observed as not asked. With
-    `judging`, an answer the gate passed in a case with judged checks is shown to the judge
+    `judge`, an answer the gate passed in a case with judged checks is shown to the judge
     as soon as it comes.
 
     A target's failure is an observation. A failure of the harness's own work for a case
@@ -239,6 +227,7 @@ async def ask_all(
     # A plain Python target gets a pool as wide as the bound (see `CallableTarget`).
     asking = as_async_target(target, concurrency=concurrency)
     answered: dict[int, list[Observation]] = {}
+    judging = None if judge is None else (judge, asyncio.Semaphore(max(1, judge.concurrency)))
 
     async def one_case(item: Scheduled) -> None:
         nonlocal done
@@ -250,7 +239,7 @@ async def ask_all(
                     return
                 observation = await _converse(asking, item.case, halt, scripted)
             if judging is not None:
-                observation = await _judge(judging, item, len(observations) + 1, observation)
+                observation = await _judge(*judging, item, len(observations) + 1, observation)
             observations.append(observation)
             done += 1
             if progress is not None:
@@ -306,7 +295,11 @@ async def ask_all(
 
 
 async def _judge(
-    judging: Judging, item: Scheduled, ask_number: int, observation: Observation
+    judge: Judge,
+    bound: asyncio.Semaphore,
+    item: Scheduled,
+    ask_number: int,
+    observation: Observation,
 ) -> Observation:
     """`observation` with the judge's checks, when the case has some and the gate passed it."""
     if observation.response is None or not needs_judge(item.case, item.info):
@@ -314,7 +307,7 @@ async def _judge(
     if gate_trial(item, observation).outcome is not Outcome.PASSED:
         return observation  # failed without asking the judge: it could only agree
     answers = observation.conversation or (observation.response,)
-    checks = await judging.check(item.case, item.info, ask_number, answers)
+    checks = await judge_checks(judge, item.case, item.info, ask_number, answers, bound)
     return observation._replace(judged=checks)
 
 
@@ -330,61 +323,31 @@ async def _until(event: asyncio.Event) -> list[None]:
 def run_gauntlet(
     suites: SuiteSet,
     target: Target | AsyncTarget,
+    settings: RunSettings,
     *,
-    target_info: TargetInfo,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    repeat: int = 1,
-    shard: Shard | None = None,
     progress: Progress | None = None,
     clock: Clock = lambda: datetime.now(UTC),
-    redactor: Redactor | None = None,
-    preflight: bool = True,
-    grace: float = GRACE_SECONDS,
     journal: Journal | None = None,
-    run_id: str | None = None,
-    judging: Judging | None = None,
-    judge_info: JudgeInfo | None = None,
-    waivers: Sequence[WaiverInfo] = (),
-    strict_waivers: bool = False,
 ) -> Results:
     """Probe, ask and score: the whole of `gauntlet run` but the printing and the file.
 
-    With `judging` (and `judge_info`, what the results record of it), cases with judged
-    checks are shown to the model judge; its seed is set here, from the run id or the plan.
-
-    `run_id` is the id the CI system gave the run, recorded so shards of different runs
-    cannot be merged. With a `journal`, every finished case is appended to it as it
+    `settings` say what the run is (its plan, made from these `suites`, its shard, run id,
+    judge and waivers) and how it goes (see `RunSettings`). With a judge, cases with judged
+    checks are shown to it. With a `journal`, every finished case is appended to it as it
     finishes, and cases the journal already holds (from an interrupted run being resumed)
-    are not asked again. `waivers` (checked against the suites) are applied against the day
-    the run started, in UTC; with `strict_waivers` a waiver no longer needed fails the run.
-    On SIGINT or SIGTERM (in the main thread) no new ask is sent, asks in flight get `grace`
-    seconds, and the results say the run is incomplete: the verdict is withheld.
+    are not asked again. On SIGINT or SIGTERM (in the main thread) no new ask is sent, asks
+    in flight get the settings' `grace` seconds, and the results say the run is incomplete:
+    the verdict is withheld.
 
     Raises:
         TargetError: the pre-flight check failed (a target with a `probe` method that is
             down or does not speak the contract).
-        UsageError: a suite's `pass_k` is more than its asks, or a case has judged checks
-            and no judge was given.
+        UsageError: a suite's `pass_k` is more than its asks, a case has judged checks and
+            no judge that can ask was given, or the plan was made from other suites.
     """
-    redactor = redactor if redactor is not None else Redactor()
-    run_schedule = schedule(suites, repeat=repeat, shard=shard)
-    if judging is None:
-        _refuse_unjudged(run_schedule.items)
-    else:
-        judging = dataclasses.replace(judging, seed=run_id or run_schedule.plan.digest)
-    earlier = (
-        journal.start(
-            run_schedule.plan,
-            shard,
-            target_info.name,
-            run_id,
-            judge_info,
-            waivers=tuple(waivers),
-            strict_waivers=strict_waivers,
-        )
-        if journal
-        else {}
-    )
+    run_schedule = schedule(suites, plan=settings.plan, shard=settings.shard)
+    _check_judge(settings.judge, run_schedule.items)
+    earlier = journal.start(settings) if journal else {}
     todo = [item for item in run_schedule.items if item.plan_index not in earlier]
     started = clock()
 
@@ -392,16 +355,14 @@ def run_gauntlet(
 
     def finished(item: Scheduled, observations: list[Observation]) -> None:
         # Judged once, as soon as every ask is answered: the journal and the results share it.
-        case = judge_case(item, observations, redactor=redactor)
+        case = judge_case(item, observations, redactor=settings.redactor)
         judged[item.plan_index] = case
         if journal is not None:
             journal.append(case)
 
-    asking = as_async_target(target, concurrency=concurrency)
+    asking = as_async_target(target, concurrency=settings.concurrency)
     needs = check_supplied(suites, asking)
-    session = _Session(
-        todo, asking, concurrency, progress, preflight, grace, finished, needs, judging
-    )
+    session = _Session(todo, asking, settings, progress, finished, needs)
     observations = asyncio.run(session.execute())
     if journal is not None and session.interrupted_by is not None:
         journal.keep()  # even with nothing finished yet: --resume continues this run
@@ -410,25 +371,28 @@ def run_gauntlet(
         for item, seen in zip(todo, observations, strict=True)
         if item.plan_index not in judged
     ]
-    results = score(
+    return score(
         run_schedule._replace(items=[item for item, _ in unfinished]),
         [seen for _, seen in unfinished],
-        target=target_info,
-        started_at=started,
-        finished_at=clock(),
-        interrupted_by=session.interrupted_by,
-        redactor=redactor,
+        settings,
+        RunSpan(started, clock(), session.interrupted_by),
         earlier=[*earlier.values(), *judged.values()],
-        run_id=run_id,
-        judge=judge_info,
-        waivers=waivers,
-        strict_waivers=strict_waivers,
     )
-    return results
 
 
-def _refuse_unjudged(items: Sequence[Scheduled]) -> None:
-    """Refuse to run cases with judged checks without a judge: they could never pass."""
+def _check_judge(judge: Judge | None, items: Sequence[Scheduled]) -> None:
+    """Refuse a judge that cannot ask, and judged checks without a judge.
+
+    A judge read back from a results file has nothing to ask; a case with judged checks and
+    no judge could never pass.
+    """
+    if judge is not None and judge.target is None:
+        raise UsageError(
+            "the judge in these settings was read back from a results file and cannot ask: "
+            "give the judge's target file (--judge FILE)"
+        )
+    if judge is not None:
+        return
     for item in items:
         if needs_judge(item.case, item.info):
             what = "`judge` criteria" if item.case.judge is not None else "`match: judge`"
@@ -447,22 +411,17 @@ class _Session:
         self,
         planned: Sequence[Scheduled],
         target: AsyncTarget,
-        concurrency: int,
+        settings: RunSettings,
         progress: Progress | None,
-        preflight: bool,
-        grace: float,
         on_case: CaseDone,
         needs: Needs,
-        judging: Judging | None = None,
     ) -> None:
         self.needs = needs
-        self.judging = judging
+        self.judge = settings.judge
         self.planned = planned
         self.target = target
-        self.concurrency = concurrency
+        self.settings = settings
         self.progress = progress
-        self.preflight = preflight
-        self.grace = grace
         self.on_case = on_case
         self.interrupted_by: str | None = None
 
@@ -470,17 +429,17 @@ class _Session:
         stop = asyncio.Event()
         before = self._catch_signals(stop)
         try:
-            if self.preflight:
+            if self.settings.preflight:
                 await self._probe(stop)
             return await ask_all(
                 self.planned,
                 self.target,
-                concurrency=self.concurrency,
+                concurrency=self.settings.concurrency,
                 progress=self.progress,
                 stop=stop,
-                grace=self.grace,
+                grace=self.settings.grace,
                 on_case=self.on_case,
-                judging=self.judging,
+                judge=self.judge,
             )
         finally:
             loop = asyncio.get_running_loop()
@@ -490,8 +449,8 @@ class _Session:
                 # line's, which ends in exit 2) must hold again while the results are written.
                 signal.signal(number, handler)
             await self.target.aclose()
-            if self.judging is not None:
-                await self.judging.target.aclose()
+            if self.judge is not None and self.judge.target is not None:
+                await self.judge.target.aclose()
 
     async def _probe(self, stop: asyncio.Event) -> None:
         """The pre-flight checks, stopped at once by a signal (their waits can last a minute).
@@ -506,8 +465,9 @@ class _Session:
         traced = await self._until_stopped(self.target, "pre-flight check", stop)
         if traced is not None:
             check_probe(traced, self.needs, self.target.provides(PROBE_LANGUAGE))
-        if self.judging is not None and self.judging.refused is None:
-            await self._until_stopped(self.judging.target, "judge's pre-flight check", stop)
+        judge = self.judge
+        if judge is not None and judge.refused is None and judge.target is not None:
+            await self._until_stopped(judge.target, "judge's pre-flight check", stop)
 
     async def _until_stopped(
         self, target: AsyncTarget, what: str, stop: asyncio.Event

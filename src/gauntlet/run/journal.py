@@ -25,6 +25,7 @@ from gauntlet.files import (
 )
 from gauntlet.run.results import CaseResult, JudgeInfo, Plan, Shard
 from gauntlet.run.results_file import case_problems
+from gauntlet.run.settings import RunSettings
 
 JOURNAL_SUFFIX = ".journal"
 
@@ -44,6 +45,19 @@ class JournalHeader(BaseModel):
     waivers: tuple[WaiverInfo, ...] = ()
     """The run's waivers: a resumed run keeps them (and is refused with others)."""
     strict_waivers: bool = False
+
+    @classmethod
+    def of(cls, settings: RunSettings) -> JournalHeader:
+        """The header of a run with `settings`: the target by name, the judge as recorded."""
+        return cls(
+            plan=settings.plan,
+            shard=settings.shard,
+            target=settings.target.name,
+            run_id=settings.run_id,
+            judge=settings.judge_info,
+            waivers=settings.waivers,
+            strict_waivers=settings.strict_waivers,
+        )
 
 
 def journal_path(results_path: Path) -> Path:
@@ -67,32 +81,14 @@ class Journal:
         self._broken = False
         """A write failed: nothing more is written, and what was stays for `--resume`."""
 
-    def start(
-        self,
-        plan: Plan,
-        shard: Shard | None,
-        target: str,
-        run_id: str | None = None,
-        judge: JudgeInfo | None = None,
-        *,
-        waivers: tuple[WaiverInfo, ...] = (),
-        strict_waivers: bool = False,
-    ) -> dict[int, CaseResult]:
+    def start(self, settings: RunSettings) -> dict[int, CaseResult]:
         """Say which run this is; return the cases an earlier, interrupted attempt finished.
 
         Raises:
             UsageError: `--resume` found no journal, or one written for another run, or one
                 whose entries disagree with themselves.
         """
-        self._header = JournalHeader(
-            plan=plan,
-            shard=shard,
-            target=target,
-            run_id=run_id,
-            judge=judge,
-            waivers=waivers,
-            strict_waivers=strict_waivers,
-        )
+        self._header = JournalHeader.of(settings)
         if not self.resume:
             try:  # now, before anything is asked: the journal is opened only later
                 check_writable_in_place(self.path)

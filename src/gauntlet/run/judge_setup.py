@@ -10,6 +10,7 @@ merge.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from gauntlet.judge.calibration import (
@@ -24,8 +25,8 @@ from gauntlet.judge.calibration import (
 from gauntlet.judge.judge_file import judge_fingerprint
 from gauntlet.judge.labels import LabelSet, builtin_labels_dir, labels_digest, load_labels
 from gauntlet.redact import Redactor
-from gauntlet.run.judging import Judging
 from gauntlet.run.results import CalibrationSummary, JudgeInfo, LanguageKappa
+from gauntlet.run.settings import Judge
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.target_file import load_target_file
 
@@ -35,17 +36,9 @@ NO_RECORD = (
 )
 
 
-def prepare_judge(
-    judge_file: Path,
-    *,
-    calibration: Path | None,
-    labels: Sequence[Path] = (),
-    min_kappa: float = DEFAULT_MIN_KAPPA,
-    min_items: int,
-    concurrency: int,
-    redactor: Redactor,
-) -> tuple[Judging, JudgeInfo]:
-    """The judge of `judge_file`, and what the results record of it.
+@dataclass(frozen=True, kw_only=True)
+class JudgeRequest:
+    """The judge a run is asked to use, and what its calibration must show.
 
     Args:
         judge_file: The judge's target file.
@@ -53,6 +46,23 @@ def prepare_judge(
         labels: Labelled sets, besides the shipped one, a record may have been made on.
         min_kappa: The least kappa, overall and per language; at least 0.4.
         min_items: The fewest labelled items per language.
+    """
+
+    judge_file: Path
+    calibration: Path | None = None
+    labels: Sequence[Path] = ()
+    min_kappa: float = DEFAULT_MIN_KAPPA
+    min_items: int
+
+
+def prepare_judge(
+    request: JudgeRequest, *, seed: str, concurrency: int, redactor: Redactor
+) -> Judge:
+    """The judge `request` names, what the results record of it, and whether it may vote.
+
+    Args:
+        request: The judge file and the calibration's thresholds.
+        seed: The run's judge seed (`gauntlet.run.settings.judge_seed`).
         concurrency: Judge checks at a time.
         redactor: Taught the judge file's secrets.
 
@@ -61,6 +71,8 @@ def prepare_judge(
         CalibrationRecordError: the record cannot be read, or disagrees with itself.
         UsageError: a threshold below its floor, or a judge file that cannot be used.
     """
+    judge_file, calibration = request.judge_file, request.calibration
+    labels, min_kappa, min_items = request.labels, request.min_kappa, request.min_items
     check_thresholds(min_kappa, min_items, DEFAULT_MIN_POSITION_CONSISTENCY)
     loaded = load_target_file(judge_file)
     fingerprint = judge_fingerprint(loaded)
@@ -86,13 +98,10 @@ def prepare_judge(
         summary = _summary(record, str(calibration), made_on, min_kappa, min_items)
         languages = frozenset(calibrated_languages(record))
     target = build_target(loaded, concurrency=concurrency, redactor=redactor)
-    judging = Judging(
-        target, seed="", refused=refused, languages=languages, concurrency=concurrency
-    )
     info = JudgeInfo(
         target_file=str(judge_file), fingerprint=fingerprint, calibration=summary, refused=refused
     )
-    return judging, info
+    return Judge(info=info, seed=seed, target=target, languages=languages, concurrency=concurrency)
 
 
 def _summary(
@@ -132,4 +141,4 @@ def _summary(
     )
 
 
-__all__ = ["NO_RECORD", "prepare_judge"]
+__all__ = ["NO_RECORD", "JudgeRequest", "prepare_judge"]

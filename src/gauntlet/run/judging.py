@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from gauntlet.cases.model import AnyCase, GoldenCase, GoldenMatch
 from gauntlet.display import printable
@@ -30,158 +29,137 @@ from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import QUOTED, Judged
 from gauntlet.languages import primary_language
 from gauntlet.run.results import CheckOutcome, JudgeCheck, SuiteInfo, check_outcome
+from gauntlet.run.settings import Judge
 from gauntlet.targets.adapters import TargetRaisedError
-from gauntlet.targets.contract import AsyncTarget, TargetResponse
+from gauntlet.targets.contract import TargetResponse
 
-__all__ = ["Judging"]
+__all__ = ["judge_checks"]
 
 
-@dataclass
-class Judging:
-    """The judge of one run, and whether it may vote.
+async def judge_checks(
+    judge: Judge,
+    case: AnyCase,
+    info: SuiteInfo,
+    ask_number: int,
+    conversation: Sequence[TargetResponse],
+    bound: asyncio.Semaphore,
+) -> tuple[JudgeCheck, ...]:
+    """Every judged check of one answer the gate passed, each its own `JudgeCheck`.
 
-    Args:
-        target: The judge, reached like any target; closed by the run.
-        seed: What the blind coin and the boundaries are drawn from, with the case and the ask:
-            the run id, or the plan's digest, so a resumed run shows the judge the same.
-        refused: Why the judge may not vote, or None when its calibration holds.
-        languages: The languages (primary subtags) the judge was calibrated in.
-        concurrency: At most this many judge checks at a time.
+    `conversation` is every answer of the ask, in order: the last is the one judged. At most
+    `bound` allows checks go at a time (the run makes one, `judge.concurrency` wide).
     """
+    kinds = []
+    if case.judge is not None:
+        kinds.append("rubric")
+    if info.match is GoldenMatch.JUDGE:
+        kinds.append("pairwise")
+    why = _why_not(judge, case.language)
+    if why is not None or judge.target is None:
+        why = why or "the judge read back from a results file cannot be asked"
+        return tuple(_unjudged(kind, why) for kind in kinds)
+    checks = []
+    async with bound:
+        for kind in kinds:
+            tally = UsageTally()
+            ask = judge_asker(judge.target, language=case.language, case_id=case.id, tally=tally)
+            try:
+                if kind == "rubric":
+                    made = await _rubric(judge.seed, case, ask_number, conversation, ask)
+                else:
+                    made = await _pairwise(judge.seed, case, ask_number, conversation, ask)
+            except TargetRaisedError as exc:  # a Python judge's own code
+                made = _unjudged(kind, f"the judge raised {exc.raised}")
+            except TargetError as exc:
+                made = _unjudged(kind, f"the judge gave no reply: {exc}")
+            except Exception as exc:  # a judge that fails is unjudged, not a crash
+                made = _unjudged(kind, f"the judge raised {describe_raised(exc)}")
+            checks.append(made.model_copy(update={"usage": tally.total}))
+    return tuple(checks)
 
-    target: AsyncTarget
-    seed: str
-    refused: str | None
-    languages: frozenset[str]
-    concurrency: int = 8
-    _bound: asyncio.Semaphore | None = field(default=None, init=False, repr=False)
 
-    async def check(
-        self,
-        case: AnyCase,
-        info: SuiteInfo,
-        ask_number: int,
-        conversation: Sequence[TargetResponse],
-    ) -> tuple[JudgeCheck, ...]:
-        """Every judged check of one answer the gate passed, each its own `JudgeCheck`.
+def _why_not(judge: Judge, language: str) -> str | None:
+    if judge.refused is not None:
+        return f"the judge may not vote: {judge.refused}"
+    if primary_language(language) not in judge.languages:
+        known = ", ".join(sorted(judge.languages)) or "none"
+        return f"the judge was not calibrated in {primary_language(language)} (calibrated: {known})"
+    return None
 
-        `conversation` is every answer of the ask, in order: the last is the one judged.
-        """
-        response, earlier = conversation[-1], conversation[:-1]
-        kinds = []
-        if case.judge is not None:
-            kinds.append("rubric")
-        if info.match is GoldenMatch.JUDGE:
-            kinds.append("pairwise")
-        why = self._why_not(case.language)
-        if why is not None:
-            return tuple(_unjudged(kind, why) for kind in kinds)
-        if self._bound is None:
-            self._bound = asyncio.Semaphore(max(1, self.concurrency))
-        checks = []
-        async with self._bound:
-            for kind in kinds:
-                tally = UsageTally()
-                ask = judge_asker(self.target, language=case.language, case_id=case.id, tally=tally)
-                try:
-                    if kind == "rubric":
-                        made = await self._rubric(case, ask_number, response, earlier, ask)
-                    else:
-                        made = await self._pairwise(case, ask_number, response, earlier, ask)
-                except TargetRaisedError as exc:  # a Python judge's own code
-                    made = _unjudged(kind, f"the judge raised {exc.raised}")
-                except TargetError as exc:
-                    made = _unjudged(kind, f"the judge gave no reply: {exc}")
-                except Exception as exc:  # a judge that fails is unjudged, not a crash
-                    made = _unjudged(kind, f"the judge raised {describe_raised(exc)}")
-                checks.append(made.model_copy(update={"usage": tally.total}))
-        return tuple(checks)
 
-    def _why_not(self, language: str) -> str | None:
-        if self.refused is not None:
-            return f"the judge may not vote: {self.refused}"
-        if primary_language(language) not in self.languages:
-            known = ", ".join(sorted(self.languages)) or "none"
-            return (
-                f"the judge was not calibrated in {primary_language(language)} "
-                f"(calibrated: {known})"
-            )
-        return None
+async def _rubric(
+    seed: str,
+    case: AnyCase,
+    ask_number: int,
+    conversation: Sequence[TargetResponse],
+    ask: Ask,
+) -> JudgeCheck:
+    response, earlier = conversation[-1], conversation[:-1]
+    assert case.judge is not None  # noqa: S101 - asked only for a case with criteria
+    criteria = [Criterion(criterion.id, criterion.ask) for criterion in case.judge.criteria]
+    blocks = case_blocks(
+        _question(case, earlier),
+        response.text,
+        reference=case.expected if isinstance(case, GoldenCase) else None,
+        sources=response.context_ids or (),
+        conversation=case.turns is not None,
+    )
+    rng = seeded(seed, case.id, ask_number)
+    prompt = rubric_prompt(criteria, blocks, rng)
+    made = await check_rubric(ask, prompt, [criterion.id for criterion in criteria])
+    replies = tuple(_cut(reply) for reply in made.replies)
+    result = made.result
+    if not isinstance(result, Judged):
+        return _unjudged("rubric", f"the judge's reply could not be read: {result.why}", replies)
+    failed = result.failed
+    return JudgeCheck(
+        kind="rubric",
+        outcome=check_outcome(verdict.value for verdict in result.verdicts.values()),
+        reason=(f"failed {', '.join(failed)}: {_cut(result.rationale)}" if failed else ""),
+        verdicts={name: verdict.value for name, verdict in result.verdicts.items()},
+        families={criterion.id: criterion.family for criterion in case.judge.criteria},
+        rationale=_cut(result.rationale),
+        replies=replies,
+    )
 
-    async def _rubric(
-        self,
-        case: AnyCase,
-        ask_number: int,
-        response: TargetResponse,
-        earlier: Sequence[TargetResponse],
-        ask: Ask,
-    ) -> JudgeCheck:
-        assert case.judge is not None  # noqa: S101 - asked only for a case with criteria
-        criteria = [Criterion(criterion.id, criterion.ask) for criterion in case.judge.criteria]
-        blocks = case_blocks(
-            _question(case, earlier),
-            response.text,
-            reference=case.expected if isinstance(case, GoldenCase) else None,
-            sources=response.context_ids or (),
-            conversation=case.turns is not None,
+
+async def _pairwise(
+    seed: str,
+    case: AnyCase,
+    ask_number: int,
+    conversation: Sequence[TargetResponse],
+    ask: Ask,
+) -> JudgeCheck:
+    response, earlier = conversation[-1], conversation[:-1]
+    assert isinstance(case, GoldenCase)  # noqa: S101 - match: judge is a golden suite's
+    # Its own draws: the coin must not move when rubric criteria are added to the case.
+    rng = seeded(seed, f"{case.id}\0pairwise", ask_number)
+    side = answer_side(rng)
+    answer, reference = response.text, case.expected
+    orders = [(answer, reference), (reference, answer)] if side == "A" else [
+        (reference, answer), (answer, reference)
+    ]  # fmt: skip
+    question = _question(case, earlier)
+    read = []
+    replies: list[str] = []
+    for first, second in orders:
+        result, said = await ask_readable(
+            ask, pairwise_prompt(question, first, second, rng), read_pairwise_reply
         )
-        rng = seeded(self.seed, case.id, ask_number)
-        prompt = rubric_prompt(criteria, blocks, rng)
-        made = await check_rubric(ask, prompt, [criterion.id for criterion in criteria])
-        replies = tuple(_cut(reply) for reply in made.replies)
-        result = made.result
-        if not isinstance(result, Judged):
-            return _unjudged(
-                "rubric", f"the judge's reply could not be read: {result.why}", replies
-            )
-        failed = result.failed
-        return JudgeCheck(
-            kind="rubric",
-            outcome=check_outcome(verdict.value for verdict in result.verdicts.values()),
-            reason=(f"failed {', '.join(failed)}: {_cut(result.rationale)}" if failed else ""),
-            verdicts={name: verdict.value for name, verdict in result.verdicts.items()},
-            families={criterion.id: criterion.family for criterion in case.judge.criteria},
-            rationale=_cut(result.rationale),
-            replies=replies,
-        )
-
-    async def _pairwise(
-        self,
-        case: AnyCase,
-        ask_number: int,
-        response: TargetResponse,
-        earlier: Sequence[TargetResponse],
-        ask: Ask,
-    ) -> JudgeCheck:
-        assert isinstance(case, GoldenCase)  # noqa: S101 - match: judge is a golden suite's
-        # Its own draws: the coin must not move when rubric criteria are added to the case.
-        rng = seeded(self.seed, f"{case.id}\0pairwise", ask_number)
-        side = answer_side(rng)
-        answer, reference = response.text, case.expected
-        orders = [(answer, reference), (reference, answer)] if side == "A" else [
-            (reference, answer), (answer, reference)
-        ]  # fmt: skip
-        question = _question(case, earlier)
-        read = []
-        replies: list[str] = []
-        for first, second in orders:
-            result, said = await ask_readable(
-                ask, pairwise_prompt(question, first, second, rng), read_pairwise_reply
-            )
-            read.append(result)
-            replies += said
-        combined = combine(read[0], read[1], side)
-        outcome = _OUTCOMES[combined.outcome]
-        rationale = next((_cut(r.rationale) for r in read if isinstance(r, Preferred)), "")
-        return JudgeCheck(
-            kind="pairwise",
-            outcome=outcome,
-            reason="" if outcome == "passed" else _cut(combined.why),
-            rationale=rationale,
-            replies=tuple(_cut(reply) for reply in replies),
-            answer_first=side,
-            position_bias=combined.position_bias,
-        )
+        read.append(result)
+        replies += said
+    combined = combine(read[0], read[1], side)
+    outcome = _OUTCOMES[combined.outcome]
+    rationale = next((_cut(r.rationale) for r in read if isinstance(r, Preferred)), "")
+    return JudgeCheck(
+        kind="pairwise",
+        outcome=outcome,
+        reason="" if outcome == "passed" else _cut(combined.why),
+        rationale=rationale,
+        replies=tuple(_cut(reply) for reply in replies),
+        answer_first=side,
+        position_bias=combined.position_bias,
+    )
 
 
 _OUTCOMES: dict[PairwiseOutcome, CheckOutcome] = {

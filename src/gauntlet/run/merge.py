@@ -1,16 +1,19 @@
 """Merging the shards of a split run into the results of the whole run. Pure.
 
-Every shard must come from the same plan (suites, cases, options), target, judge, run id and
-waivers, and together the shards must cover every case exactly once. The merge is scored by the same
-`summarize` as a run, so its results and digest equal an unsharded run's, timing aside.
+Every shard must come from one run: equal settings (plan, target, judge, run id, waivers and
+`--strict-waivers`: `RunSettings`), compared as one value, and together the shards must cover
+every case exactly once. The merge is scored by the same `summarize` as a run, so its results
+and digest equal an unsharded run's, timing aside.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from gauntlet.errors import ResultsError
 from gauntlet.run.results import CaseResult, Results, SuiteInfo
+from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.run.tally import summarize
 
 
@@ -24,34 +27,14 @@ def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
     if not shards:
         raise ResultsError("merge: no shard results were given")
     first_source, first = shards[0]
+    settings = RunSettings.of(first)
     seen: dict[int, str] = {}
     for source, results in shards:
         if results.shard is None:
             raise ResultsError(f"{source}: not a shard (it was run without --shard)")
-        if results.plan != first.plan:
-            raise ResultsError(
-                f"{source}: comes from other suites, cases or options than {first_source} "
-                f"(plan {results.plan.digest} against {first.plan.digest})"
-            )
-        if results.target != first.target:
-            raise ResultsError(f"{source}: asked another target than {first_source}")
-        if results.judge != first.judge:
-            raise ResultsError(
-                f"{source}: was judged by another judge, or calibration, than {first_source}"
-            )
-        if results.run_id != first.run_id:
-            raise ResultsError(
-                f"{source}: belongs to run {results.run_id or '(no --run-id)'}, but "
-                f"{first_source} to run {first.run_id or '(no --run-id)'}: shards of "
-                "different runs are never merged"
-            )
-        if [w.info for w in results.waivers] != [w.info for w in first.waivers] or (
-            results.strict_waivers != first.strict_waivers
-        ):
-            raise ResultsError(
-                f"{source}: was run with other waivers (or --strict-waivers) than "
-                f"{first_source}: every shard of a run carries the same waivers"
-            )
+        differs = RunSettings.of(results).differences(settings)
+        if differs:
+            raise ResultsError(_other_run(differs[0], (source, results), (first_source, first)))
         assert first.shard is not None  # noqa: S101 - checked in the first turn of this loop
         if results.shard.count != first.shard.count:
             raise ResultsError(
@@ -79,22 +62,42 @@ def merge_shards(shards: Sequence[tuple[str, Results]]) -> Results:
         raise ResultsError(
             f"merge: the shards hold {len(cases)} cases, but the run planned {first.plan.cases}"
         )
-    return summarize(
-        list(cases.values()),
-        _suites(shards),
-        target=first.target,
-        judge=first.judge,
-        plan=first.plan,
-        shard=None,
+    span = RunSpan(
         started_at=min(results.started_at for _, results in shards),
         finished_at=max(results.finished_at for _, results in shards),
         interrupted_by=next(
             (results.interrupted_by for _, results in shards if results.interrupted_by), None
         ),
-        run_id=first.run_id,
-        waivers=[waiver.info for waiver in first.waivers],
-        strict_waivers=first.strict_waivers,
     )
+    whole = dataclasses.replace(settings, shard=None)
+    return summarize(list(cases.values()), _suites(shards), whole, span)
+
+
+def _other_run(setting: str, shard: tuple[str, Results], first: tuple[str, Results]) -> str:
+    """Why `shard` is not of `first`'s run: the first of its settings that differs, named."""
+    (source, results), (first_source, run) = shard, first
+    match setting:
+        case "plan":
+            return (
+                f"{source}: comes from other suites, cases or options than {first_source} "
+                f"(plan {results.plan.digest} against {run.plan.digest})"
+            )
+        case "target":
+            return f"{source}: asked another target than {first_source}"
+        case "judge":
+            return f"{source}: was judged by another judge, or calibration, than {first_source}"
+        case "run_id":
+            return (
+                f"{source}: belongs to run {results.run_id or '(no --run-id)'}, but "
+                f"{first_source} to run {run.run_id or '(no --run-id)'}: shards of "
+                "different runs are never merged"
+            )
+        case "waivers" | "strict_waivers":
+            return (
+                f"{source}: was run with other waivers (or --strict-waivers) than "
+                f"{first_source}: every shard of a run carries the same waivers"
+            )
+    return f"{source}: was run with another {setting} than {first_source}"
 
 
 def _suites(shards: Sequence[tuple[str, Results]]) -> list[SuiteInfo]:

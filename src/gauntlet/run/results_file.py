@@ -31,6 +31,7 @@ from gauntlet.run.results import (
     Trial,
 )
 from gauntlet.run.scoring import rescore_problems
+from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.run.tally import (
     conversation_outcome,
     decide_case,
@@ -215,20 +216,7 @@ def rederive(results: Results) -> Results:
     )
     cases = [rederive_case(case, rejudge=rejudge) for case in results.cases]
     infos = [suite.info for suite in results.suites]
-    again = summarize(
-        cases,
-        infos,
-        target=results.target,
-        judge=results.judge,
-        plan=results.plan,
-        shard=results.shard,
-        run_id=results.run_id,
-        started_at=results.started_at,
-        finished_at=results.finished_at,
-        interrupted_by=results.interrupted_by,
-        waivers=[waiver.info for waiver in results.waivers],
-        strict_waivers=results.strict_waivers,
-    )
+    again = summarize(cases, infos, RunSettings.of(results), RunSpan.of(results))
     return again.model_copy(
         update={
             "schema_version": results.schema_version,

@@ -47,39 +47,21 @@ class Schedule(NamedTuple):
     shard: Shard | None
 
 
-def schedule(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -> Schedule:
-    """Every case of every suite, in load order, each asked `repeat` times or more.
+def plan_of(suites: SuiteSet, *, repeat: int = 1) -> Plan:
+    """What a run of `suites`, each case asked `repeat` times or more, covers.
 
     Raises:
         UsageError: a suite's `pass_k` is more than the asks it gets.
     """
-    items: list[Scheduled] = []
-    infos: list[SuiteInfo] = []
     described = []
     index = 0
     for loaded in suites.suites:
-        info = suite_info(loaded, repeat)
-        if info.pass_k > info.repeat:
-            raise UsageError(
-                f"{shown_source(loaded.source)}: pass_k {info.pass_k} is more than the "
-                f"{info.repeat} asks "
-                f"suite {info.suite} gets; raise --repeat or lower pass_k"
-            )
-        described.append({**info.model_dump(mode="json", exclude={"source"}), "cases": []})
-        kept = False
-        for position, case in enumerate(loaded.cases):
-            # The whole case, not only its id: a journal or a shard made before its prompt,
-            # markers or expected answer changed must not pass for this plan's.
-            described[-1]["cases"].append(case.model_dump(mode="json"))
-            if (
-                shard is None
-                or shard_of(info.suite, case.id, shard.count, case.pair) == shard.index
-            ):
-                items.append(Scheduled(loaded, position, index, info))
-                kept = True
-            index += 1
-        if kept:
-            infos.append(info)
+        info = _checked_info(loaded, repeat)
+        # The whole case, not only its id: a journal or a shard made before its prompt,
+        # markers or expected answer changed must not pass for this plan's.
+        cases = [case.model_dump(mode="json") for case in loaded.cases]
+        described.append({**info.model_dump(mode="json", exclude={"source"}), "cases": cases})
+        index += len(cases)
     options = suites.options
     planned: object = described
     if options:
@@ -89,5 +71,52 @@ def schedule(suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None) -
             "options": [option.model_dump(mode="json") for option in options],
         }
     digest = "sha256:" + hashlib.sha256(canonical_json(planned)).hexdigest()
-    plan = Plan(cases=index, digest=digest, repeat=repeat, options=options)
+    return Plan(cases=index, digest=digest, repeat=repeat, options=options)
+
+
+def schedule(
+    suites: SuiteSet, *, repeat: int = 1, shard: Shard | None = None, plan: Plan | None = None
+) -> Schedule:
+    """Every case of every suite, in load order, each asked `repeat` times or more.
+
+    With `plan` (`plan_of` the same suites, made once by the caller), its `repeat` is the
+    run's and it is not made again.
+
+    Raises:
+        UsageError: a suite's `pass_k` is more than the asks it gets.
+    """
+    if plan is None:
+        plan = plan_of(suites, repeat=repeat)
+    items: list[Scheduled] = []
+    infos: list[SuiteInfo] = []
+    index = 0
+    for loaded in suites.suites:
+        info = _checked_info(loaded, plan.repeat)
+        kept = False
+        for position, case in enumerate(loaded.cases):
+            if (
+                shard is None
+                or shard_of(info.suite, case.id, shard.count, case.pair) == shard.index
+            ):
+                items.append(Scheduled(loaded, position, index, info))
+                kept = True
+            index += 1
+        if kept:
+            infos.append(info)
+    if index != plan.cases:
+        raise UsageError(
+            f"the run's plan covers {plan.cases} cases, but its suites hold {index}: "
+            "make the settings' plan from the suites run (plan_of)"
+        )
     return Schedule(items, infos, plan, shard)
+
+
+def _checked_info(loaded: LoadedSuite, repeat: int) -> SuiteInfo:
+    info = suite_info(loaded, repeat)
+    if info.pass_k > info.repeat:
+        raise UsageError(
+            f"{shown_source(loaded.source)}: pass_k {info.pass_k} is more than the "
+            f"{info.repeat} asks "
+            f"suite {info.suite} gets; raise --repeat or lower pass_k"
+        )
+    return info

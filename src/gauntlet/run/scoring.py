@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from pydantic import ValidationError
@@ -17,7 +16,6 @@ from gauntlet import limits
 from gauntlet.canonical import canonical_text
 from gauntlet.cases.loader import LoadedSuite
 from gauntlet.cases.model import CASE_MODELS, AnyCase, DisclosureCase, GateName, GoldenMatch
-from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.display import masking, printable
 from gauntlet.gates import GATE_SPECS, judge
 from gauntlet.gates.judgement import TrajectoryScores
@@ -31,14 +29,13 @@ from gauntlet.run.results import (
     CaseResult,
     CutAnswer,
     JudgeCheck,
-    JudgeInfo,
     Outcome,
     Results,
     SuiteInfo,
-    TargetInfo,
     Trial,
     TurnResult,
 )
+from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.run.tally import (
     conversation_outcome,
     decide_case,
@@ -483,39 +480,18 @@ def _turns(
 def score(
     schedule: Schedule,
     observations: Sequence[Sequence[Observation]],
+    settings: RunSettings,
+    span: RunSpan,
     *,
-    target: TargetInfo,
-    started_at: datetime,
-    finished_at: datetime,
-    interrupted_by: str | None = None,
-    redactor: Redactor | None = None,
     earlier: Sequence[CaseResult] = (),
-    run_id: str | None = None,
-    judge: JudgeInfo | None = None,
-    waivers: Sequence[WaiverInfo] = (),
-    strict_waivers: bool = False,
 ) -> Results:
     """Judge every observation and decide the verdict. Pure.
 
     `earlier` holds cases already judged: by an earlier, interrupted run being resumed, or
-    as they finished.
+    as they finished. What the cases keep is masked by the settings' redactor.
     """
-    redactor = redactor if redactor is not None else Redactor()
     cases = [
-        judge_case(item, list(seen), redactor=redactor, interrupted_by=interrupted_by)
+        judge_case(item, list(seen), redactor=settings.redactor, interrupted_by=span.interrupted_by)
         for item, seen in zip(schedule.items, observations, strict=True)
     ]
-    return summarize(
-        [*earlier, *cases],
-        schedule.suites,
-        target=target,
-        plan=schedule.plan,
-        shard=schedule.shard,
-        started_at=started_at,
-        finished_at=finished_at,
-        interrupted_by=interrupted_by,
-        run_id=run_id,
-        judge=judge,
-        waivers=waivers,
-        strict_waivers=strict_waivers,
-    )
+    return summarize([*earlier, *cases], schedule.suites, settings, span)

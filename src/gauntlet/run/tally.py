@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from datetime import datetime
 from fractions import Fraction
 from typing import NamedTuple
 
 from gauntlet.cases.model import GateName, ParityRule
-from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.gates import GATE_SPECS
 from gauntlet.proportions import wilson_interval
 from gauntlet.run.results import (
@@ -24,20 +22,17 @@ from gauntlet.run.results import (
     GateResult,
     GateState,
     JudgeCheck,
-    JudgeInfo,
     LanguageCount,
     Outcome,
-    Plan,
     Results,
-    Shard,
     SuiteInfo,
     SuiteResult,
-    TargetInfo,
     Totals,
     Trial,
     TurnResult,
     Verdict,
 )
+from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.run.waivers import apply_waivers, not_needed_cases, run_day
 from gauntlet.targets.contract import FINISH_REASON_LENGTH
 from gauntlet.version import __version__
@@ -158,25 +153,17 @@ def _nth(reason: str, number: int, repeats: int) -> str:
 def summarize(
     cases: Sequence[CaseResult],
     suites: Sequence[SuiteInfo],
-    *,
-    target: TargetInfo,
-    plan: Plan,
-    shard: Shard | None,
-    started_at: datetime,
-    finished_at: datetime,
-    interrupted_by: str | None = None,
-    run_id: str | None = None,
-    judge: JudgeInfo | None = None,
-    waivers: Sequence[WaiverInfo] = (),
-    strict_waivers: bool = False,
+    settings: RunSettings,
+    span: RunSpan,
 ) -> Results:
     """Count, score every suite and gate, and decide the verdict.
 
-    `waivers` are applied against the day `started_at` falls on in UTC (see
+    The settings' waivers are applied against the day the run started in UTC (see
     `gauntlet.run.waivers`); with `strict_waivers`, a waiver no longer needed fails the run.
     """
+    shard = settings.shard
     ordered, waiver_results = apply_waivers(
-        sorted(cases, key=lambda case: case.index), waivers, run_day(started_at)
+        sorted(cases, key=lambda case: case.index), settings.waivers, run_day(span.started_at)
     )
     suite_results = tuple(_suite_result(info, ordered) for info in suites)
     gates = _gate_results(suite_results, ordered)
@@ -194,26 +181,26 @@ def summarize(
         unjudged=totals.unjudged,
         unjudged_reason=unjudged.reason if unjudged is not None else "",
         not_run=totals.not_run,
-        interrupted_by=interrupted_by,
+        interrupted_by=span.interrupted_by,
         unreadable=unreadable,
         capability_scored=capability,
         failed_gates=[gate.gate for gate in gates if not gate.met],
-        not_needed=not_needed_cases(waiver_results) if strict_waivers else (),
+        not_needed=not_needed_cases(waiver_results) if settings.strict_waivers else (),
     )
     if not ordered and shard is not None:  # a shard of a small run may hold no case
         verdict, reason = Verdict.PASS, "this shard holds no case; the merged run's verdict counts"
     return Results(
         schema_version=RESULTS_SCHEMA_VERSION,
         gauntlet_version=__version__,
-        started_at=started_at,
-        finished_at=finished_at,
-        target=target,
-        judge=judge,
-        plan=plan,
+        started_at=span.started_at,
+        finished_at=span.finished_at,
+        target=settings.target,
+        judge=settings.judge_info,
+        plan=settings.plan,
         shard=shard,
-        run_id=run_id,
+        run_id=settings.run_id,
         complete=totals.not_run == 0,
-        interrupted_by=interrupted_by,
+        interrupted_by=span.interrupted_by,
         verdict=verdict,
         verdict_reason=reason,
         capability_scored=capability,
@@ -223,7 +210,7 @@ def summarize(
         suites=suite_results,
         cases=tuple(ordered),
         waivers=waiver_results,
-        strict_waivers=strict_waivers,
+        strict_waivers=settings.strict_waivers,
     )
 
 

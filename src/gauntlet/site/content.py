@@ -22,6 +22,8 @@ from gauntlet.inventory import inventory_rows, languages_of
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo
+from gauntlet.run.schedule import plan_of
+from gauntlet.run.settings import RunSettings
 from gauntlet.silence import SILENT_SHAPES
 from gauntlet.site.markup import (
     attribute_docstrings,
@@ -403,7 +405,8 @@ def toy_excerpt(
     """
     toy = make_toy(defects)
     info = TargetInfo(kind="toy", name=toy.name, defects=tuple(d.value for d in defects))
-    results = run_gauntlet(suites, toy, target_info=info, clock=lambda: RUN_CLOCK, waivers=waivers)
+    settings = RunSettings(target=info, plan=plan_of(suites), waivers=tuple(waivers))
+    results = run_gauntlet(suites, toy, settings, clock=lambda: RUN_CLOCK)
     pack = build_pack(results)
     return Excerpt(
         slug=slug,

@@ -95,7 +95,7 @@ def test_a_file_name_is_quoted_as_written_when_a_labels_directory_is_searched(
         "dangling.yaml": (f"symlink points to nothing ({tmp_path / 'case files'})", None),
         "out.yaml": (
             f"symlink leads out of the labels directory, to {tmp_path.parent}/x case file.yaml",
-            "name that place with --labels instead",
+            "name that place with --judge-labels instead",
         ),
     }
 

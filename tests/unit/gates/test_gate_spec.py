@@ -60,6 +60,8 @@ from tests.unit.gates import echo_gate
 from tests.unit.gates.builders import response
 from tests.unit.gates.echo_gate import ECHO, SPEC, EchoCase, EchoSuite
 
+from ...run_settings import settings_for
+
 START = Mark(1, 1)
 
 
@@ -91,11 +93,11 @@ class _Parrot:
 
 def _run(*, silent: bool) -> Results:
     target = _Parrot(silent=silent)
+    suites = SuiteSet((_echo_suite(),))
     return run_gauntlet(
-        SuiteSet((_echo_suite(),)),
+        suites,
         target,
-        target_info=TargetInfo(kind="callable", name=target.name),
-        preflight=False,
+        settings_for(suites, TargetInfo(kind="callable", name=target.name), preflight=False),
     )
 
 

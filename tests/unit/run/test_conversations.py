@@ -18,6 +18,8 @@ from gauntlet.targets.contract import Message, Question, TargetResponse, ToolCal
 from gauntlet.targets.exchange import MockExchange, MockReply, Request
 from gauntlet.targets.http import HttpTarget
 
+from ...run_settings import settings_for
+
 INFO = TargetInfo(kind="callable", name="scripted")
 
 SUITE = """suite: talk
@@ -62,7 +64,8 @@ class Scripted:
 
 
 def _run(tmp_path: Path, target: object) -> Results:
-    return run_gauntlet(_suites(tmp_path), target, target_info=INFO)  # type: ignore[arg-type]
+    suites = _suites(tmp_path)
+    return run_gauntlet(suites, target, settings_for(suites, INFO))  # type: ignore[arg-type]
 
 
 def test_each_turn_gets_the_conversation_so_far(tmp_path: Path) -> None:
@@ -186,7 +189,8 @@ class Agent:
 
 def test_a_conversations_last_turn_is_scored_for_its_trajectory(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(AGENT_SUITE)
-    results = run_gauntlet(load_suites([tmp_path]), Agent(), target_info=INFO)
+    suites = load_suites([tmp_path])
+    results = run_gauntlet(suites, Agent(), settings_for(suites, INFO))
     (case,) = results.cases
     assert case.outcome is Outcome.PASSED, case.reason
     (trial,) = case.trials

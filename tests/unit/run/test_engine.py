@@ -17,8 +17,10 @@ from gauntlet.run.engine import ask_all, run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, score, scores_capability
+from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.targets.contract import NATIVE, Provenance, Question, TargetResponse, Traced
 
+from ...run_settings import settings_for
 from ..cases.suite_text import grounding_suite
 
 INFO = TargetInfo(kind="callable", name="scripted")
@@ -72,7 +74,8 @@ class SlowFirst:
 
 def test_results_keep_the_case_order_whatever_finishes_first(tmp_path: Path) -> None:
     target = SlowFirst(12)
-    results = run_gauntlet(_suites(tmp_path, 12), target, target_info=INFO, concurrency=4)
+    suites = _suites(tmp_path, 12)
+    results = run_gauntlet(suites, target, settings_for(suites, INFO, concurrency=4))
     assert [case.case_id for case in results.cases] == [f"c{i}" for i in range(12)]
     assert target.most_in_flight == 4
     assert results.verdict is Verdict.PASS
@@ -88,7 +91,8 @@ def test_a_sync_target_runs_in_worker_threads(tmp_path: Path) -> None:
             threads.add(threading.get_ident())
             return _cited(prompt)
 
-    results = run_gauntlet(_suites(tmp_path, 3), Sync(), target_info=INFO)
+    suites = _suites(tmp_path, 3)
+    results = run_gauntlet(suites, Sync(), settings_for(suites, INFO))
     assert results.totals.passed == 3
     assert threading.get_ident() not in threads
 
@@ -103,7 +107,8 @@ def test_a_case_that_got_no_answer_is_recorded_and_withholds_the_verdict(tmp_pat
             return _cited(prompt)
 
     (tmp_path / "s.yaml").write_text(grounding_suite("s", "c0", "c1", "c2", ask_ids=True))
-    results = run_gauntlet(load_suites([tmp_path]), Flaky(), target_info=INFO)
+    suites = load_suites([tmp_path])
+    results = run_gauntlet(suites, Flaky(), settings_for(suites, INFO))
     [errored] = [case for case in results.cases if case.outcome is Outcome.ERRORED]
     assert errored.case_id == "c1"
     assert errored.reason == "the target raised ConnectionError: reset by peer"
@@ -129,23 +134,23 @@ def test_a_response_of_the_wrong_type_errors_the_case(
             return answer
 
     # Deliberately not a Target to the type checker: the engine must check at run time.
-    results = run_gauntlet(_suites(tmp_path, 1), Wrong(), target_info=INFO)  # type: ignore[arg-type]
+    suites = _suites(tmp_path, 1)
+    results = run_gauntlet(suites, Wrong(), settings_for(suites, INFO))  # type: ignore[arg-type]
     assert results.cases[0].outcome is Outcome.ERRORED
     assert results.cases[0].reason.startswith(reason)
 
 
 def test_the_clock_is_injected(tmp_path: Path) -> None:
-    results = run_gauntlet(_suites(tmp_path, 1), SlowFirst(1), target_info=INFO, clock=lambda: WHEN)
+    suites = _suites(tmp_path, 1)
+    results = run_gauntlet(suites, SlowFirst(1), settings_for(suites, INFO), clock=lambda: WHEN)
     assert (results.started_at, results.finished_at) == (WHEN, WHEN)
 
 
 def test_progress_is_reported_per_case(tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
+    suites = _suites(tmp_path, 3)
     run_gauntlet(
-        _suites(tmp_path, 3),
-        SlowFirst(3),
-        target_info=INFO,
-        progress=lambda d, t: seen.append((d, t)),
+        suites, SlowFirst(3), settings_for(suites, INFO), progress=lambda d, t: seen.append((d, t))
     )
     assert seen == [(1, 3), (2, 3), (3, 3)]
 
@@ -203,7 +208,8 @@ def test_a_threshold_is_met_exactly_at_the_fraction(tmp_path: Path) -> None:
 
     text = grounding_suite("s", *(f"c{i}" for i in range(10)), ask_ids=True)
     (tmp_path / "s.yaml").write_text(text.replace("threshold: 1.0", "threshold: 0.9"))
-    results = run_gauntlet(load_suites([tmp_path]), NineOfTen(), target_info=INFO)
+    suites = load_suites([tmp_path])
+    results = run_gauntlet(suites, NineOfTen(), settings_for(suites, INFO))
     assert (results.suites[0].passed, results.suites[0].met) == (9, True)
     assert results.verdict is Verdict.PASS
 
@@ -231,13 +237,15 @@ class Probed:
 def test_a_failed_pre_flight_check_stops_the_run_before_any_case(tmp_path: Path) -> None:
     target = Probed()
     with pytest.raises(TargetUnreachableError, match="^pre-flight check failed: cannot connect"):
-        run_gauntlet(_suites(tmp_path, 3), target, target_info=INFO)
+        suites = _suites(tmp_path, 3)
+        run_gauntlet(suites, target, settings_for(suites, INFO))
     assert (target.asked, target.closed) == (0, True)
 
 
 def test_the_pre_flight_check_can_be_skipped(tmp_path: Path) -> None:
     target = Probed()
-    results = run_gauntlet(_suites(tmp_path, 3), target, target_info=INFO, preflight=False)
+    suites = _suites(tmp_path, 3)
+    results = run_gauntlet(suites, target, settings_for(suites, INFO, preflight=False))
     assert (target.asked, target.closed, results.verdict) == (3, True, Verdict.PASS)
 
 
@@ -266,10 +274,8 @@ def test_a_stop_request_leaves_unasked_cases_not_run(tmp_path: Path) -> None:
     results = score(
         run_plan,
         observations,
-        target=INFO,
-        started_at=WHEN,
-        finished_at=WHEN,
-        interrupted_by="SIGINT",
+        RunSettings(target=INFO, plan=run_plan.plan),
+        RunSpan(started_at=WHEN, finished_at=WHEN, interrupted_by="SIGINT"),
     )
     assert (results.complete, results.totals.not_run, results.verdict) == (
         False,
@@ -311,8 +317,9 @@ def test_the_redactor_masks_answers_and_reasons(tmp_path: Path) -> None:
             return _cited("s3cret-7e21")
 
     (tmp_path / "s.yaml").write_text(grounding_suite("s", "c0", "c1", ask_ids=True))
+    suites = load_suites([tmp_path])
     results = run_gauntlet(
-        load_suites([tmp_path]), Echo(), target_info=INFO, redactor=Redactor(["s3cret-7e21"])
+        suites, Echo(), settings_for(suites, INFO, redactor=Redactor(["s3cret-7e21"]))
     )
     assert "s3cret-7e21" not in results.model_dump_json()
     response = results.cases[0].trials[0].response
@@ -372,7 +379,8 @@ def test_a_case_is_given_a_task_only_when_there_is_room_for_it(tmp_path: Path) -
             await asyncio.sleep(0)
             return _cited(prompt)
 
-    results = run_gauntlet(_suites(tmp_path, 40), Counting(), target_info=INFO, concurrency=3)
+    suites = _suites(tmp_path, 40)
+    results = run_gauntlet(suites, Counting(), settings_for(suites, INFO, concurrency=3))
     assert results.totals.passed == 40
     # At most twice the bound of cases, beside the run's own few tasks and one per ask in
     # flight (a Python target's code runs in a task of its own); never one per case.
@@ -394,7 +402,8 @@ def test_a_finished_case_lets_go_of_its_task(tmp_path: Path) -> None:
                 held_at_the_end.append(sum(ref() is not None for ref in asked[:20]))
             return _cited(prompt)
 
-    results = run_gauntlet(_suites(tmp_path, 40), Remembering(), target_info=INFO, concurrency=2)
+    suites = _suites(tmp_path, 40)
+    results = run_gauntlet(suites, Remembering(), settings_for(suites, INFO, concurrency=2))
     assert results.totals.passed == 40
     assert held_at_the_end == [0]
 

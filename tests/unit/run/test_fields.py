@@ -23,6 +23,8 @@ from gauntlet.targets.contract import (
 )
 from gauntlet.targets.spec import FieldName
 
+from ...run_settings import settings_for
+
 INFO = TargetInfo(kind="callable", name="stub")
 ABSENT = FieldSource(origin=Origin.ABSENT, rule="the target file declares it absent")
 PHRASES = FieldSource(origin=Origin.DERIVED, rule="phrases for en (2)")
@@ -117,7 +119,8 @@ def test_a_gate_whose_field_the_target_cannot_supply_is_refused_before_any_ask(
 ) -> None:
     target = Stub({"en": _with(DECLARED, refused=ABSENT)}, DECLARED, _answer())
     with pytest.raises(UsageError) as raised:
-        run_gauntlet(_suites(tmp_path, FALSE_POSITIVE), target, target_info=INFO)
+        suites = _suites(tmp_path, FALSE_POSITIVE)
+        run_gauntlet(suites, target, settings_for(suites, INFO))
     assert str(raised.value) == (
         "the target cannot supply what the gates read, so no case was asked:\n"
         f"  {tmp_path}/s0.yaml: suite fp (false_positive gate) needs `refused` in en, which "
@@ -131,7 +134,8 @@ def test_the_same_target_supplying_the_field_is_asked(tmp_path: Path) -> None:
     """The paired control: the refusal above comes from the absent field, nothing else."""
     supplied = _with(DECLARED, refused=PHRASES)
     target = Stub({"en": supplied}, supplied, _answer())
-    results = run_gauntlet(_suites(tmp_path, FALSE_POSITIVE), target, target_info=INFO)
+    suites = _suites(tmp_path, FALSE_POSITIVE)
+    results = run_gauntlet(suites, target, settings_for(suites, INFO))
     assert (target.asked, results.verdict) == (1, Verdict.PASS)
     assert results.cases[0].trials[0].provenance == supplied
 
@@ -148,7 +152,8 @@ def test_a_field_derived_in_one_language_only_is_refused_for_the_other(tmp_path:
         _answer(),
     )
     with pytest.raises(UsageError, match=r"needs `refused` in es, .* \(no phrases for es\)"):
-        run_gauntlet(_suites(tmp_path, spanish), target, target_info=INFO)
+        suites = _suites(tmp_path, spanish)
+        run_gauntlet(suites, target, settings_for(suites, INFO))
 
 
 def test_a_field_missing_in_every_language_is_one_problem_naming_them_all(
@@ -161,7 +166,8 @@ def test_a_field_missing_in_every_language_is_one_problem_naming_them_all(
     absent = _with(DECLARED, refused=ABSENT)
     target = Stub({"en": absent, "es": absent}, DECLARED, _answer())
     with pytest.raises(UsageError) as raised:
-        run_gauntlet(_suites(tmp_path, both), target, target_info=INFO)
+        suites = _suites(tmp_path, both)
+        run_gauntlet(suites, target, settings_for(suites, INFO))
     [problem] = str(raised.value).splitlines()[1:]
     assert "needs `refused` in en and es, which stub does not supply" in problem
 
@@ -172,7 +178,8 @@ def test_an_answer_missing_a_field_errors_its_case_and_withholds_the_verdict(
     """A not-refused stand-in would pass false_positive: it must error instead."""
     missing = FieldSource(origin=Origin.ABSENT, rule="the answer has no `refusal` field")
     target = Stub({}, _with(DECLARED, refused=missing), _answer(), probed=None)
-    results = run_gauntlet(_suites(tmp_path, FALSE_POSITIVE), target, target_info=INFO)
+    suites = _suites(tmp_path, FALSE_POSITIVE)
+    results = run_gauntlet(suites, target, settings_for(suites, INFO))
     case = results.cases[0]
     assert case.outcome is Outcome.ERRORED
     assert case.reason == (
@@ -186,7 +193,8 @@ def test_a_pre_flight_answer_missing_a_field_stops_the_run(tmp_path: Path) -> No
     missing = FieldSource(origin=Origin.ABSENT, rule="the answer has no `refusal` field")
     target = Stub({}, DECLARED, _answer(), probed=_with(DECLARED, refused=missing))
     with pytest.raises(TargetContractError) as raised:
-        run_gauntlet(_suites(tmp_path, FALSE_POSITIVE), target, target_info=INFO)
+        suites = _suites(tmp_path, FALSE_POSITIVE)
+        run_gauntlet(suites, target, settings_for(suites, INFO))
     assert str(raised.value) == (
         "the pre-flight answer does not supply `refused` (the answer has no `refusal` field), "
         "which suites fp need: map it with a JMESPath expression, or derive it: "
@@ -204,7 +212,8 @@ def test_a_field_the_target_cannot_supply_in_the_probes_language_does_not_stop_t
     probed = _with(DECLARED, refused=FieldSource(origin=Origin.ABSENT, rule="no phrases"))
     target = Stub(static, DECLARED, _answer(), probed=probed)
     spanish = FALSE_POSITIVE.replace("language: en", "language: es")
-    results = run_gauntlet(_suites(tmp_path, spanish), target, target_info=INFO)
+    suites = _suites(tmp_path, spanish)
+    results = run_gauntlet(suites, target, settings_for(suites, INFO))
     assert (target.asked, results.verdict) == (1, Verdict.PASS)
 
 
@@ -215,10 +224,12 @@ def test_grounding_without_context_ids_is_refused_unless_the_suite_accepts_it(
     cited = _answer(text="Open 9 to 5 [RB-001].", citations=("RB-001",))
     target = Stub(static, static["en"], cited)
     with pytest.raises(UsageError, match=r"needs `context_ids` in en.*accepts_absent"):
-        run_gauntlet(_suites(tmp_path, GROUNDING.format(extra="")), target, target_info=INFO)
+        suites = _suites(tmp_path, GROUNDING.format(extra=""))
+        run_gauntlet(suites, target, settings_for(suites, INFO))
 
     accepting = GROUNDING.format(extra="accepts_absent: [context_ids]\n")
-    results = run_gauntlet(_suites(tmp_path, accepting), target, target_info=INFO)
+    suites = _suites(tmp_path, accepting)
+    results = run_gauntlet(suites, target, settings_for(suites, INFO))
     assert results.verdict is Verdict.PASS
     assert results.suites[0].accepts_absent == (FieldName.CONTEXT_IDS,)
 
@@ -227,7 +238,8 @@ def test_a_suite_doing_without_context_ids_still_needs_a_citation(tmp_path: Path
     static = {"en": _with(DECLARED, context_ids=ABSENT)}
     target = Stub(static, static["en"], _answer(text="Open 9 to 5."))
     accepting = GROUNDING.format(extra="accepts_absent: [context_ids]\n")
-    results = run_gauntlet(_suites(tmp_path, accepting), target, target_info=INFO)
+    suites = _suites(tmp_path, accepting)
+    results = run_gauntlet(suites, target, settings_for(suites, INFO))
     assert results.cases[0].reason == "uncited answer: it cites no source"
     assert results.verdict is Verdict.FAIL
 
@@ -237,5 +249,6 @@ def test_with_context_ids_supplied_an_unretrieved_citation_still_fails(tmp_path:
     cited = _answer(text="Open 9 to 5 [RB-009].", citations=("RB-009",), context_ids=("RB-001",))
     target = Stub({}, DECLARED, cited)
     accepting = GROUNDING.format(extra="accepts_absent: [context_ids]\n")
-    results = run_gauntlet(_suites(tmp_path, accepting), target, target_info=INFO)
+    suites = _suites(tmp_path, accepting)
+    results = run_gauntlet(suites, target, settings_for(suites, INFO))
     assert results.cases[0].reason == "cites RB-009, which it did not retrieve (retrieved: RB-001)"

@@ -15,11 +15,12 @@ from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.errors import TargetUnreachableError, UsageError
 from gauntlet.redact import MASK, Redactor
 from gauntlet.run.engine import run_gauntlet
-from gauntlet.run.judging import Judging
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
 from gauntlet.run.results_file import parse_results, results_problems
 from gauntlet.targets.adapters import as_async_target
 from gauntlet.targets.contract import TargetResponse
+
+from ...run_settings import AskingJudge, settings_for
 
 INFO = TargetInfo(kind="callable", name="scripted")
 EXPECTED = "Call 311 for non-emergency city services."
@@ -158,14 +159,13 @@ def _run(
     languages: frozenset[str] = frozenset({"en"}),
     run_id: str | None = "run-1",
 ) -> Results:
-    judging = Judging(as_async_target(judge), seed="", refused=refused, languages=languages)
+    judging = AskingJudge(as_async_target(judge), refused=refused, languages=languages)
+    suites = _suites(tmp_path, suite)
     return run_gauntlet(
-        _suites(tmp_path, suite),
+        suites,
         Assistant(answer),
-        target_info=INFO,
-        judging=judging,
+        settings_for(suites, INFO, judge=judging, run_id=run_id),
         clock=lambda: datetime(2026, 12, 1, tzinfo=UTC),
-        run_id=run_id,
     )
 
 
@@ -265,7 +265,8 @@ def test_a_case_in_a_language_the_judge_was_not_calibrated_in_is_unjudged(
 
 def test_a_run_with_judged_checks_and_no_judge_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="case gold-311 of suite judged-golden has `match: judge`"):
-        run_gauntlet(_suites(tmp_path, GOLDEN_SUITE), Assistant(EXPECTED), target_info=INFO)
+        suites = _suites(tmp_path, GOLDEN_SUITE)
+        run_gauntlet(suites, Assistant(EXPECTED), settings_for(suites, INFO))
 
 
 @pytest.mark.parametrize(
@@ -410,13 +411,12 @@ def test_a_judge_that_echoes_a_secret_has_it_masked_in_every_reply_and_reason(
 ) -> None:
     secret = "sk-judge-0123456789abcdef"  # noqa: S105 - a test's stand-in
     judge = Judge(_rubric("fail", f"the key is {secret}"))
-    judging = Judging(as_async_target(judge), seed="", refused=None, languages=frozenset({"en"}))
+    judging = AskingJudge(as_async_target(judge), languages=frozenset({"en"}))
+    suites = _suites(tmp_path, RUBRIC_SUITE)
     results = run_gauntlet(
-        _suites(tmp_path, RUBRIC_SUITE),
+        suites,
         Assistant("Call 311."),
-        target_info=INFO,
-        judging=judging,
-        redactor=Redactor([secret]),
+        settings_for(suites, INFO, judge=judging, redactor=Redactor([secret])),
     )
     [check] = results.cases[0].trials[0].judged
     assert check.rationale == f"the key is {MASK}"

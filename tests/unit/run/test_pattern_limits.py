@@ -19,6 +19,8 @@ from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import CaseResult, Outcome, TargetInfo, Verdict
 from gauntlet.targets.contract import TargetResponse, ToolCall
 
+from ...run_settings import settings_for
+
 INFO = TargetInfo(kind="callable", name="tools")
 
 CATASTROPHIC = "(a|aa)+"
@@ -70,7 +72,8 @@ EXPECT = f"    expect_calls:\n      - {MATCHER}\n"
 def _run(tmp_path: Path, suite: str, calls: Sequence[ToolCall]) -> CaseResult:
     """The one case's result; an errored case withholds the verdict."""
     (tmp_path / "s.yaml").write_text(suite, encoding="utf-8")
-    results = run_gauntlet(load_suites([tmp_path]), Caller(calls), target_info=INFO)
+    suites = load_suites([tmp_path])
+    results = run_gauntlet(suites, Caller(calls), settings_for(suites, INFO))
     (case,) = results.cases
     assert case.outcome is Outcome.ERRORED, case.reason
     assert results.verdict is Verdict.WITHHELD
@@ -116,7 +119,8 @@ def test_a_case_errored_with_its_answer_in_hand_writes_a_file_every_reader_reads
     from gauntlet.run.results_file import read_results, write_results
 
     (tmp_path / "s.yaml").write_text(_suite("trajectory", FORBID), encoding="utf-8")
-    results = run_gauntlet(load_suites([tmp_path]), Caller([_call(HOSTILE)]), target_info=INFO)
+    suites = load_suites([tmp_path])
+    results = run_gauntlet(suites, Caller([_call(HOSTILE)]), settings_for(suites, INFO))
     assert results.cases[0].trials[0].response is not None
     write_results(results, tmp_path / "r.json")
     again = read_results(tmp_path / "r.json")

@@ -25,6 +25,7 @@ from gauntlet.targets.contract import ToolCall
 from gauntlet.targets.toy import ToyDefect
 
 from ...evidence_fixtures import before_disclosure, clean, flaky, unscoreable, with_defect
+from ...run_settings import settings_for
 
 WHEN = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -425,7 +426,7 @@ def _disclosure_run() -> Any:
 
     suites = load_suites([builtin_suites_dir() / "disclosure.yaml"])
     toy = make_toy([ToyDefect.NO_DISCLOSURE])
-    return run_gauntlet(suites, toy, target_info=TargetInfo(kind="toy", name=toy.name))
+    return run_gauntlet(suites, toy, settings_for(suites, TargetInfo(kind="toy", name=toy.name)))
 
 
 def test_a_disclosure_run_is_written_in_the_current_format_and_reads_back(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from gauntlet.run.results import Outcome, Results, TargetInfo
 from gauntlet.run.schedule import schedule
 from gauntlet.targets.contract import TargetResponse
 
+from ...run_settings import settings_for
 from ..cases.suite_text import grounding_suite
 
 INFO = TargetInfo(kind="callable", name="test")
@@ -78,12 +79,13 @@ class EveryThird:
 
 def _run(tmp_path: Path, repeat: int, extra: str = "") -> Results:
     (tmp_path / "s.yaml").write_text(grounding_suite("s", "c1", "c2", extra=extra, ask_ids=True))
+    suites = load_suites([tmp_path])
     return run_gauntlet(
-        load_suites([tmp_path]),
+        suites,
         EveryThird(),
-        target_info=TargetInfo(kind="callable", name="every-third"),
-        repeat=repeat,
-        concurrency=1,
+        settings_for(
+            suites, TargetInfo(kind="callable", name="every-third"), repeat=repeat, concurrency=1
+        ),
     )
 
 
@@ -149,9 +151,8 @@ def test_a_quoted_answer_is_masked_before_it_is_cut(tmp_path: Path) -> None:
     )
     from gauntlet.redact import Redactor
 
-    results = run_gauntlet(
-        load_suites([tmp_path]), Leaky(), target_info=INFO, redactor=Redactor([secret])
-    )
+    suites = load_suites([tmp_path])
+    results = run_gauntlet(suites, Leaky(), settings_for(suites, INFO, redactor=Redactor([secret])))
     [case] = results.cases
     assert case.outcome is Outcome.FAILED
     assert "tok-5f" not in case.reason and "[REDACTED]" in case.reason

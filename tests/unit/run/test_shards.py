@@ -18,6 +18,7 @@ from gauntlet.run.tally import shard_of
 from gauntlet.targets.toy import make_toy
 
 from ... import evidence_fixtures as fx
+from ...run_settings import settings_for
 
 TIMING = {"started_at", "finished_at", "latency_ms", "attempts", "waited_s"}
 
@@ -32,7 +33,9 @@ def _without_timing(value: Any) -> Any:
 
 def _run(suites: SuiteSet, shard: Shard | None = None) -> Results:
     toy = make_toy()
-    return run_gauntlet(suites, toy, target_info=TargetInfo(kind="toy", name=toy.name), shard=shard)
+    return run_gauntlet(
+        suites, toy, settings_for(suites, TargetInfo(kind="toy", name=toy.name), shard=shard)
+    )
 
 
 def _generated(tmp_path: Path, count: int) -> SuiteSet:

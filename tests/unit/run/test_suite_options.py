@@ -15,6 +15,8 @@ from gauntlet.run.results_file import read_results, write_results
 from gauntlet.run.schedule import schedule
 from gauntlet.targets.toy import make_toy
 
+from ...run_settings import settings_for
+
 OPTION = "grounding.accepts_absent=context_ids"
 
 
@@ -24,7 +26,7 @@ def _grounding() -> SuiteSet:
 
 def _run(suites: SuiteSet) -> Results:
     toy = make_toy()
-    return run_gauntlet(suites, toy, target_info=TargetInfo(kind="toy", name=toy.name))
+    return run_gauntlet(suites, toy, settings_for(suites, TargetInfo(kind="toy", name=toy.name)))
 
 
 def test_a_suite_option_given_for_the_run_changes_the_plan_digest() -> None:

@@ -23,11 +23,13 @@ from gauntlet.run.merge import merge_shards
 from gauntlet.run.results import Outcome, Results, Shard, TargetInfo, Verdict, WaiverState
 from gauntlet.run.results_file import parse_results
 from gauntlet.run.schedule import schedule
+from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.run.tally import summarize
 from gauntlet.run.waivers import run_day, waived_failures
 from gauntlet.targets.toy import ToyDefect, make_toy
 
 from ... import evidence_fixtures as fx
+from ...run_settings import settings_for
 
 FAILING = "gnd-en-bulky-waste"
 """A case the toy that drops citations fails."""
@@ -76,12 +78,12 @@ def test_a_suite_whose_every_case_is_waived_is_met(dropped: Results) -> None:
     again = summarize(
         failing,
         [info],
-        target=dropped.target,
-        plan=dropped.plan,
-        shard=None,
-        started_at=dropped.started_at,
-        finished_at=dropped.finished_at,
-        waivers=[fx.waiver(suite="riverbend-grounding")],
+        RunSettings(
+            target=dropped.target,
+            plan=dropped.plan,
+            waivers=(fx.waiver(suite="riverbend-grounding"),),
+        ),
+        RunSpan(dropped.started_at, dropped.finished_at),
     )
     assert again.suites[0].met and again.suites[0].waived == again.suites[0].total
     assert again.verdict is Verdict.PASS
@@ -240,9 +242,12 @@ def _shards(waivers: list[object], ways: int = 2) -> list[Results]:
         run_gauntlet(
             suites,
             toy,
-            target_info=TargetInfo(kind="toy", name=toy.name),
-            shard=Shard(index=k, count=ways),
-            waivers=waivers,  # type: ignore[arg-type]
+            settings_for(
+                suites,
+                TargetInfo(kind="toy", name=toy.name),
+                shard=Shard(index=k, count=ways),
+                waivers=waivers,
+            ),
         )
         for k in range(1, ways + 1)
     ]
@@ -276,21 +281,25 @@ def test_merge_refuses_shards_with_other_waivers() -> None:
 
 def test_a_journal_is_resumed_only_with_the_same_waivers(tmp_path: Path) -> None:
     suites = fx.builtin_suites()
+    toy = TargetInfo(kind="toy", name="toy")
     the_plan = schedule(suites).plan
     path = tmp_path / "results.json.journal"
     writer = Journal(path, resume=False)
-    writer.start(the_plan, None, "toy", waivers=(fx.waiver(case=FAILING),))
+    writer.start(RunSettings(plan=the_plan, target=toy, waivers=(fx.waiver(case=FAILING),)))
     writer.keep()
     writer.close(remove=False)
     same = Journal(path, resume=True)
-    assert same.start(the_plan, None, "toy", waivers=(fx.waiver(case=FAILING),)) == {}
+    same_settings = RunSettings(plan=the_plan, target=toy, waivers=(fx.waiver(case=FAILING),))
+    assert same.start(same_settings) == {}
     same.close(remove=False)
     for other in (
-        {"waivers": ()},
-        {"waivers": (fx.waiver(case=FAILING),), "strict_waivers": True},
+        RunSettings(plan=the_plan, target=toy),
+        RunSettings(
+            plan=the_plan, target=toy, waivers=(fx.waiver(case=FAILING),), strict_waivers=True
+        ),
     ):
         with pytest.raises(UsageError) as caught:
-            Journal(path, resume=True).start(the_plan, None, "toy", **other)
+            Journal(path, resume=True).start(other)
         assert "was written for other" in str(caught.value)
 
 

@@ -53,6 +53,8 @@ from gauntlet.targets.mapping import DECLARED_ABSENT
 from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import LoadedTarget, parse_target_file
 
+from ...run_settings import settings_for
+
 INFO = TargetInfo(kind="http-template", name="scripted")
 
 ABSENT = "  citations: {absent: true}\n  context_ids: {absent: true}\n"
@@ -152,14 +154,10 @@ def _run(
     results masked with what the target knows.
     """
     (tmp_path / "s.yaml").write_text(suite, encoding="utf-8")
-    return run_gauntlet(
-        load_suites([tmp_path / "s.yaml"]),
-        target,
-        target_info=INFO,
-        concurrency=1,
-        preflight=preflight,
-        redactor=redactor,
-    )
+    suites = load_suites([tmp_path / "s.yaml"])
+    masks = redactor if redactor is not None else Redactor()
+    settings = settings_for(suites, INFO, concurrency=1, preflight=preflight, redactor=masks)
+    return run_gauntlet(suites, target, settings)
 
 
 def _adversarial(*cases: tuple[str, Sequence[str]], language: str = "en") -> str:

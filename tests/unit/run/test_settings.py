@@ -1,0 +1,99 @@
+"""`RunSettings`: one value for what a run is, built once, recorded, compared as a whole."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pytest
+
+from gauntlet.errors import ResultsError, UsageError
+from gauntlet.run.engine import run_gauntlet
+from gauntlet.run.merge import merge_shards
+from gauntlet.run.results import Results, Shard, TargetInfo
+from gauntlet.run.schedule import plan_of
+from gauntlet.run.settings import Judge, RunSettings
+from gauntlet.targets.toy import make_toy
+
+from ... import evidence_fixtures as fx
+
+
+def _shards() -> list[tuple[str, Results]]:
+    suites = fx.builtin_suites()
+    toy = make_toy()
+    base = RunSettings(
+        target=TargetInfo(kind="toy", name=toy.name), plan=plan_of(suites), run_id="ci-7"
+    )
+    return [
+        (
+            f"s{k}.json",
+            run_gauntlet(suites, toy, dataclasses.replace(base, shard=Shard(index=k, count=2))),
+        )
+        for k in (1, 2)
+    ]
+
+
+@pytest.fixture(scope="module")
+def shards() -> list[tuple[str, Results]]:
+    return _shards()
+
+
+def test_the_settings_a_run_records_read_back_equal_to_those_it_ran_with() -> None:
+    # Trap: a setting the run is given but the results never record (or record under another
+    # value), so a merge or a re-derivation of the file works from settings the run never had.
+    suites = fx.builtin_suites()
+    toy = make_toy()
+    waiver = fx.waiver(case="gnd-en-bulky-waste")
+    given = RunSettings(
+        target=TargetInfo(kind="toy", name=toy.name),
+        plan=plan_of(suites, repeat=2),
+        shard=Shard(index=1, count=3),
+        run_id="ci-41",
+        waivers=(waiver,),
+        strict_waivers=True,
+        concurrency=3,
+    )
+    results = run_gauntlet(suites, toy, given, clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
+    assert RunSettings.of(results) == given
+
+
+_CHANGED: dict[str, Callable[[Results], dict[str, object]]] = {
+    "target": lambda r: {"target": r.target.model_copy(update={"name": "another"})},
+    "plan": lambda r: {"plan": r.plan.model_copy(update={"digest": "sha256:other"})},
+    "run_id": lambda r: {"run_id": "ci-8"},
+    "judge": lambda r: {"judge": fx.JUDGE},
+    "waivers": lambda r: {"waivers": fx.with_waivers(r, [fx.waiver(case="x")]).waivers},
+    "strict_waivers": lambda r: {"strict_waivers": True},
+}
+"""How to make a shard differ from its run in each recorded setting."""
+
+
+def test_every_recorded_setting_has_a_way_to_differ_here() -> None:
+    # Trap: a setting added to RunSettings that merge never compares; this table must grow.
+    recorded = {f.name for f in dataclasses.fields(RunSettings) if f.compare} - {"shard"}
+    assert recorded == set(_CHANGED)
+
+
+@pytest.mark.parametrize("name", sorted(_CHANGED))
+def test_shards_differing_in_any_recorded_setting_are_never_merged(
+    shards: list[tuple[str, Results]], name: str
+) -> None:
+    # Trap: merge checking some settings one by one and forgetting another, so shards of two
+    # different runs merge into one verdict.
+    (first_source, first), (_, second) = shards
+    changed = second.model_copy(update=_CHANGED[name](second))
+    assert RunSettings.of(changed).differences(RunSettings.of(first)) == (name,)
+    with pytest.raises(ResultsError) as caught:
+        merge_shards([(first_source, first), ("other.json", changed)])
+    assert str(caught.value).startswith("other.json: "), caught.value
+    assert first_source in str(caught.value)
+
+
+def test_a_judge_read_back_from_results_cannot_run(shards: list[tuple[str, Results]]) -> None:
+    # Trap: a run given settings read back from a file, whose judge has nothing to ask, would
+    # leave every judged case unjudged (or crash) instead of saying why at the start.
+    recorded = RunSettings.of(shards[0][1].model_copy(update={"judge": fx.JUDGE}))
+    assert isinstance(recorded.judge, Judge) and recorded.judge.target is None
+    with pytest.raises(UsageError, match="cannot ask"):
+        run_gauntlet(fx.builtin_suites(), make_toy(), recorded)
