@@ -26,7 +26,7 @@ from gauntlet.cli.options import (
     refuse_old_judge_labels,
     replace_out,
 )
-from gauntlet.cli.state import Options
+from gauntlet.cli.state import Invocation
 from gauntlet.cli.validate import (
     load_cases,
     load_waivers_for,
@@ -466,7 +466,7 @@ def _build(parsed: ParsedRun) -> BuiltRun:
         waivers=tuple(waived),
         strict_waivers=request.strict_waivers,
         concurrency=request.concurrency,
-        redactor=Options.redactor,
+        redactor=Invocation.redactor,
     )
     return BuiltRun(suites=suites, target=built, settings=settings)
 
@@ -494,7 +494,7 @@ def _build_judge(request: RunRequest, seed: str) -> Judge | None:
         min_items=request.min_items,
     )
     return prepare_judge(
-        judge, seed=seed, concurrency=request.concurrency, redactor=Options.redactor
+        judge, seed=seed, concurrency=request.concurrency, redactor=Invocation.redactor
     )
 
 
@@ -612,11 +612,11 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
     from gauntlet.targets.build import (
         build_callable_target,
         build_file_target,
-        build_http_target,
+        build_gauntlet_target,
         build_toy_target,
     )
 
-    redactor = Options.redactor
+    redactor = Invocation.redactor
     match choice:
         case FileChoice(path, http):
             with named_options(extra_headers="--header"):
@@ -630,7 +630,7 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
                 )
         case UrlChoice(url, http):
             with named_options(url="--http-url", headers="--header"):
-                return build_http_target(
+                return build_gauntlet_target(
                     url,
                     http.headers,
                     timeout=http.timeout,

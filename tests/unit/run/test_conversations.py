@@ -16,7 +16,7 @@ from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, gate_trial
 from gauntlet.targets.contract import Message, Question, TargetResponse, ToolCall
 from gauntlet.targets.exchange import MockExchange, MockReply, Request
-from gauntlet.targets.http import HttpTarget
+from gauntlet.targets.http import GauntletTarget
 
 from ...run_settings import settings_for
 
@@ -142,7 +142,7 @@ def test_http_sends_history_only_for_conversations() -> None:
         return MockReply.json(_answer("ok").model_dump(mode="json"))
 
     async def go() -> None:
-        target = HttpTarget("http://t.test/", exchange=MockExchange(handler))
+        target = GauntletTarget("http://t.test/", exchange=MockExchange(handler))
         await target.ask(Question("single", "en"))
         await target.ask(Question("again", "en", ({"role": "user", "content": "hi"},)))
         await target.aclose()

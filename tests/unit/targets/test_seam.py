@@ -22,7 +22,7 @@ from gauntlet.targets.build import build_callable_target
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.contract import AsyncTarget, Message, Question, TargetResponse
 from gauntlet.targets.exchange import MockExchange, MockReply, Request
-from gauntlet.targets.http import HttpTarget
+from gauntlet.targets.http import GauntletTarget
 from gauntlet.targets.target_file import parse_target_file
 
 BODY = {"text": "a", "citations": [], "context_ids": [], "refused": False, "escalated": False}
@@ -55,7 +55,7 @@ def _every_kind() -> list[AsyncTarget]:
         ask = staticmethod(answer)
 
     return [
-        HttpTarget("http://127.0.0.1:9/ask", exchange=MockExchange(_reply)),
+        GauntletTarget("http://127.0.0.1:9/ask", exchange=MockExchange(_reply)),
         *(
             build_target(
                 parse_target_file(text, "t.yaml", environ={}, base_dir=Path()),
