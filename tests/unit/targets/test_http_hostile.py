@@ -1,4 +1,4 @@
-"""`HttpTarget` against a real, hostile HTTP server on 127.0.0.1: each misbehaviour ends as told."""
+"""`HttpTarget` against a hostile HTTP server on 127.0.0.1: each misbehaviour ends as told."""
 
 from __future__ import annotations
 
