@@ -6,7 +6,7 @@ options). In one run it measures:
 - the stub server's capacity, with a load generator far cheaper than any HTTP client, so
   that the figures below are known to be the client's and not the server's;
 - for each latency and concurrency: (a) a minimal raw aiohttp loop, the floor for a Python
-  client; (b) the engine alone, `run_gauntlet` with an `HttpTarget`, timed from the call to
+  client; (b) the engine alone, `run_gauntlet` with an `GauntletTarget`, timed from the call to
   the last answer (start-up, loading and scoring excluded); (c) `gauntlet run` end to end, as
   a subprocess on generated case files;
 - streaming: gauntlet's openai-chat target from a target file, `stream: true` against

@@ -48,7 +48,7 @@ from gauntlet_bench.stub import Stub
 
 @contextlib.contextmanager
 def no_proxies() -> Iterator[None]:
-    """Keep HTTP(S)_PROXY from routing loopback requests anywhere (HttpTarget trusts env)."""
+    """Keep HTTP(S)_PROXY from routing loopback requests anywhere (GauntletTarget trusts env)."""
     saved = {key: os.environ.get(key) for key in ("NO_PROXY", "no_proxy")}
     for key in saved:
         os.environ[key] = "127.0.0.1,localhost"

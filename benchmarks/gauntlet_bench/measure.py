@@ -14,7 +14,7 @@ import aiohttp
 from gauntlet.cases.loader import SuiteSet
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import TargetInfo, Verdict
-from gauntlet.targets.http import HttpTarget
+from gauntlet.targets.http import GauntletTarget
 from gauntlet_bench.stub import Stub
 
 RAW, ENGINE, CLI = "raw aiohttp", "engine", "gauntlet run"
@@ -110,7 +110,7 @@ def measure_engine(stub: Stub, suites: SuiteSet, concurrency: int) -> Sample:
             marks["answered"] = time.perf_counter()
             marks["cpu"] = time.process_time()
 
-    target = HttpTarget(stub.url, concurrency=concurrency)
+    target = GauntletTarget(stub.url, concurrency=concurrency)
     info = TargetInfo(kind="http", name=target.name)
     cpu, server = time.process_time(), stub.cpu_seconds()
     started = time.perf_counter()

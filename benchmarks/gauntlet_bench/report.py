@@ -209,7 +209,7 @@ def write_markdown(
         "low-level `web.Server`); the driver, and the `gauntlet run` child, run beside it",
         f"- {plan.cases:,} cases per run, in files of at most {CASES_PER_FILE}; each figure is "
         f"the median of {plan.repeats} runs (1 where the ideal time exceeds {ONE_RUN_ABOVE:g} s)",
-        "- (b) engine: `run_gauntlet` with an `HttpTarget`, pre-flight **off**, timed from the "
+        "- (b) engine: `run_gauntlet` with an `GauntletTarget`, pre-flight **off**, timed from the "
         "call to the last answer (loading and scoring excluded); (c) `gauntlet run --quiet`: "
         "the whole process, pre-flight probe on (the CLI's default), start-up, loading, "
         "scoring and writing results.json included",

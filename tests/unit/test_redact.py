@@ -9,16 +9,16 @@ from hypothesis import strategies as st
 from gauntlet.errors import UsageError
 from gauntlet.redact import MASK, MIN_SECRET_LENGTH, Redactor, Secret, is_credential_name
 from gauntlet.targets.contract import TargetResponse, ToolCall
-from gauntlet.targets.http import Header, HttpTarget, parse_header, shown_url
+from gauntlet.targets.http import GauntletTarget, Header, parse_header, shown_url
 
 
-def _values(target: HttpTarget) -> set[str]:
+def _values(target: GauntletTarget) -> set[str]:
     values = {secret.value for secret in target.secrets}
     target_close(target)
     return values
 
 
-def target_close(target: HttpTarget) -> None:
+def target_close(target: GauntletTarget) -> None:
     import asyncio
 
     asyncio.run(target.aclose())
@@ -103,7 +103,7 @@ def test_which_names_carry_credentials(name: str, secret: bool) -> None:
 
 
 def test_only_credential_headers_and_environment_values_are_secrets() -> None:
-    target = HttpTarget(
+    target = GauntletTarget(
         "https://example.test/ask",
         headers=[
             Header("X-Api-Key", "Key t0k3n-91ab"),
@@ -116,7 +116,7 @@ def test_only_credential_headers_and_environment_values_are_secrets() -> None:
 
 
 def test_an_http_target_names_its_secrets_in_every_form() -> None:
-    target = HttpTarget(
+    target = GauntletTarget(
         "https://me:pa%40ss-word@example.test/ask?api_key=k3y&lang=en&sig=s1g&code=az%2Bkey"
     )
     basic = "bWU6cGFAc3Mtd29yZA=="  # base64 of me:pa@ss-word, sent as Basic auth
@@ -130,7 +130,7 @@ def test_an_http_target_names_its_secrets_in_every_form() -> None:
 
 def test_url_credentials_and_an_authorization_header_are_refused_together() -> None:
     with pytest.raises(UsageError, match="choose one"):
-        HttpTarget("https://me:pa55@example.test/", headers={"authorization": "Bearer x"})
+        GauntletTarget("https://me:pa55@example.test/", headers={"authorization": "Bearer x"})
 
 
 @pytest.mark.parametrize(
@@ -241,12 +241,12 @@ def test_a_padded_environment_value_is_learned_as_it_travels() -> None:
     # target's echo of it (and its trimmed form) is never masked.
     header = parse_header("X-Tenant: ${PADDED}", {"PADDED": "  padded-4f0d2a91  "})
     assert header.value == "padded-4f0d2a91"
-    target = HttpTarget("http://api.test/ask", headers=[header])
+    target = GauntletTarget("http://api.test/ask", headers=[header])
     assert "padded-4f0d2a91" in _values(target)
 
 
 def test_a_query_credential_is_learned_as_aiohttp_sends_it() -> None:
     # Trap: the value learned as written and decoded, while yarl re-quotes the query on the
     # wire (`%2F` goes out as `/`), the form a server that echoes its request line says back.
-    target = HttpTarget("http://api.test/ask?api-key=q-key%2B5e%2F91c%3D7b")
+    target = GauntletTarget("http://api.test/ask?api-key=q-key%2B5e%2F91c%3D7b")
     assert {"q-key%2B5e%2F91c%3D7b", "q-key%2B5e/91c%3D7b", "q-key+5e/91c=7b"} <= _values(target)

@@ -20,7 +20,7 @@ from gauntlet.cli.history_app import history_app
 from gauntlet.cli.options import echo
 from gauntlet.cli.report_command import report
 from gauntlet.cli.run_command import merge, run_command
-from gauntlet.cli.state import Options
+from gauntlet.cli.state import Invocation
 from gauntlet.cli.toy_app import toy_app
 from gauntlet.version import __version__
 
@@ -69,7 +69,7 @@ def _main(
     # `run_args` takes `--traceback` out of the line wherever it is; this is for help and
     # for the app called without it.
     if show_traceback:
-        Options.show_traceback = True
+        Invocation.show_traceback = True
 
 
 app.command()(validate)

@@ -11,7 +11,7 @@ from gauntlet.cli.console import stderr, stdout
 from gauntlet.cli.options import (
     replace_out,
 )
-from gauntlet.cli.state import Options
+from gauntlet.cli.state import Invocation
 from gauntlet.defaults import (
     DEFAULT_CONCURRENCY,
 )
@@ -120,7 +120,7 @@ def _calibrate(
     labels = load_labels(labels_path)
     loaded = load_target_file(judge_file)
     fingerprint = judge_fingerprint(loaded)
-    target = build_target(loaded, concurrency=concurrency, redactor=Options.redactor)
+    target = build_target(loaded, concurrency=concurrency, redactor=Invocation.redactor)
 
     async def ask_all(progress: ProgressDisplay) -> Any:
         try:

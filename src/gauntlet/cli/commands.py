@@ -16,7 +16,7 @@ from gauntlet.cli.options import (
     WaiversOption,
     echo,
 )
-from gauntlet.cli.state import Options
+from gauntlet.cli.state import Invocation
 from gauntlet.cli.validate import (
     ValidateRequest,
     execute_validate,
@@ -75,9 +75,9 @@ def probe(
         )
     loaded = load_target_file(target_file)
     suites = load_cases(cases)
-    report = probe_target(loaded, suites, prompt, language, Options.redactor)
+    report = probe_target(loaded, suites, prompt, language, Invocation.redactor)
     out = stdout()
-    for line in report_lines(report, suites, Options.redactor):
+    for line in report_lines(report, suites, Invocation.redactor):
         out.print(line, markup=False)
     if report.error is not None or report.problems:
         raise typer.Exit(ExitCode.HARNESS_ERROR)

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from gauntlet.cli.state import Options
+from gauntlet.cli.state import Invocation
 from gauntlet.display import printable, unencodable
 from gauntlet.errors import ExitCode, GauntletError, UsageError, describe_raised
 from gauntlet.redact import Redactor
@@ -30,8 +30,8 @@ _INTERRUPTED = 130
 
 def run_args(args: list[str]) -> int:
     """Run the command line with `args` and return the exit code."""
-    Options.show_traceback = False
-    Options.redactor = Redactor(on_unmasked=_note_unmasked)
+    Invocation.show_traceback = False
+    Invocation.redactor = Redactor(on_unmasked=_note_unmasked)
     previous = _terminate_like_interrupt()
     try:
         _check_arguments(args)
@@ -82,12 +82,12 @@ def _take_traceback(args: list[str]) -> list[str]:
     end = args.index("--") if "--" in args else len(args)
     if TRACEBACK not in args[:end]:
         return args
-    Options.show_traceback = True
+    Invocation.show_traceback = True
     return [arg for arg in args[:end] if arg != TRACEBACK] + args[end:]
 
 
 def _traceback_if_asked() -> None:
-    if Options.show_traceback:
+    if Invocation.show_traceback:
         import traceback
 
         _stderr_line(traceback.format_exc())

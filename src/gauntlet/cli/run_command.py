@@ -24,7 +24,7 @@ from gauntlet.cli.options import (
     named_options,
     replace_out,
 )
-from gauntlet.cli.state import Options
+from gauntlet.cli.state import Invocation
 from gauntlet.cli.validate import (
     load_cases,
     load_waivers_for,
@@ -373,7 +373,7 @@ def _run(request: RunRequest) -> None:
             min_kappa=request.min_kappa,
             min_items=request.min_items,
             concurrency=request.concurrency,
-            redactor=Options.redactor,
+            redactor=Invocation.redactor,
         )
     elif request.calibration is not None or request.labels:
         raise UsageError("--calibration and --labels are for a model judge: give --judge FILE")
@@ -389,7 +389,7 @@ def _run(request: RunRequest) -> None:
                 repeat=request.repeat,
                 shard=part,
                 progress=progress,
-                redactor=Options.redactor,
+                redactor=Invocation.redactor,
                 journal=journal,
                 run_id=request.run_id,
                 judging=judging,
@@ -495,11 +495,11 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
     from gauntlet.targets.build import (
         build_callable_target,
         build_file_target,
-        build_http_target,
+        build_gauntlet_target,
         build_toy_target,
     )
 
-    request, redactor = choice.request, Options.redactor
+    request, redactor = choice.request, Invocation.redactor
     if request.target_file is not None:
         with named_options(extra_headers="--header"):
             built = build_file_target(
@@ -512,7 +512,7 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
             )
     elif request.http_url is not None:
         with named_options(url="--http-url", headers="--header"):
-            built = build_http_target(
+            built = build_gauntlet_target(
                 request.http_url,
                 choice.headers,
                 timeout=request.timeout,

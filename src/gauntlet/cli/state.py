@@ -12,7 +12,7 @@ from gauntlet.display import guard_lines
 from gauntlet.redact import Redactor
 
 
-class Options:
+class Invocation:
     """State the whole invocation shares: the callback's options, the secrets to mask."""
 
     show_traceback = False
@@ -22,7 +22,7 @@ class Options:
 
 def safe(text: str) -> str:
     """`text` as it may be printed: secrets masked, no line able to act on the CI runner."""
-    return guard_lines(Options.redactor.text(text))
+    return guard_lines(Invocation.redactor.text(text))
 
 
 def write_line(text: str) -> None:

@@ -26,7 +26,7 @@ __all__ = [
     "BuiltTarget",
     "build_callable_target",
     "build_file_target",
-    "build_http_target",
+    "build_gauntlet_target",
     "build_toy_target",
 ]
 
@@ -93,7 +93,7 @@ def build_file_target(
     )
 
 
-def build_http_target(
+def build_gauntlet_target(
     url: str,
     headers: Sequence[Header],
     *,
@@ -108,13 +108,13 @@ def build_http_target(
         UsageError: the URL cannot be used, or it and `headers` both set `Authorization`
             (about the parameters `url` and `headers`).
     """
-    from gauntlet.targets.http import HttpSettings, HttpTarget
+    from gauntlet.targets.http import GauntletTarget, HttpSettings
 
     settings = HttpSettings(
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
         retries=DEFAULT_RETRIES if retries is None else retries,
     )
-    http = HttpTarget(
+    http = GauntletTarget(
         url, headers=headers, settings=settings, concurrency=concurrency, redactor=redactor
     )
     return BuiltTarget(http, "http", redactor.text(http.name), timeout=settings.timeout)

@@ -50,8 +50,8 @@ from gauntlet.targets.contract import (
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request, shown_url
 from gauntlet.targets.http import (
     PROBE_PROMPT,
+    GauntletTarget,
     Header,
-    HttpTarget,
     parse_header,
     request_secrets,
 )
@@ -129,7 +129,7 @@ def build_target(
     exchange = exchange if exchange is not None else AiohttpExchange(concurrency)
     auth = _auth(loaded)
     if isinstance(spec, GauntletSpec):
-        native = HttpTarget(
+        native = GauntletTarget(
             spec.url,
             headers=headers,
             settings=settings,
@@ -148,7 +148,7 @@ def build_target(
     )
     if isinstance(spec, OpenAIChatSpec):
         return OpenAIChatTarget(spec, loaded.system_text, headers, client, auth, clock=clock)
-    return TemplateTarget(spec, headers, client, auth, clock=clock)
+    return HttpTarget(spec, headers, client, auth, clock=clock)
 
 
 def _headers(written: Mapping[str, str], environ: Mapping[str, str]) -> list[Header]:
@@ -476,7 +476,7 @@ CUT_STREAM_HINT = (
 """What a stream cut short says of the setting that cuts it, on the one server known to."""
 
 
-class TemplateTarget(_FileTarget):
+class HttpTarget(_FileTarget):
     """Any JSON API: the file's body template out, its JMESPath mapping back."""
 
     def __init__(
@@ -702,4 +702,4 @@ def _json(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-__all__ = ["OpenAIChatTarget", "TemplateTarget", "build_target", "completions_url"]
+__all__ = ["OpenAIChatTarget", "HttpTarget", "build_target", "completions_url"]

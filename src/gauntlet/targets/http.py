@@ -1,6 +1,6 @@
 """The native HTTP target: POST `{"prompt", "language"}` to a URL, read a `TargetResponse` back.
 
-`HttpTarget` builds the request and reads the answer; how it is sent is the policy every HTTP
+`GauntletTarget` builds the request and reads the answer; how it is sent is the policy every HTTP
 target shares (`gauntlet.targets.client.HttpClient`: one deadline for each attempt's whole
 exchange; retries with backoff, honouring `Retry-After`, on connect errors, dropped
 connections, timeouts, 429 and 502/503/504; only 2xx is an answer; redirects never followed),
@@ -80,7 +80,7 @@ __all__ = [
     "RETRY_STATUSES",
     "Header",
     "HttpSettings",
-    "HttpTarget",
+    "GauntletTarget",
     "environment_proxy",
     "parse_contract_body",
     "parse_header",
@@ -150,7 +150,7 @@ def parse_header(header: str, environ: Mapping[str, str]) -> Header:
     return Header(name, value, tuple(read))
 
 
-class HttpTarget:
+class GauntletTarget:
     """A deployed feature that speaks the HTTP target contract.
 
     Args:

@@ -16,7 +16,7 @@ from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, gate_trial
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall
 from gauntlet.targets.exchange import MockExchange, MockReply, Request
-from gauntlet.targets.http import HttpTarget
+from gauntlet.targets.http import GauntletTarget
 
 INFO = TargetInfo(kind="callable", name="scripted")
 
@@ -139,7 +139,7 @@ def test_http_sends_history_only_for_conversations() -> None:
         return MockReply.json(_answer("ok").model_dump(mode="json"))
 
     async def go() -> None:
-        target = HttpTarget("http://t.test/", exchange=MockExchange(handler))
+        target = GauntletTarget("http://t.test/", exchange=MockExchange(handler))
         await target.ask("single", "en")
         await target.ask("again", "en", ({"role": "user", "content": "hi"},))
         await target.aclose()

@@ -24,8 +24,8 @@ from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
 from gauntlet.targets.configured import (
     CUT_STREAM_HINT,
+    HttpTarget,
     OpenAIChatTarget,
-    TemplateTarget,
     build_target,
 )
 from gauntlet.targets.contract import (
@@ -47,7 +47,7 @@ from gauntlet.targets.exchange import (
     MockReply,
     Request,
 )
-from gauntlet.targets.http import PROBE_PROMPT, HttpTarget
+from gauntlet.targets.http import PROBE_PROMPT, GauntletTarget
 from gauntlet.targets.mapping import DECLARED_ABSENT
 from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import LoadedTarget, parse_target_file
@@ -1261,7 +1261,7 @@ def test_kind_gauntlet_is_the_native_http_target_with_the_files_settings() -> No
     answer = {"text": "a", "citations": [], "context_ids": [], "refused": False, "escalated": False}
     environ = {"TENANT": "riverbend-7", "API_TOKEN": "tok-8c1d5e2f9a"}
     target, exchange = _build(text, lambda request: MockReply.json(answer), environ=environ)
-    assert isinstance(target, HttpTarget)
+    assert isinstance(target, GauntletTarget)
     assert target.name == "riverbend-prod"
     _ask(target, "hi", "es")
     [request] = exchange.requests
@@ -1273,12 +1273,12 @@ def test_kind_gauntlet_is_the_native_http_target_with_the_files_settings() -> No
 @pytest.mark.parametrize(
     ("text", "kind", "name"),
     [
-        (RAG, TemplateTarget, "http://rag.test/api/answer"),
-        (RAG.replace("url:", "name: riverbend rag\nurl:"), TemplateTarget, "riverbend rag"),
+        (RAG, HttpTarget, "http://rag.test/api/answer"),
+        (RAG.replace("url:", "name: riverbend rag\nurl:"), HttpTarget, "riverbend rag"),
         (OPENAI, OpenAIChatTarget, "https://llm.test/v1/chat/completions"),
         (
             RAG.replace("rag.test/api/answer", "rag.test:8443"),
-            TemplateTarget,
+            HttpTarget,
             "http://rag.test:8443/",
         ),
     ],

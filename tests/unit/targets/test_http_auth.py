@@ -18,7 +18,7 @@ from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
 from gauntlet.targets.client import HttpClient, HttpSettings
 from gauntlet.targets.contract import Traced
 from gauntlet.targets.exchange import Exchange, MockExchange, MockReply, Request
-from gauntlet.targets.http import HttpTarget
+from gauntlet.targets.http import GauntletTarget
 
 from ...hostile_server import CLIENT_ID, CLIENT_SECRET, HostileServer, hostile_server
 
@@ -76,8 +76,8 @@ def _target(
     auth: OAuth2ClientCredentials | BearerAuth,
     redactor: Redactor | None = None,
     exchange: Exchange | None = None,
-) -> HttpTarget:
-    return HttpTarget(
+) -> GauntletTarget:
+    return GauntletTarget(
         url,
         settings=FAST,
         concurrency=16,
@@ -89,7 +89,9 @@ def _target(
     )
 
 
-def _asks(target: HttpTarget, prompts: Sequence[str], *, together: bool = False) -> list[Traced]:
+def _asks(
+    target: GauntletTarget, prompts: Sequence[str], *, together: bool = False
+) -> list[Traced]:
     async def go() -> list[Traced]:
         try:
             if together:
@@ -101,7 +103,7 @@ def _asks(target: HttpTarget, prompts: Sequence[str], *, together: bool = False)
     return asyncio.run(go())
 
 
-def _fails(target: HttpTarget, error: type[TargetError], message: str) -> TargetError:
+def _fails(target: GauntletTarget, error: type[TargetError], message: str) -> TargetError:
     with pytest.raises(TargetError) as caught:
         _asks(target, ["hello"])
     assert type(caught.value) is error, repr(caught.value)

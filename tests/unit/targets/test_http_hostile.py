@@ -1,4 +1,4 @@
-"""`HttpTarget` against a hostile HTTP server on 127.0.0.1: each misbehaviour ends as told."""
+"""`GauntletTarget` against a hostile HTTP server on 127.0.0.1: each misbehaviour ends as told."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from gauntlet.errors import (
 )
 from gauntlet.targets.contract import Conversation, TargetResponse, Traced
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, MockExchange, MockReply
-from gauntlet.targets.http import HttpSettings, HttpTarget
+from gauntlet.targets.http import GauntletTarget, HttpSettings
 
 from ...hostile_server import HostileServer, answer, hostile_server
 from ...httpx_exchange import HttpxExchange
@@ -62,9 +62,9 @@ def _target(
     *,
     headers: dict[str, str] | None = None,
     exchange: Exchange | None = None,
-) -> HttpTarget:
+) -> GauntletTarget:
     jitter = random.Random(7)  # noqa: S311 - backoff jitter, not cryptography
-    return HttpTarget(
+    return GauntletTarget(
         url, headers=headers, settings=settings, exchange=exchange, sleep=sleeps, rng=jitter
     )
 
@@ -76,7 +76,7 @@ def _unused_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _ask(target: HttpTarget, prompt: str = "hello") -> Traced:
+def _ask(target: GauntletTarget, prompt: str = "hello") -> Traced:
     async def go() -> Traced:
         try:
             return await target.ask_traced(prompt, "en")
@@ -86,7 +86,7 @@ def _ask(target: HttpTarget, prompt: str = "hello") -> Traced:
     return asyncio.run(go())
 
 
-def _fails(target: HttpTarget, error: type[TargetError], match: str) -> TargetError:
+def _fails(target: GauntletTarget, error: type[TargetError], match: str) -> TargetError:
     """Ask, expecting exactly `error` (not a subclass or a parent) with a matching reason."""
     with pytest.raises(TargetError, match=match) as caught:
         _ask(target)
@@ -107,7 +107,7 @@ def test_a_good_answer_comes_back_on_the_first_attempt(
 
 def test_one_pool_sized_to_the_concurrency_serves_every_ask(server: HostileServer) -> None:
     """Twelve asks at once through a pool of three: three connections, each kept alive."""
-    target = HttpTarget(server.url("/ok"), settings=FAST, concurrency=3)
+    target = GauntletTarget(server.url("/ok"), settings=FAST, concurrency=3)
     pools: list[aiohttp.BaseConnector | None] = []
 
     async def go() -> list[Traced]:
@@ -147,7 +147,7 @@ def test_a_header_replaces_a_default_whatever_its_case(
 def test_no_cookie_is_carried_from_one_case_to_the_next(server: HostileServer) -> None:
     # By name, not by address: a cookie jar may ignore cookies from a bare IP address anyway.
     url = server.url("/set-cookie").replace("127.0.0.1", "localhost")
-    target = HttpTarget(url, settings=FAST)
+    target = GauntletTarget(url, settings=FAST)
 
     async def go() -> list[str]:
         try:
@@ -390,7 +390,7 @@ def test_a_retry_after_past_the_cap_is_cut_to_the_cap(
 def test_a_real_retry_after_is_really_waited() -> None:
     """The one test that sleeps for real: the default `sleep` honours `Retry-After: 1`."""
     with hostile_server(throttle=1) as server:
-        target = HttpTarget(server.url("/429-seconds"), settings=FAST)
+        target = GauntletTarget(server.url("/429-seconds"), settings=FAST)
         started = time.monotonic()
         traced = _ask(target)
         elapsed = time.monotonic() - started
@@ -473,7 +473,7 @@ def test_credentials_in_the_url_are_sent(server: HostileServer, sleeps: Sleeps) 
 
 
 def test_the_basic_credentials_built_from_the_url_are_secrets() -> None:
-    target = HttpTarget("http://user:s3cret@127.0.0.1:9/ask?api_key=k3y")
+    target = GauntletTarget("http://user:s3cret@127.0.0.1:9/ask?api_key=k3y")
     asyncio.run(target.aclose())
     secrets = {secret.value for secret in target.secrets}
     assert {"s3cret", "k3y", "Basic dXNlcjpzM2NyZXQ=", "dXNlcjpzM2NyZXQ="} <= secrets
@@ -481,7 +481,7 @@ def test_the_basic_credentials_built_from_the_url_are_secrets() -> None:
 
 def test_a_stop_ends_a_wait_before_a_retry_at_once(server: HostileServer) -> None:
     """`Retry-After: 60` is waited out only while the run goes on; a signal ends the wait."""
-    target = HttpTarget(server.url("/429-cases?after=60"), settings=FAST)
+    target = GauntletTarget(server.url("/429-cases?after=60"), settings=FAST)
 
     async def go() -> float:
         stop = asyncio.Event()
@@ -503,7 +503,7 @@ def test_cookies_are_kept_within_one_conversation_and_never_across_two(
     server: HostileServer,
 ) -> None:
     url = server.url("/cookie-jar").replace("127.0.0.1", "localhost")
-    target = HttpTarget(url, settings=FAST)
+    target = GauntletTarget(url, settings=FAST)
     first, second = Conversation("case-1"), Conversation("case-2")
 
     async def go() -> list[str]:

@@ -38,7 +38,7 @@ from gauntlet.targets.exchange import (
     Request,
     said,
 )
-from gauntlet.targets.http import PROBE_PROMPT, HttpSettings, HttpTarget, environment_proxy
+from gauntlet.targets.http import PROBE_PROMPT, GauntletTarget, HttpSettings, environment_proxy
 from gauntlet.targets.spec import FieldName
 
 from ...httpx_exchange import HttpxExchange
@@ -57,8 +57,8 @@ class Sleeps:
         self.waits.append(seconds)
 
 
-def _target(exchange: MockExchange | HttpxExchange, **options: object) -> HttpTarget:
-    return HttpTarget(
+def _target(exchange: MockExchange | HttpxExchange, **options: object) -> GauntletTarget:
+    return GauntletTarget(
         "https://user:secret@example.test:8443/ask?key=1",
         headers={"X-Api-Key": "k"},
         exchange=exchange,
@@ -68,7 +68,7 @@ def _target(exchange: MockExchange | HttpxExchange, **options: object) -> HttpTa
     )
 
 
-def _ask(target: HttpTarget, prompt: str = "hello", language: str = "es") -> Traced:
+def _ask(target: GauntletTarget, prompt: str = "hello", language: str = "es") -> Traced:
     async def go() -> Traced:
         try:
             return await target.ask_traced(prompt, language)
@@ -270,7 +270,7 @@ def test_an_httpx_exchange_sends_the_same_request() -> None:
 @pytest.mark.parametrize("url", ["ftp://example.test/", "example.test", "http:///nohost"])
 def test_a_url_that_is_not_http_is_refused(url: str) -> None:
     with pytest.raises(UsageError, match="expected an http:// or https:// URL"):
-        HttpTarget(url)
+        GauntletTarget(url)
 
 
 @pytest.mark.parametrize(
@@ -312,7 +312,7 @@ def test_a_socks_proxy_is_refused_when_the_target_is_made(
 ) -> None:
     monkeypatch.setenv("ALL_PROXY", "socks5://user:pw@p:1080")
     with pytest.raises(UsageError, match=r"^the environment's proxy 'socks5://p:1080' for "):
-        HttpTarget("https://a.test/ask")
+        GauntletTarget("https://a.test/ask")
 
 
 def test_an_ipv6_proxy_keeps_its_brackets_without_its_credentials() -> None:
@@ -328,18 +328,18 @@ def test_an_ipv6_proxy_keeps_its_brackets_without_its_credentials() -> None:
     ],
 )
 def test_the_name_keeps_host_port_and_path_only(url: str, name: str) -> None:
-    assert HttpTarget(url).name == name
+    assert GauntletTarget(url).name == name
 
 
 def test_a_url_urllib_cannot_split_is_refused() -> None:
     with pytest.raises(UsageError, match=r"^url: cannot be used as a URL: Invalid IPv6 URL$"):
-        HttpTarget("http://[::1/ask")
+        GauntletTarget("http://[::1/ask")
 
 
 @pytest.mark.parametrize("url", ["http://h:abc/", "http://h:99999/"])
 def test_a_url_with_a_bad_port_is_refused(url: str) -> None:
     with pytest.raises(UsageError, match=r"^url: the port is not a number from 0 to "):
-        HttpTarget(url)
+        GauntletTarget(url)
 
 
 def test_a_long_transport_message_is_cut_to_one_short_line() -> None:
@@ -352,7 +352,7 @@ def test_a_long_transport_message_is_cut_to_one_short_line() -> None:
 
 def test_a_header_replaces_a_default_whatever_its_case() -> None:
     exchange = MockExchange(lambda request: OK)
-    target = HttpTarget(
+    target = GauntletTarget(
         "http://example.test/",
         headers={"content-type": "application/json; charset=utf-8"},
         exchange=exchange,
@@ -398,7 +398,7 @@ def test_a_retry_after_that_is_not_ascii_digits_or_a_date_is_ignored(retry_after
     # float("١٢") is 12.0, so Arabic-Indic digits were waited for as if they were ASCII.
     answers = iter([MockReply(429, [("Retry-After", retry_after)])])
     sleeps = Sleeps()
-    target = HttpTarget(
+    target = GauntletTarget(
         "http://example.test/",
         exchange=MockExchange(lambda request: next(answers, OK)),
         sleep=sleeps,
@@ -428,7 +428,7 @@ def test_cookies_are_kept_within_a_conversation_and_not_across_two() -> None:
             [("Set-Cookie", "stray=1")],
         ]
     )
-    target = HttpTarget("http://example.test/", exchange=exchange, headers={"Cookie": "a=b"})
+    target = GauntletTarget("http://example.test/", exchange=exchange, headers={"Cookie": "a=b"})
     first, second = Conversation("case-1"), Conversation("case-2")
 
     async def go() -> None:
@@ -453,7 +453,7 @@ def test_cookies_are_kept_within_a_conversation_and_not_across_two() -> None:
 def test_a_bearer_token_goes_on_every_request_and_is_a_secret() -> None:
     exchange = MockExchange(lambda request: OK)
     redactor = Redactor()
-    target = HttpTarget(
+    target = GauntletTarget(
         "http://example.test/",
         exchange=exchange,
         auth=BearerAuth("tok-8c1d5e2f9a", what="$API_TOKEN"),
@@ -468,7 +468,7 @@ def test_a_bearer_token_goes_on_every_request_and_is_a_secret() -> None:
 
 def test_a_401_to_a_bearer_token_is_not_asked_again() -> None:
     exchange = MockExchange(lambda request: MockReply(401, body=b"no"))
-    target = HttpTarget(
+    target = GauntletTarget(
         "http://example.test/", exchange=exchange, auth=BearerAuth("tok-8c1d5e2f9a")
     )
     with pytest.raises(TargetError, match=r"^HTTP 401 Unauthorized: no$") as caught:
@@ -496,13 +496,13 @@ def test_auth_and_another_authorization_are_refused_together(
     url: str, headers: dict[str, str], message: str
 ) -> None:
     with pytest.raises(UsageError) as caught:
-        HttpTarget(url, headers=headers, auth=BearerAuth("tok-8c1d5e2f9a"))
+        GauntletTarget(url, headers=headers, auth=BearerAuth("tok-8c1d5e2f9a"))
     assert str(caught.value) == message
 
 
 def test_the_runs_redactor_learns_the_targets_secrets() -> None:
     redactor = Redactor()
-    HttpTarget(
+    GauntletTarget(
         "http://me:pa55w0rd-x@example.test/", exchange=MockExchange(lambda r: OK), redactor=redactor
     )
     assert redactor.text("pa55w0rd-x") == MASK
@@ -513,7 +513,7 @@ def test_settings_reach_the_policy() -> None:
         await asyncio.sleep(5)
         return OK  # pragma: no cover - the deadline ends it first
 
-    target = HttpTarget(
+    target = GauntletTarget(
         "http://example.test/",
         exchange=MockExchange(slow),
         settings=HttpSettings(timeout=0.05, retries=0),
