@@ -111,7 +111,7 @@ def measure_engine(stub: Stub, suites: SuiteSet, concurrency: int) -> Sample:
             marks["cpu"] = time.process_time()
 
     target = GauntletTarget(stub.url, concurrency=concurrency)
-    info = TargetInfo(kind="http", name=target.name)
+    info = TargetInfo(kind="gauntlet", name=target.name)
     cpu, server = time.process_time(), stub.cpu_seconds()
     started = time.perf_counter()
     results = run_gauntlet(

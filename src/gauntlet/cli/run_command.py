@@ -41,7 +41,7 @@ from gauntlet.words import plural
 
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
-    from gauntlet.run.results import Results, Shard, TargetInfo, TargetKind
+    from gauntlet.run.results import Results, Shard, TargetInfo
     from gauntlet.targets.build import BuiltTarget
     from gauntlet.targets.http import Header
 
@@ -529,18 +529,12 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
 
 
 def _target_info(built: BuiltTarget) -> TargetInfo:
-    """How the results record the target: a target file's kind as the results name it."""
-    from gauntlet.run.results import TARGET_FILE_KINDS, TargetInfo
+    """How the results record the target: by the kind it was built as, one word throughout."""
+    from gauntlet.run.results import TargetInfo
 
-    if built.target_file is not None:
-        return TargetInfo(
-            kind=TARGET_FILE_KINDS[built.kind], name=built.name, target_file=built.target_file
-        )
-    return TargetInfo(kind=_NAMED_KINDS[built.kind], name=built.name, defects=built.defects)
-
-
-_NAMED_KINDS: dict[str, TargetKind] = {"toy": "toy", "http": "http", "callable": "callable"}
-"""The results' kind of each target named by a flag rather than a file."""
+    return TargetInfo(
+        kind=built.kind, name=built.name, defects=built.defects, target_file=built.target_file
+    )
 
 
 def _history_labels(history: Path | None, labels: list[str] | None) -> dict[str, str]:

@@ -52,7 +52,7 @@ from gauntlet.targets.mapping import DECLARED_ABSENT
 from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import LoadedTarget, parse_target_file
 
-INFO = TargetInfo(kind="http-template", name="scripted")
+INFO = TargetInfo(kind="http", name="scripted")
 
 ABSENT = "  citations: {absent: true}\n  context_ids: {absent: true}\n"
 """The two id fields, declared absent: enough for the adversarial gate, which reads text."""
