@@ -236,7 +236,7 @@ class TurnResult(Record):
 
 
 class Trial(Record):
-    """One ask of a case: what came back and how the gate judged it."""
+    """One ask of a case: what came back and how the gate graded it."""
 
     outcome: Outcome
     reason: Reason
@@ -272,7 +272,7 @@ class Trial(Record):
     own checks passed: it can fail the ask or leave it unjudged, never pass a failed one."""
     cut: CutAnswer | None = None
     """Set when the answer's text (and `answered_text`) is stored cut at
-    `gauntlet.limits.MAX_ANSWER_BYTES`: the gates judged the whole of it, so a reader cannot
+    `gauntlet.limits.MAX_ANSWER_BYTES`: the gates graded the whole of it, so a reader cannot
     score it again."""
     finish_reason: Reason | None = None
     """Why the (last) answer ended, as the target said: `stop`, `length` (cut at

@@ -233,8 +233,8 @@ def results_problems(results: Results) -> list[str]:
 def rederive(results: Results) -> Results:
     """`results` with every derivable value derived again from its cases' asks.
 
-    Whether an answer said something is judged again only for a file this version of gauntlet
-    wrote: the readability rule may grow stricter between versions, and a baseline judged by
+    Whether an answer said something is graded again only for a file this version of gauntlet
+    wrote: the readability rule may grow stricter between versions, and a baseline graded by
     an earlier one must stay readable (the digest covers the judgement either way).
     """
     rejudge = (
