@@ -114,7 +114,7 @@ def measure_engine(stub: Stub, suites: SuiteSet, concurrency: int) -> Sample:
             marks["cpu"] = time.process_time()
 
     target = GauntletTarget(stub.url, concurrency=concurrency)
-    info = TargetInfo(kind="http", name=target.name)
+    info = TargetInfo(kind="gauntlet", name=target.name)
     cpu, server = time.process_time(), stub.cpu_seconds()
     started = time.perf_counter()
     with young_only_while_running():  # as `gauntlet run` sets the collector

@@ -196,7 +196,7 @@ def test_a_run_through_a_target_file_records_the_file_and_each_fields_provenance
     assert result.code == 0, result.show()
     written = json.loads(out.read_text(encoding="utf-8"))
     assert written["target"] == {
-        "kind": "http-template",
+        "kind": "http",
         "name": server.url("/ok"),
         "defects": [],
         "target_file": str(target),

@@ -435,7 +435,7 @@ class Case(StrictRecord):
 
     @property
     def final_prompt(self) -> str:
-        """The message whose answer the gate judges: the prompt, or the last turn."""
+        """The message whose answer the gate grades: the prompt, or the last turn."""
         return self.messages[-1]
 
     @field_validator("tags")

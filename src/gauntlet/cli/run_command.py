@@ -444,7 +444,7 @@ def _build(parsed: ParsedRun) -> BuiltRun:
 
     request, shard = parsed.request, parsed.shard
     built = _build_target(parsed.target, request.concurrency)
-    info = _target_info(parsed.target, built)
+    info = _target_info(built)
     suites = _load_suites(request.cases, request.choice)
     if request.strict_waivers and request.waivers is None:
         raise UsageError("--strict-waivers is for a run with waivers: give --waivers FILE")
@@ -645,20 +645,13 @@ def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
             return build_toy_target(defects, concurrency=concurrency)
 
 
-def _target_info(choice: TargetChoice, built: BuiltTarget) -> TargetInfo:
-    """How the results record the target: a target file's kind as the results name it."""
-    from gauntlet.run.results import TARGET_FILE_KINDS, TargetInfo
+def _target_info(built: BuiltTarget) -> TargetInfo:
+    """How the results record the target: by the kind it was built as, one word throughout."""
+    from gauntlet.run.results import TargetInfo
 
-    match choice:
-        case FileChoice():
-            kind = TARGET_FILE_KINDS[built.kind]
-            return TargetInfo(kind=kind, name=built.name, target_file=built.target_file)
-        case UrlChoice():
-            return TargetInfo(kind="http", name=built.name)
-        case CallableChoice():
-            return TargetInfo(kind="callable", name=built.name)
-        case ToyChoice():
-            return TargetInfo(kind="toy", name=built.name, defects=built.defects)
+    return TargetInfo(
+        kind=built.kind, name=built.name, defects=built.defects, target_file=built.target_file
+    )
 
 
 def _history_labels(history: Path | None, labels: list[str] | None) -> dict[str, str]:

@@ -57,7 +57,7 @@ from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.version import __version__
 
-EVIDENCE_SCHEMA_VERSION = 9
+EVIDENCE_SCHEMA_VERSION = 10
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -87,7 +87,9 @@ failed. 9 added each gate's answers as they came (`answers`): how many were cut 
 (`finish_reason: length`), every finish reason counted and those not reported, and the time to
 first token of its streamed answers (median and p95); and the answers that reported no tokens
 (`run.usage.not_reported`). 9 also added the suite options given for the
-run (`run.run_options`), each with what its suite's file said."""
+run (`run.run_options`), each with what its suite's file said. 10 names each target kind as
+its target file does (`run.target.kind`, as results format 9): the native contract is
+`gauntlet`, not `http`, and a target file of kind `http` is `http`, not `http-template`."""
 
 
 class VerdictStatus(StrEnum):

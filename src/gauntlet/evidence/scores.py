@@ -1,6 +1,6 @@
 """How a gate's trajectory scores are spread over its asks: the figures a reviewer reads. Pure.
 
-A gate that reads tool calls scores each ask it judged (`Trial.scores`): tool accuracy and,
+A gate that reads tool calls scores each ask it graded (`Trial.scores`): tool accuracy and,
 when the case asks for it, faithfulness. A pass rate says how many cases met their
 thresholds; these figures say how close the agent came, which a threshold hides: a gate can
 pass every case at 0.8 or at 1.0, and fail one case at 0.79 or at 0.

@@ -133,7 +133,7 @@ def judge(
     without: frozenset[FieldName] = frozenset(),
     exact: bool = True,
 ) -> Judgement:
-    """Judge `response` with the gate that `case` belongs to.
+    """Grade `response` with the gate that `case` belongs to.
 
     `without` names the fields the target did not supply and the case's suite does without
     (only grounding's `context_ids`): the checks that read them are not made. Without `exact`,
@@ -141,5 +141,5 @@ def judge(
     """
     spec = spec_of(type(case))
     if spec is None:
-        raise TypeError(f"no gate judges a {type(case).__name__}")
+        raise TypeError(f"no gate grades a {type(case).__name__}")
     return spec.judge_as(case, response, Asked(without=without, exact=exact))

@@ -18,7 +18,7 @@ from gauntlet.trajectory import scoring
 
 
 def judge(case: AdversarialCase, response: TargetResponse) -> Judgement:
-    """Judge a response to an adversarial case.
+    """Grade a response to an adversarial case.
 
     It fails if any `must_not_contain` marker occurs in the answer (after normalisation, so a
     marker disguised with full-width letters, zero-width joiners, look-alikes or typographic

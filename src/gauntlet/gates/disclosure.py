@@ -29,7 +29,7 @@ UNBOUND = "no disclosure elements to look for: the case was not loaded from a di
 
 
 def judge(case: DisclosureCase, response: TargetResponse) -> Judgement:
-    """Judge a response to a disclosure case.
+    """Grade a response to a disclosure case.
 
     A declared refusal fails it; so does an unreadable answer, and each element of the suite
     none of whose markers (for the case's language) is in the answer, named in one reason.

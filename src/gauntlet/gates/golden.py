@@ -16,7 +16,7 @@ from gauntlet.targets.spec import FieldName
 
 
 def judge(case: GoldenCase, response: TargetResponse, *, exact: bool = True) -> Judgement:
-    """Judge a response to a golden case.
+    """Grade a response to a golden case.
 
     A refusal fails, and so does an unreadable answer, even one equal to `expected`. A readable
     answer must equal `expected` once both have whitespace collapsed; nothing else is folded,

@@ -15,7 +15,7 @@ from gauntlet.targets.spec import FieldName
 
 
 def judge(case: GroundingCase, response: TargetResponse, *, retrieved: bool = True) -> Judgement:
-    """Judge a response to a grounding case.
+    """Grade a response to a grounding case.
 
     With `expect_grounded: true` the answer must be readable, not refused, cite at least one
     source, and cite only ids among its `context_ids`. With `expect_grounded: false` it must

@@ -30,7 +30,7 @@ class GateFamily(StrEnum):
 
 
 class Asked(NamedTuple):
-    """How a case's suite asks its gate to judge: what it does without, and how it compares."""
+    """How a case's suite asks its gate to grade: what it does without, and how it compares."""
 
     without: frozenset[FieldName] = frozenset()
     """The fields the target did not supply that the suite does without (grounding's
@@ -49,7 +49,7 @@ when any of its cases meets the predicate."""
 
 @dataclass(frozen=True)
 class GateSpec:
-    """One gate: its name, its models, how it judges, and what the rest of gauntlet says of it."""
+    """One gate: its name, its models, how it grades, and what the rest of gauntlet says of it."""
 
     name: GateName
     """The gate's name, as a suite's `gate:` key gives it."""
@@ -68,7 +68,7 @@ class GateSpec:
     reads: frozenset[FieldName]
     """The contract fields it reads to decide a case; a run without them is refused."""
     judge_asked: AskedGate | None = None
-    """The gate as its suite's options ask it to judge; None when it has no options."""
+    """The gate as its suite's options ask it to grade; None when it has no options."""
 
     def __post_init__(self) -> None:
         if not self.informs:
@@ -77,7 +77,7 @@ class GateSpec:
             raise ValueError(f"gate {self.name.value!r} does not read the answer's text")
 
     def judge_as(self, case: Any, response: TargetResponse, asked: Asked) -> Judgement:
-        """Judge `response` to `case` as `asked`: with the suite's options, if the gate has any."""
+        """Grade `response` to `case` as `asked`: with the suite's options, if the gate has any."""
         if self.judge_asked is None:
             return self.judge(case, response)
         return self.judge_asked(case, response, asked)

@@ -95,7 +95,7 @@ def forbidden(case: UsesTools, steps: scoring.Steps) -> tuple[scoring.Trajectory
 
 
 def judge(case: TrajectoryCase, response: TargetResponse) -> Judgement:
-    """Judge one answer of a trajectory case: every stated check, and the silence rule."""
+    """Grade one answer of a trajectory case: every stated check, and the silence rule."""
     reasons: list[str] = []
     scores = None
     if response.refused:

@@ -16,7 +16,7 @@ from gauntlet.targets.contract import TargetResponse
 
 
 def judge_turn(turn: Turn, response: TargetResponse) -> Judgement:
-    """Judge the answer to one turn by that turn's checks and the readability guard."""
+    """Grade the answer to one turn by that turn's checks and the readability guard."""
     return conclude(_problems(turn, response))
 
 

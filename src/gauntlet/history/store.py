@@ -50,7 +50,7 @@ from gauntlet.history.rederive import (
     name_problem,
     verdict_problem,
 )
-from gauntlet.run.results import Outcome, Results, Trial, Verdict
+from gauntlet.run.results import OLD_TARGET_KINDS, Outcome, Results, Trial, Verdict
 from gauntlet.self_checked import located
 from gauntlet.targets.contract import Usage
 
@@ -172,6 +172,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE trials ADD COLUMN first_token_ms REAL"
         " CHECK (first_token_ms IS NULL OR first_token_ms >= 0)",
     ),
+    # 5: each target kind named as its target file names it (results format 9): the native
+    # contract `gauntlet`, not `http`; a target file of kind `http`, not `http-template`.
+    (
+        "UPDATE runs SET target_kind = CASE target_kind"
+        " WHEN 'http' THEN 'gauntlet' WHEN 'http-template' THEN 'http' END"
+        " WHERE target_kind IN ('http', 'http-template')",
+    ),
 )
 """Every schema change, oldest first: applying steps `MIGRATIONS[v:]` to a version-`v` file
 brings it to `HISTORY_SCHEMA_VERSION`. A change is a new entry here, never an edit of one."""
@@ -265,12 +272,17 @@ def run_key(results: Results) -> str:
     )
 
 
+_FINGERPRINTED_AS = {new: old for old, new in OLD_TARGET_KINDS.items()}
+"""Each target kind renamed by results format 9, as fingerprints spell it: the word the
+fingerprint was first computed over, so runs of one target keep sharing one across it."""
+
+
 def target_fingerprint(results: Results) -> str:
     """sha256 over the target's kind, name, defects and target file: runs of one target."""
     target = results.target
     return _sha256(
         {
-            "kind": target.kind,
+            "kind": _FINGERPRINTED_AS.get(target.kind, target.kind),
             "name": target.name,
             "defects": sorted(target.defects),
             "target_file": target.target_file,

@@ -354,7 +354,7 @@ def run_gauntlet(
     judged: dict[int, CaseResult] = {}
 
     def finished(item: Scheduled, observations: list[Observation]) -> None:
-        # Judged once, as soon as every ask is answered: the journal and the results share it.
+        # Graded once, as soon as every ask is answered: the journal and the results share it.
         case = judge_case(item, observations, redactor=settings.redactor)
         judged[item.plan_index] = case
         if journal is not None:

@@ -1,7 +1,7 @@
 """Which contract fields each gate reads, and the fail-closed rule that no gate passes without them.
 
 A target file may declare a field absent, or derive it from phrases in only some languages. A
-gate that reads a field nobody supplies would judge a stand-in value (no citations, not
+gate that reads a field nobody supplies would grade a stand-in value (no citations, not
 refused): `false_positive` would pass every case of a target that never reports refusals. So a
 run is refused before the first ask when a loaded suite needs a field the target cannot supply
 in that suite's languages, and any single answer still missing one is an error, never a pass.
@@ -194,7 +194,7 @@ def check_probe(traced: Traced, needs: Needs, expected: Provenance | None = None
 def probe_problems(traced: Traced, needs: Needs, expected: Provenance | None = None) -> list[str]:
     """Each suite whose field one answer did not supply, as `probe` says it.
 
-    Judged as `check_probe` judges the pre-flight answer, so that `probe` and `run` agree:
+    Graded as `check_probe` grades the pre-flight answer, so that `probe` and `run` agree:
     whatever the suite's languages, and leaving to `supply_problems` a field `expected` (what
     the target supplies in the answer's language) already says is absent.
     """

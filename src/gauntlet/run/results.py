@@ -31,9 +31,9 @@ from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.judge.judge_file import JudgeFingerprint
 from gauntlet.record import Reason, Record
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.spec import FieldName, TargetKind
 
-RESULTS_SCHEMA_VERSION = 8
+RESULTS_SCHEMA_VERSION = 9
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -56,7 +56,10 @@ stored answer again through its gate), each ask's and turn's `cut` (an answer st
 read as one without them, its answers not scored again. 8 added each ask's `finish_reason`
 (why the answer ended, as the target said; `length` is an answer cut at `max_tokens`, which the
 case's reason then says); a version 7 file is read as one without it. 8 also added the plan's
-`options`: the suite options given for the run (`--suite-option`).
+`options`: the suite options given for the run (`--suite-option`). 9 names each target kind
+as its target file does (`OLD_TARGET_KINDS`): the native contract is `gauntlet`, not `http`,
+and a target file of kind `http` is `http`, not `http-template`; an older file's kinds are
+read under today's names.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -150,24 +153,21 @@ def check_outcome(labels: Iterable[JudgeLabel]) -> CheckOutcome:
     return "failed" if "fail" in set(labels) else "passed"
 
 
-TargetKind = Literal["toy", "callable", "http", "openai-chat", "http-template"]
-"""How a run reached its target, as the results record it."""
-
-TARGET_FILE_KINDS: dict[str, TargetKind] = {
-    "gauntlet": "http",
-    "openai-chat": "openai-chat",
-    "http": "http-template",
-}
-"""The results' kind for each kind of target file."""
+KINDS_RENAMED_IN = 9
+"""The results format that names each target kind as its target file does."""
+OLD_TARGET_KINDS: dict[str, TargetKind] = {"http": "gauntlet", "http-template": "http"}
+"""A file of a format before `KINDS_RENAMED_IN`: each kind it wrote that is named otherwise
+now, and today's name (its `http` was the native contract, its `http-template` a target
+file of kind `http`)."""
 
 
 class TargetInfo(Record):
     """What was asked."""
 
     kind: TargetKind
-    """How gauntlet reached the target: `http` speaks the native contract (`--http-url`, or a
-    target file of kind `gauntlet`); `openai-chat` and `http-template` are target files of
-    kinds `openai-chat` and `http`."""
+    """How gauntlet reached the target: `gauntlet` speaks the native contract (`--http-url`,
+    or a target file of kind `gauntlet`); `openai-chat` and `http` are target files of those
+    kinds; `toy` and `callable` are named by their flags."""
     name: str
     """The target's own name (for HTTP: scheme, host, port and path only)."""
     defects: tuple[str, ...] = ()
@@ -236,7 +236,7 @@ class TurnResult(Record):
 
 
 class Trial(Record):
-    """One ask of a case: what came back and how the gate judged it."""
+    """One ask of a case: what came back and how the gate graded it."""
 
     outcome: Outcome
     reason: Reason
@@ -272,7 +272,7 @@ class Trial(Record):
     own checks passed: it can fail the ask or leave it unjudged, never pass a failed one."""
     cut: CutAnswer | None = None
     """Set when the answer's text (and `answered_text`) is stored cut at
-    `gauntlet.limits.MAX_ANSWER_BYTES`: the gates judged the whole of it, so a reader cannot
+    `gauntlet.limits.MAX_ANSWER_BYTES`: the gates graded the whole of it, so a reader cannot
     score it again."""
     finish_reason: Reason | None = None
     """Why the (last) answer ended, as the target said: `stop`, `length` (cut at

@@ -24,6 +24,8 @@ from gauntlet.files import read_or_raise, write_atomically
 from gauntlet.gates.readability import said_something
 from gauntlet.run.custody import custody_problem, signed, signing_key
 from gauntlet.run.results import (
+    KINDS_RENAMED_IN,
+    OLD_TARGET_KINDS,
     RESULTS_SCHEMA_VERSION,
     CaseResult,
     Outcome,
@@ -125,6 +127,9 @@ def parse_results(raw: bytes, source: str) -> Results:
         error=ResultsError,
     )
     assert isinstance(data, dict)  # noqa: S101 - a schema_version was read from it
+    written_kind = _kind_renamed(data, version)
+    if written_kind is not None:
+        raw = json.dumps(data).encode()
     if version < RESCORED_SINCE and _without_rescoring(data):
         raw = json.dumps(data).encode()
     if version == 1:  # version 2 added `run_id`; a version 1 file has none
@@ -144,10 +149,32 @@ def parse_results(raw: bytes, source: str) -> Results:
     problems = results_problems(results)
     if problems:
         raise ResultsError(located(source, "results that disagree with themselves", problems))
-    custody = custody_problem(results, signing_key())
+    custody = custody_problem(_as_written(results, written_kind), signing_key())
     if custody is not None:
         raise ResultsError(f"{source}: {custody}")
     return results
+
+
+def _kind_renamed(data: dict[str, Any], version: int) -> str | None:
+    """Name an older file's target kind as today's format does; return the word it wrote.
+
+    None when the kind is named as it always was (or the file is of today's names).
+    """
+    target = data.get("target")
+    kind = target.get("kind") if isinstance(target, dict) else None
+    if version >= KINDS_RENAMED_IN or not isinstance(kind, str) or kind not in OLD_TARGET_KINDS:
+        return None
+    assert isinstance(target, dict)  # noqa: S101 - its kind was read from it
+    target["kind"] = OLD_TARGET_KINDS[kind]
+    return kind
+
+
+def _as_written(results: Results, kind: str | None) -> Results:
+    """`results` with the target kind its file wrote (`kind`), as its signature covers it."""
+    if kind is None:
+        return results
+    target = results.target.model_copy(update={"kind": kind})
+    return results.model_copy(update={"target": target})
 
 
 RESCORED_SINCE = 7
@@ -207,8 +234,8 @@ def results_problems(results: Results) -> list[str]:
 def rederive(results: Results) -> Results:
     """`results` with every derivable value derived again from its cases' asks.
 
-    Whether an answer said something is judged again only for a file this version of gauntlet
-    wrote: the readability rule may grow stricter between versions, and a baseline judged by
+    Whether an answer said something is graded again only for a file this version of gauntlet
+    wrote: the readability rule may grow stricter between versions, and a baseline graded by
     an earlier one must stay readable (the digest covers the judgement either way).
     """
     rejudge = (

@@ -1,4 +1,4 @@
-"""Scoring: judge every ask of a case with its gate, and decide the case. Pure.
+"""Scoring: grade every ask of a case with its gate, and decide the case. Pure.
 
 The engine asks; these functions turn what came back into `CaseResult`s, which
 `gauntlet.run.tally.summarize` counts into `Results`.
@@ -119,9 +119,9 @@ def judge_case(
     redactor: Redactor,
     interrupted_by: str | None = None,
 ) -> CaseResult:
-    """Judge every ask of one case and decide the case.
+    """Grade every ask of one case and decide the case.
 
-    The gates judge the answers as they came; the case is masked only afterwards, for what is
+    The gates grade the answers as they came; the case is masked only afterwards, for what is
     written and shown, so a leaked secret still fails the case it leaked in.
     """
     case = item.case
@@ -178,9 +178,9 @@ def rebuilt_case(gate: GateName, definition: CaseAsRun) -> AnyCase:
 def rescore_problems(case: CaseResult, where: str) -> list[str]:
     """Where a stored ask of `case` disagrees with its answer scored again through its gate.
 
-    Each answer is judged again from the case as the run saw it (`CaseResult.definition`):
+    Each answer is graded again from the case as the run saw it (`CaseResult.definition`):
     the gate's outcome, reason and measures, and each turn's. What the model judge said of an
-    answer the gate passed cannot be judged again (the results' custody covers it), nor an
+    answer the gate passed cannot be derived again (the results' custody covers it), nor an
     answer stored cut, or masked (a secret in it, or in the case, replaced by the mask): those
     are left as stored. A file before format 7 carries no definition and is not scored again.
     """
@@ -292,7 +292,7 @@ def _cut(response: TargetResponse) -> tuple[TargetResponse, CutAnswer | None]:
 def stored_cut(trial: Trial) -> Trial:
     """`trial` as stored: each answer's text cut at `gauntlet.limits.MAX_ANSWER_BYTES`.
 
-    Done after the gates judged it whole, so a leak past the limit still fails its case; the
+    Done after the gates graded it whole, so a leak past the limit still fails its case; the
     whole text's length and sha256 stay with it, and the reader knows not to score it again.
     """
     update: dict[str, object] = {}
@@ -345,7 +345,7 @@ def gate_trial(
         outcome, reason = Outcome.ERRORED, observation.error or "no answer"
         turns = _turns(item, conversation, final=False)
     elif missing:
-        # Judged as if the stand-in were an answer, a false_positive case would pass on a
+        # Graded as if the stand-in were an answer, a false_positive case would pass on a
         # refusal nobody reported: the case errors instead, which withholds the verdict.
         outcome, reason = Outcome.ERRORED, describe_unsupplied(missing)
         turns = _turns(item, conversation, final=False)
@@ -376,7 +376,7 @@ def gate_trial(
 
 
 class _Judged(NamedTuple):
-    """What judging an answer gave: its turns, its outcome and reason, what it measured."""
+    """What grading an answer gave: its turns, its outcome and reason, what it measured."""
 
     turns: tuple[TurnResult, ...]
     outcome: Outcome
@@ -390,7 +390,7 @@ def _judged(
     conversation: tuple[TargetResponse, ...],
     without: frozenset[FieldName],
 ) -> _Judged:
-    """An answer as its gate judges it (and, in a conversation, every turn as its own checks do).
+    """An answer as its gate grades it (and, in a conversation, every turn as its own checks do).
 
     Raises:
         PatternTimeout: a pattern of the case ran past its time limit.
@@ -403,7 +403,7 @@ def _judged(
     if conversation:
         turns = _turns(item, conversation, final=True, without=without)
         outcome, reason = conversation_outcome(turns)
-        # The gate judged the last turn inside `_turns`; what it measured there is the ask's.
+        # The gate graded the last turn inside `_turns`; what it measured there is the ask's.
         scores = judge(item.case, response, without=without, exact=exact).scores
         return _Judged(turns, outcome, reason, scores)
     judgement = judge(item.case, response, without=without, exact=exact)
@@ -414,9 +414,9 @@ def _judged(
 def _unmatched(
     script: Sequence[object], response: TargetResponse, conversation: Sequence[TargetResponse]
 ) -> str:
-    """Why a multi-turn case's answers cannot be judged turn by turn, or "" when they can.
+    """Why a multi-turn case's answers cannot be graded turn by turn, or "" when they can.
 
-    Each turn of the script is judged on its own answer and the last also by the gate, so a
+    Each turn of the script is graded on its own answer and the last also by the gate, so a
     conversation must hold one answer per turn, its last the answer recorded as the ask's:
     paired by position, a missing answer would leave the gate's turn unjudged. The engine
     records nothing else; a results file scored again may.
@@ -459,7 +459,7 @@ def _turns(
     final: bool,
     without: frozenset[FieldName] = frozenset(),
 ) -> tuple[TurnResult, ...]:
-    """Judge each answered turn by its own checks; the last one by the gate's too."""
+    """Grade each answered turn by its own checks; the last one by the gate's too."""
     script = item.case.turns or ()
     judged = []
     for number, (turn, response) in enumerate(zip(script, conversation, strict=False), 1):
@@ -485,9 +485,9 @@ def score(
     *,
     earlier: Sequence[CaseResult] = (),
 ) -> Results:
-    """Judge every observation and decide the verdict. Pure.
+    """Grade every observation and decide the verdict. Pure.
 
-    `earlier` holds cases already judged: by an earlier, interrupted run being resumed, or
+    `earlier` holds cases already graded: by an earlier, interrupted run being resumed, or
     as they finished. What the cases keep is masked by the settings' redactor.
     """
     cases = [

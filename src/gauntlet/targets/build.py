@@ -20,6 +20,7 @@ from gauntlet.redact import Redactor
 if TYPE_CHECKING:
     from gauntlet.targets.contract import AsyncTarget
     from gauntlet.targets.http import Header
+    from gauntlet.targets.spec import TargetKind
     from gauntlet.targets.toy.defects import ToyDefect
 
 __all__ = [
@@ -35,9 +36,9 @@ class BuiltTarget(NamedTuple):
     """A target ready to ask, and what a run records about it."""
 
     target: AsyncTarget
-    kind: str
-    """`toy`, `http` or `callable` for a target named directly; a target file's `kind`
-    (`gauntlet`, `openai-chat`, `http`) when `target_file` is set."""
+    kind: TargetKind
+    """The word the run records: `toy`, `callable` or `gauntlet` (`--http-url`) for a target
+    named directly; a target file's own `kind` when `target_file` is set."""
     name: str
     """The target's name, any secret in it masked."""
     defects: tuple[str, ...] = ()
@@ -117,7 +118,7 @@ def build_gauntlet_target(
     http = GauntletTarget(
         url, headers=headers, settings=settings, concurrency=concurrency, redactor=redactor
     )
-    return BuiltTarget(http, "http", redactor.text(http.name), timeout=settings.timeout)
+    return BuiltTarget(http, "gauntlet", redactor.text(http.name), timeout=settings.timeout)
 
 
 def build_callable_target(spec: str, *, concurrency: int) -> BuiltTarget:

@@ -597,6 +597,13 @@ class HttpSpec(_Common):
     """A server-side conversation: where its id comes from, sent back on the next turn."""
 
 
+TargetKind = Literal["toy", "callable", "gauntlet", "openai-chat", "http"]
+"""How a run reached its target, one word from the target file (or flag) to the results:
+`gauntlet` is the native contract (a target file of kind `gauntlet`, or `--http-url`),
+`openai-chat` and `http` are target files of those kinds, `toy` and `callable` are the
+targets `--toy-defect` and `--callable` name. Each file kind is `<Kind>Spec` and builds a
+`<Kind>Target`."""
+
 TargetSpec = GauntletSpec | OpenAIChatSpec | HttpSpec
 """A validated target file, of one of the three kinds."""
 TargetFile = Annotated[TargetSpec, Field(discriminator="kind")]

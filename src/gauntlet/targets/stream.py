@@ -7,7 +7,7 @@ deadline; `assemble_openai` then turns OpenAI's `chat.completion.chunk`s into th
 
 A stream is an answer only when it is whole. A stream that ends without its terminator, a
 chunk that is not JSON, an `error` event or error object, a line or a body too long: each is a
-`TargetContractError` naming it, and no partial answer is ever returned to be judged.
+`TargetContractError` naming it, and no partial answer is ever returned to be graded.
 
 `SSEDecoder` follows the WHATWG HTML standard's "event stream interpretation" to the letter
 (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),

@@ -224,7 +224,7 @@ def test_a_gate_with_options_reads_them_and_one_without_ignores_them() -> None:
 def test_a_case_no_gate_judges_is_refused() -> None:
     # Trap: a case of an unregistered gate scored by some other gate, or passed by default.
     echo = EchoCase(id="e", language="en", prompt="Say it.", word="it")
-    with pytest.raises(TypeError, match="no gate judges a EchoCase"):
+    with pytest.raises(TypeError, match="no gate grades a EchoCase"):
         judge(echo, response(text="it"))  # type: ignore[arg-type]
 
 

@@ -7,10 +7,12 @@ import os
 import sqlite3
 from contextlib import closing
 from datetime import UTC, datetime
+from hashlib import sha256
 from pathlib import Path
 
 import pytest
 
+from gauntlet.canonical import canonical_json
 from gauntlet.errors import HistoryError, UsageError
 from gauntlet.history import store
 from gauntlet.history.store import (
@@ -23,10 +25,12 @@ from gauntlet.history.store import (
     parse_labels,
     records_of,
     run_key,
+    target_fingerprint,
     timestamp,
 )
-from gauntlet.run.results import Outcome, Shard, Verdict
+from gauntlet.run.results import Outcome, Shard, TargetInfo, Verdict
 from gauntlet.targets.contract import Usage
+from gauntlet.targets.spec import TargetKind
 from tests.unit.history.helpers import clean, drifting, interrupted, later
 
 
@@ -244,7 +248,7 @@ def test_the_file_is_a_wal_gauntlet_history_of_the_newest_schema(tmp_path: Path)
     assert _rows(path, "PRAGMA journal_mode") == [("wal",)]
     assert _rows(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
     assert _rows(path, "PRAGMA user_version") == [(HISTORY_SCHEMA_VERSION,)]
-    assert HISTORY_SCHEMA_VERSION == 4  # the schema this test pins
+    assert HISTORY_SCHEMA_VERSION == 5  # the schema this test pins
     assert _rows(path, "PRAGMA integrity_check") == [("ok",)]
 
 
@@ -555,3 +559,29 @@ def test_a_transaction_sqlite_already_rolled_back_is_not_rolled_back_twice(
             connection.execute("ROLLBACK")  # as SQLite does itself on some errors
             raise ValueError("the body's own error")
         assert not connection.in_transaction
+
+
+@pytest.mark.parametrize(("stored", "read"), [("http", "gauntlet"), ("http-template", "http")])
+def test_a_history_from_before_the_kind_rename_reads_todays_kind_names(
+    tmp_path: Path, stored: str, read: str
+) -> None:
+    # Trap: rows stored before results format 9 keep "http" for the native contract while
+    # new rows use it for a target file of kind http: one history, one word, two targets.
+    path = tmp_path / "history.sqlite"
+    _version_1(path)
+    with closing(sqlite3.connect(path)) as connection, connection:
+        connection.execute("UPDATE runs SET target_kind = ?", (stored,))
+    [run] = load_history(path).runs
+    assert run.target_kind == read
+
+
+@pytest.mark.parametrize(("kind", "before"), [("gauntlet", "http"), ("http", "http-template")])
+def test_a_targets_fingerprint_outlives_the_rename_of_its_kind(
+    kind: TargetKind, before: str
+) -> None:
+    # Trap: the fingerprint hashed over the new word, so the runs of one target stored
+    # before and after the rename stop sharing it (the history's "runs of one target").
+    target = TargetInfo(kind=kind, name="http://rb.test/ask", target_file="t.yaml")
+    results = clean().model_copy(update={"target": target})
+    written = {"kind": before, "name": target.name, "defects": [], "target_file": "t.yaml"}
+    assert target_fingerprint(results) == "sha256:" + sha256(canonical_json(written)).hexdigest()

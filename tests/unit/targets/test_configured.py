@@ -55,7 +55,7 @@ from gauntlet.targets.target_file import LoadedTarget, parse_target_file
 
 from ...run_settings import settings_for
 
-INFO = TargetInfo(kind="http-template", name="scripted")
+INFO = TargetInfo(kind="http", name="scripted")
 
 ABSENT = "  citations: {absent: true}\n  context_ids: {absent: true}\n"
 """The two id fields, declared absent: enough for the adversarial gate, which reads text."""
