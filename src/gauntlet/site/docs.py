@@ -150,6 +150,7 @@ def _parse(path: Path) -> _Parsed:
     page.anchor = _unique(_slug(title), page.ids)
     section = title
     tables = examples = 0
+    captions: dict[str, int] = {}  # tables each heading has named so far: a second is numbered
     for index, token in enumerate(page.tokens):
         if token.type == "heading_open":
             if token.tag == "h1":
@@ -160,7 +161,9 @@ def _parse(path: Path) -> _Parsed:
             token.attrSet("id", _unique(_slug(section), page.ids))
         elif token.type == "table_open":
             tables += 1
-            token.meta = {"caption": section, "id": _unique(f"table-{tables}", page.ids)}
+            captions[section] = captions.get(section, 0) + 1
+            caption = section if captions[section] == 1 else f"{section} ({captions[section]})"
+            token.meta = {"caption": caption, "id": _unique(f"table-{tables}", page.ids)}
         elif token.type in ("fence", "code_block"):
             examples += 1
             token.meta = {"label": f"{_code_kind(token)} {examples}"}

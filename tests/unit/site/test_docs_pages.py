@@ -157,3 +157,13 @@ def test_a_docs_link_or_title_the_site_cannot_render_is_a_located_error(
     assert problem.path.endswith("a.md")
     assert wording in problem.message
     assert problem.line == line
+
+
+def test_two_tables_under_one_heading_get_distinct_captions(tmp_path: Path) -> None:
+    # Trap: a table is named by its section's heading, so two tables in one section are two
+    # landmarks of one name, which html-validate's unique-landmark rule (and a reader) refuses.
+    table = "| a |\n|---|\n| 1 |\n"
+    docs = _docs(tmp_path, {"a.md": f"# A\n\n## Keys\n\n{table}\ntext\n\n{table}"})
+    [page] = read_docs(docs)
+    captions = re.findall(r"<caption[^>]*>([^<]+)</caption>", str(page.body))
+    assert captions == ["Keys", "Keys (2)"]
