@@ -50,6 +50,9 @@ PAGES: tuple[Page, ...] = (
 )
 """Every page, in navigation order."""
 
+DOC_TEMPLATE = "doc.html.j2"
+"""The layout of each Documentation page (`docs/*.md`), listed in the navigation's own group."""
+
 DASHBOARD_PAGE = Page("dashboard.html", "Run history", "Run history")
 """Built, and added to the navigation, only when the site is built with a run history."""
 
@@ -97,16 +100,20 @@ def render_pages(
     """Every file of the site by name, as text. Pure: the same content gives the same text."""
     environment = make_environment()
     navigation = PAGES if dashboard is None else (*PAGES, DASHBOARD_PAGE)
+    common = {
+        "pages": navigation,
+        "content": content,
+        "stylesheet": STYLESHEET,
+        "generated": generated.isoformat() if generated else None,
+    }
     rendered = {
-        page.file: environment.get_template(page.template).render(
-            page=page,
-            pages=navigation,
-            content=content,
-            stylesheet=STYLESHEET,
-            generated=generated.isoformat() if generated else None,
-        )
+        page.file: environment.get_template(page.template).render(page=page, **common)
         for page in PAGES
     }
+    doc_template = environment.get_template(DOC_TEMPLATE)
+    for doc in content.docs:
+        page = Page(doc.file, doc.title, doc.title)
+        rendered[doc.file] = doc_template.render(page=page, doc=doc, **common)
     rendered[STYLESHEET] = (STATIC / STYLESHEET).read_text(encoding="utf-8")
     if dashboard is not None:
         rendered.update(

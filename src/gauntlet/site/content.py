@@ -25,6 +25,7 @@ from gauntlet.run.results import Outcome, TargetInfo
 from gauntlet.run.schedule import plan_of
 from gauntlet.run.settings import RunSettings
 from gauntlet.silence import SILENT_SHAPES
+from gauntlet.site.docs import DocPage, find_docs_dir, read_docs
 from gauntlet.site.markup import (
     attribute_docstrings,
     describe_shape,
@@ -237,19 +238,26 @@ class SiteContent:
     action: ActionDoc
     example_suite: str
     example_source: str
+    docs: tuple[DocPage, ...]
+    """The Documentation pages: `docs/*.md`, rendered."""
 
 
 def gather_content(
-    cases: Sequence[Path] | None = None, *, action_file: Path | None = None
+    cases: Sequence[Path] | None = None,
+    *,
+    action_file: Path | None = None,
+    docs_dir: Path | None = None,
 ) -> SiteContent:
     """Load the suites, run the toy twice, read `action.yml`, and collect the rest.
 
     Args:
         cases: Case directories or files, as `--cases` takes them; default the built-in suites.
         action_file: The Action's definition; default the one `find_action_file` finds.
+        docs_dir: The Markdown pages to render; default the ones `find_docs_dir` finds.
 
     Raises:
-        ConfigErrors: a case file or `action.yml` cannot be read or is not what it must be.
+        ConfigErrors: a case file, `action.yml` or a docs page cannot be read or is not what
+            it must be.
     """
     suites = load_site_suites(cases)
     parse_suite(EXAMPLE_SUITE, EXAMPLE_SOURCE)  # the quickstart's example must load
@@ -277,6 +285,7 @@ def gather_content(
         action=read_action(action_file or find_action_file()),
         example_suite=EXAMPLE_SUITE,
         example_source=EXAMPLE_SOURCE,
+        docs=read_docs(docs_dir or find_docs_dir()),
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.errors import ConfigErrors
-from gauntlet.site.build import PAGES, STYLESHEET, build_site
+from gauntlet.site.build import build_site
 from gauntlet.site.content import (
     BUNDLED_ACTION,
     find_action_file,
@@ -20,6 +20,7 @@ from gauntlet.site.content import (
     read_action,
 )
 from tests.cli_helpers import RunCli
+from tests.unit.site.sitefiles import PAGE_FILES, SITE_FILES
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -43,15 +44,15 @@ def _files(directory: Path) -> dict[str, bytes]:
 def test_two_builds_of_the_same_commit_are_byte_identical(tmp_path: Path, built_site: Path) -> None:
     again = tmp_path / "again"
     written = build_site(again)
-    assert sorted(p.name for p in written) == sorted([*(p.file for p in PAGES), STYLESHEET])
+    assert sorted(p.name for p in written) == sorted(SITE_FILES)
     assert _files(again) == _files(built_site)
 
 
 def test_a_date_is_shown_only_when_given(tmp_path: Path, built_site: Path) -> None:
     build_site(tmp_path, generated=date(2026, 11, 30))
-    for page in PAGES:
-        assert "Generated 2026-11-30" in (tmp_path / page.file).read_text(encoding="utf-8")
-        assert "Generated" not in (built_site / page.file).read_text(encoding="utf-8")
+    for page in PAGE_FILES:
+        assert "Generated 2026-11-30" in (tmp_path / page).read_text(encoding="utf-8")
+        assert "Generated" not in (built_site / page).read_text(encoding="utf-8")
 
 
 def test_adding_a_case_changes_the_inventory_page_with_no_other_edit(tmp_path: Path) -> None:
@@ -184,7 +185,7 @@ def test_gauntlet_site_builds_with_a_date(run_cli: RunCli, tmp_path: Path) -> No
     out = tmp_path / "out"
     result = run_cli("site", "--out", out, "--generated", "2026-11-30")
     assert result.code == 0, result.show()
-    assert f"wrote {len(PAGES) + 1} files" in result.stderr
+    assert f"wrote {len(SITE_FILES)} files" in result.stderr
     assert "Generated 2026-11-30" in (out / "index.html").read_text(encoding="utf-8")
 
 

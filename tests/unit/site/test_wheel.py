@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from gauntlet.site.content import BUNDLED_ACTION
+from gauntlet.site.docs import BUNDLED_DOCS
+from tests.unit.site.sitefiles import DOC_FILES
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -43,3 +45,26 @@ def test_a_wheel_without_action_yml_says_what_is_missing(
     assert done.returncode == 2
     assert "cannot read the Action's definition" in done.stderr
     assert f"gauntlet/{BUNDLED_ACTION}" in done.stderr
+
+
+def test_an_installed_wheel_renders_the_docs_pages(unpacked_wheel: Path, tmp_path: Path) -> None:
+    # Trap: the docs pages are read from the checkout's docs/, which no wheel carries, so a
+    # site built from an installed gauntlet stops with an error, or would lose its manual.
+    bundled = unpacked_wheel / "gauntlet" / BUNDLED_DOCS
+    assert sorted(p.name for p in bundled.glob("*.md")) == sorted(
+        p.name for p in (ROOT / "docs").glob("*.md")
+    )
+    done = _build(unpacked_wheel, tmp_path)
+    assert done.returncode == 0, done.stderr
+    for page in DOC_FILES:
+        assert (tmp_path / "out" / page).is_file(), page
+
+
+def test_a_wheel_without_docs_says_what_is_missing(unpacked_wheel: Path, tmp_path: Path) -> None:
+    stripped = tmp_path / "wheel"
+    shutil.copytree(unpacked_wheel, stripped)
+    shutil.rmtree(stripped / "gauntlet" / BUNDLED_DOCS)
+    done = _build(stripped, tmp_path)
+    assert done.returncode == 2
+    assert "cannot read the documentation pages: no such directory" in done.stderr
+    assert f"gauntlet/{BUNDLED_DOCS}" in done.stderr
