@@ -113,3 +113,29 @@ def test_a_record_is_built_on_first_use_not_when_its_module_is_imported() -> Non
     unused = ("gauntlet.judge.", "gauntlet.history.", "gauntlet.cases.waivers.", "gauntlet.site.")
     assert [name for name in built if name.startswith(unused)] == []
     assert (before, after) == (False, True)
+
+
+ADAPTERS = """\
+import json
+import gauntlet.cli.app, gauntlet.render.console, gauntlet.run.engine, gauntlet.targets.build
+from gauntlet.cases.model import SUITE_ADAPTER
+from gauntlet.targets.spec import TARGET_FILE_ADAPTER
+
+adapters = (SUITE_ADAPTER, TARGET_FILE_ADAPTER)
+before = [adapter.pydantic_complete for adapter in adapters]
+TARGET_FILE_ADAPTER.json_schema()
+SUITE_ADAPTER.json_schema()
+print(json.dumps([before, [adapter.pydantic_complete for adapter in adapters]]))
+"""
+
+
+def test_a_file_adapter_is_built_on_first_use_not_when_its_module_is_imported() -> None:
+    # Trap: a module-level TypeAdapter over a union of records builds every member's
+    # validator at import, undoing the records' deferred build for a run that never reads
+    # a target file (and paying for it before the first ask of every run).
+    completed = subprocess.run(  # noqa: S603 - our interpreter, a fixed script
+        [sys.executable, "-c", ADAPTERS], capture_output=True, text=True, check=True
+    )
+    before, after = json.loads(completed.stdout)
+    assert before == [False, False]
+    assert after == [True, True]

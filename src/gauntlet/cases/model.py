@@ -975,7 +975,8 @@ AnyCase = (
 Suite = Annotated[AnySuite, Field(discriminator="gate")]
 """A case file: one suite of one gate."""
 
-SUITE_ADAPTER: TypeAdapter[AnySuite] = TypeAdapter(Suite)
+SUITE_ADAPTER: TypeAdapter[AnySuite] = TypeAdapter(Suite, config=ConfigDict(defer_build=True))
+"""Built on first use, as the records are: importing the module builds no validator."""
 
 SUITE_MODELS: dict[GateName, type[SuiteBase]] = {
     get_args(model.model_fields["gate"].annotation)[0]: model for model in get_args(AnySuite)

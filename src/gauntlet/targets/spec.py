@@ -25,6 +25,7 @@ import jmespath.functions
 from pydantic import (
     AfterValidator,
     BaseModel,
+    ConfigDict,
     Discriminator,
     Field,
     JsonValue,
@@ -607,7 +608,10 @@ targets `--toy-defect` and `--callable` name. Each file kind is `<Kind>Spec` and
 TargetSpec = GauntletSpec | OpenAIChatSpec | HttpSpec
 """A validated target file, of one of the three kinds."""
 TargetFile = Annotated[TargetSpec, Field(discriminator="kind")]
-TARGET_FILE_ADAPTER: TypeAdapter[TargetSpec] = TypeAdapter(TargetFile)
+TARGET_FILE_ADAPTER: TypeAdapter[TargetSpec] = TypeAdapter(
+    TargetFile, config=ConfigDict(defer_build=True)
+)
+"""Built on first use, as the records are: a run without a target file never builds it."""
 
 
 def target_file_schema() -> dict[str, Any]:
