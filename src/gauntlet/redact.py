@@ -1,6 +1,6 @@
 """Redaction: secrets given to gauntlet (header values, URL credentials) never reach an output.
 
-Secrets are masked in what gauntlet writes and prints, never in what the gates judge: a canary
+Secrets are masked in what gauntlet writes and prints, never in what the gates grade: a canary
 that is also a header value and leaks into an answer must still fail the case. A target that
 echoes its `Authorization` header must not put the token into the results file, the evidence
 pack or a CI log, so the mask applies to what the target said as much as to gauntlet's own

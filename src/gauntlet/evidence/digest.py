@@ -1,4 +1,4 @@
-"""The results digest: sha256 over what the target did and how each answer was judged.
+"""The results digest: sha256 over what the target did and how each answer was graded.
 
 The run's verdict, and per case: suite, case id, language, the outcome, and for every ask the
 full response, its outcome and whether it said something (with each turn's answer and
