@@ -88,6 +88,45 @@ def test_a_header_the_target_file_also_writes_is_refused(tmp_path: Path, run_cli
     )
 
 
+@pytest.mark.parametrize(
+    ("kind", "auth", "owner"),
+    [
+        ("gauntlet", "auth: {kind: bearer, token_env: RB_TOKEN}", "auth"),
+        ("openai-chat", "api_key_env: RB_TOKEN", "api_key_env"),
+    ],
+)
+def test_an_authorization_header_the_files_auth_also_sets_is_refused(
+    tmp_path: Path,
+    run_cli: RunCli,
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+    auth: str,
+    owner: str,
+) -> None:
+    # Trap: `--header Authorization: ...` beside a file whose `auth:` (or `api_key_env`) sets
+    # the same header: the file's credential silently replaced the one typed, so a run was
+    # sent with a token nobody chose for it (the file's own `headers:` were already refused).
+    monkeypatch.setenv("RB_TOKEN", "file-token")
+    where = (
+        "url: http://127.0.0.1:9/ask"
+        if kind == "gauntlet"
+        else (
+            "base_url: http://127.0.0.1:9/v1\nmodel: m\nresponse:\n  citations: {absent: true}\n"
+            "  context_ids: {absent: true}\n  escalated: {absent: true}"
+        )
+    )
+    path = tmp_path / "target.yaml"
+    path.write_text(f"version: 1\nkind: {kind}\n{where}\n{auth}\n", encoding="utf-8")
+    result = run_cli(
+        "run", "--target", path, "--header", "Authorization: Bearer typed", "--out", tmp_path / "r"
+    )
+    assert (result.code, result.stderr) == (
+        2,
+        f"error: --header and the target file's `{owner}` both set Authorization: write it once\n",
+    )
+    assert "typed" not in result.stderr
+
+
 def test_an_unset_environment_variable_is_refused_where_the_file_names_it(
     tmp_path: Path, cases: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -78,6 +78,7 @@ from gauntlet.targets.spec import (
     SessionFromHeader,
     SessionFromResponse,
     StreamFormat,
+    TargetSpec,
 )
 from gauntlet.targets.spec import OAuth2ClientCredentials as OAuthSpec
 from gauntlet.targets.stream import assemble_openai, openai_is_last, read_json_stream
@@ -116,7 +117,14 @@ def build_target(
     spec = loaded.spec
     headers = _headers(spec.headers, loaded.environ_values)
     written = {header.name.lower() for header in headers}
+    auth_owner = _auth_owner(spec)
     for extra in extra_headers:
+        if auth_owner is not None and extra.name.lower() == "authorization":
+            # The authenticator sets it on every request: the value typed would be replaced.
+            raise UsageError(
+                _EXTRA_HEADERS,
+                f" and the target file's `{auth_owner}` both set {extra.name}: write it once",
+            )
         if extra.name.lower() in written:
             raise UsageError(
                 _EXTRA_HEADERS, f" and the target file both set {extra.name}: write it once"
@@ -154,6 +162,13 @@ def build_target(
 
 def _headers(written: Mapping[str, str], environ: Mapping[str, str]) -> list[Header]:
     return [parse_header(f"{name}: {value}", environ) for name, value in written.items()]
+
+
+def _auth_owner(spec: TargetSpec) -> str | None:
+    """The key of the file that sets `Authorization` on every request; None when none does."""
+    if isinstance(spec, OpenAIChatSpec) and spec.api_key_env is not None:
+        return "api_key_env"
+    return "auth" if spec.auth is not None else None
 
 
 def _auth(loaded: LoadedTarget) -> Authenticator | None:
