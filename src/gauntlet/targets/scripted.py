@@ -175,6 +175,11 @@ def _refusal(scripted: Scripted, requested: Requested) -> str | None:
             f"the schema of tool {tool.name} refers outside itself ({getattr(exc, 'ref', '?')}), "
             "which gauntlet never fetches"
         ) from None
+    except RecursionError:  # the loader refuses such a schema too; this is the last guard
+        raise TargetError(
+            f"the schema of tool {tool.name} leads back to itself before it reads any "
+            "argument, so no call can be checked against it"
+        ) from None
     if problem is None:
         return None
     where = f" at {problem.json_path}" if problem.path else ""

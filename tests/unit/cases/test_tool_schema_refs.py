@@ -180,3 +180,44 @@ def test_a_suite_with_an_http_ref_is_refused_and_never_fetches_it(
     [error] = _errors(tmp_path, parameters)
     assert f"$ref at /properties/a is '{counting.url}'" in error
     assert counting.hits == 0
+
+
+_LOOPS = "which leads back to itself before it reads any argument: no call could be checked"
+
+
+@pytest.mark.parametrize(
+    ("parameters", "why"),
+    [
+        ("{type: object, $ref: '#'}", f"$ref at the root is '#', {_LOOPS}"),
+        (
+            "{type: object, properties: {a: {$ref: '#/properties/a'}}}",
+            f"$ref at /properties/a is '#/properties/a', {_LOOPS}",
+        ),
+        (
+            "{type: object, $defs: {x: {allOf: [{$ref: '#/$defs/z'}]}, "
+            "z: {not: {$ref: '#/$defs/x'}}}, properties: {a: {$ref: '#/$defs/x'}}}",
+            f"$ref at /$defs/z/not is '#/$defs/x', {_LOOPS}",
+        ),
+    ],
+)
+def test_a_tool_schema_whose_refs_loop_in_place_is_refused_when_the_suite_loads(
+    tmp_path: Path, parameters: str, why: str
+) -> None:
+    # Trap: only refs that leave the schema refused; a ref that comes back to where it stands
+    # without descending into the arguments loaded, then recursed without end on the first
+    # call (RecursionError: an internal error instead of a located refusal).
+    [error] = _errors(tmp_path, parameters)
+    assert error == f"8:17: tools[0].parameters: {why}"
+
+
+def test_a_tool_schema_that_loops_past_the_loader_is_a_worded_error_at_run_time() -> None:
+    # Trap: only `Unresolvable` caught around validation, so a looping schema built in code
+    # (or a loader rule missed) ended the run with Python's RecursionError.
+    schema = {"type": "object", "$ref": "#"}
+    tool = ToolSpec.model_construct(name="lookup_hours", description="d", parameters=schema)
+    with pytest.raises(TargetError) as caught:
+        answer(Scripted((tool,)), _asked({"a": 1}), 0)
+    assert str(caught.value) == (
+        "the schema of tool lookup_hours leads back to itself before it reads any argument, "
+        "so no call can be checked against it"
+    )
