@@ -96,3 +96,19 @@ def test_an_unknown_gate_suite_or_option_is_a_usage_error_and_nothing_runs(
     assert result.code == 2, result.show()
     assert said in result.stderr, result.show()
     assert not out.exists()
+
+
+def test_a_suite_named_like_a_directory_here_is_still_the_suite(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: a bare name taken as a path whenever something of that name exists in the working
+    # directory, so `--suite golden` beside a `golden/` directory ran that directory's case
+    # files (or refused it), not the suite the name chose.
+    (tmp_path / "golden").mkdir()
+    (tmp_path / "golden" / "other.yaml").write_text("not: a suite\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r.json"
+    result = run_cli("run", "--toy", "--out", out, "--quiet", "--suite", "golden")
+    assert result.code == 0, result.show()
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert [suite["suite"] for suite in written["suites"]] == ["riverbend-golden"]

@@ -131,7 +131,8 @@ def _gate_names(names: Iterable[str], parameter: Parameter) -> frozenset[GateNam
 
 
 def _is_path(name: str) -> bool:
-    return "/" in name or "\\" in name or name.endswith((".yaml", ".yml")) or Path(name).exists()
+    """Whether `name` is written as a path: a bare word is a suite's name first."""
+    return "/" in name or "\\" in name or name.endswith((".yaml", ".yml"))
 
 
 def _chosen(cases: Sequence[Path] | None, names: Sequence[str]) -> SuiteSet:
@@ -167,6 +168,9 @@ def _chosen(cases: Sequence[Path] | None, names: Sequence[str]) -> SuiteSet:
                 }
             if name in builtin_named:
                 paths.append(builtin_named[name])
+                continue
+            if Path(name).exists():  # names no suite: the path it is (`./NAME` says so)
+                paths.append(Path(name))
                 continue
             known = [
                 *(loaded.suite.suite for loaded in pool.suites),
