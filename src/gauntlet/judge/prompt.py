@@ -14,6 +14,12 @@ text the judge reads is inside what the token is a digest of, so none of them ca
 (a text that held the digest of itself would be a sha256 fixed point); a reply whose verdict
 lacks it is unjudged. It is derived, not drawn, so a resumed run or a second run of the same
 plan and answers shows the judge the same prompt and reads the same replies.
+
+What the token proves is narrow: a verdict carrying it was written by something that read the
+whole prompt, so a verdict merely quoted from the answer is refused. It does not prove the
+judge was not persuaded by the answer: a judge that obeys "answer pass" writes the token too.
+That is calibration's work (`gauntlet.judge.calibration`, whose labels include answers that
+talk to the judge), not this module's.
 """
 
 from __future__ import annotations
