@@ -283,3 +283,32 @@ def test_shell_completion_and_unreadable_paths_go_to_the_full_parser(
     monkeypatch.undo()
     monkeypatch.setenv("_GAUNTLET_COMPLETE", "bash_complete")
     assert parse_validate(["validate", "--cases", str(suite)]) is None
+
+
+@pytest.mark.parametrize(
+    ("raised", "said"),
+    [
+        (OSError(28, "No space left on device", "/tmp/r.json"), "error: /tmp/r.json: No space"),
+        (PermissionError(13, "Permission denied", "/x"), "error: /x: Permission denied"),
+        (ConnectionResetError(104, "Connection reset by peer"), "internal error: Connection"),
+        (OSError(9, "Bad file descriptor"), "internal error: OSError: [Errno 9] Bad file"),
+        (FileNotFoundError(2, "No such file or directory"), "internal error: FileNotFoundError"),
+    ],
+)
+def test_only_an_os_error_the_machine_gave_for_a_file_is_worded_as_its_refusal(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: OSError,
+    said: str,
+) -> None:
+    # Trap: every OSError that reached the top worded as the machine's refusal ("error: ..."),
+    # so a socket error or a bad descriptor from a bug of gauntlet's own (one a command should
+    # have caught and worded) read as the user's problem, with no word of a bug to report.
+    from gauntlet.cli import entry
+
+    def failing(args: list[str]) -> int:
+        raise raised
+
+    monkeypatch.setattr(entry, "_dispatch", failing)
+    assert entry.run_args(["schema", "cases"]) == 2
+    assert capsys.readouterr().err.startswith(said)

@@ -53,17 +53,17 @@ def run_args(args: list[str]) -> int:
         _stderr_line("interrupted")
         return ExitCode.HARNESS_ERROR
     except OSError as failed:
-        # The machine refused the harness a file (a full disk, a size limit, a permission):
-        # what happened, not "a bug in gauntlet".
         _traceback_if_asked()
-        _stderr_line(f"error: {_os_error(failed)}")
+        if _machine_refused(failed):
+            # The machine refused the harness a file (a full disk, a size limit, a permission):
+            # what happened, not "a bug in gauntlet".
+            _stderr_line(f"error: {_os_error(failed)}")
+        else:
+            _stderr_line(_internal_error(failed))
         return ExitCode.HARNESS_ERROR
     except Exception as bug:  # the last line of defence: never a bare traceback
         _traceback_if_asked()
-        _stderr_line(
-            f"internal error: {describe_raised(bug)}\n"
-            "  this is a bug in gauntlet; re-run with --traceback and report it"
-        )
+        _stderr_line(_internal_error(bug))
         return ExitCode.HARNESS_ERROR
     finally:
         if previous is not None:
@@ -91,6 +91,31 @@ def _traceback_if_asked() -> None:
         import traceback
 
         _stderr_line(traceback.format_exc())
+
+
+_MACHINE_LIMITS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EMFILE, errno.ENFILE, errno.ENOMEM,
+     errno.EIO, errno.EROFS}
+)  # fmt: skip
+"""What the machine runs short of, wherever it was met: a disk, a quota, descriptors."""
+
+def _machine_refused(error: OSError) -> bool:
+    """Whether `error` is the machine refusing the harness, not a bug of gauntlet's own.
+
+    A limit (a full disk, no descriptors left) is the machine's wherever it is met; anything
+    else only when the error names the path it was refused (a permission, a missing
+    directory). An `OSError` naming no path (a socket reset, a bad descriptor) escaped a
+    command that should have worded it: a bug, said as one.
+    """
+    named = error.filename is not None or error.filename2 is not None
+    return named or error.errno in _MACHINE_LIMITS
+
+
+def _internal_error(bug: BaseException) -> str:
+    return (
+        f"internal error: {describe_raised(bug)}\n"
+        "  this is a bug in gauntlet; re-run with --traceback and report it"
+    )
 
 
 def _os_error(error: OSError) -> str:
