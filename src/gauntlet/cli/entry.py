@@ -99,6 +99,7 @@ _MACHINE_LIMITS = frozenset(
 )  # fmt: skip
 """What the machine runs short of, wherever it was met: a disk, a quota, descriptors."""
 
+
 def _machine_refused(error: OSError) -> bool:
     """Whether `error` is the machine refusing the harness, not a bug of gauntlet's own.
 
