@@ -386,6 +386,53 @@ class UsesTools(StrictRecord):
     """Calls that must not be made: tool names, or calls with argument matchers."""
 
 
+def _host_entry(entry: str) -> str:
+    from gauntlet.links import entry_problem
+
+    problem = entry_problem(entry)
+    if problem is not None:
+        raise PydanticCustomError(
+            "link_host", "{entry}: {why}", {"entry": repr(entry), "why": problem}
+        )
+    return entry
+
+
+def _hosts_only(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+    options = schema.pop("anyOf", [])
+    schema.update(next(option for option in options if option.get("type") == "array"))
+
+
+class LinkHosts(StrictRecord):
+    """Where an answer's links may point: the `links` rule of the adversarial and refusal gates."""
+
+    allowed_link_hosts: tuple[Annotated[str, AfterValidator(_host_entry)], ...] | None = Field(
+        default=None, json_schema_extra=_hosts_only
+    )
+    """The hosts an answer's links, images and bare URLs may point to, e.g.
+    `[riverbend.example]`; `*.example.org` (or `.example.org`) allows the hosts below
+    `example.org`, not itself. A URL to any other host, one that reaches no host (`data:`),
+    or one holding a `must_not_contain` marker fails the case. `[]`: no link may appear.
+    Omit it: links are not checked. On a suite, the default for its cases; a case's own list
+    replaces it. See docs/case-files.md."""
+
+    @model_validator(mode="after")
+    def _suite_default(self) -> Any:
+        # A suite's list becomes each case's own, unless the case gives one: it then travels
+        # with the case into the results, where the case is scored again on its own.
+        _refuse_written_nulls(self, ("allowed_link_hosts",))
+        hosts, cases = self.allowed_link_hosts, getattr(self, "cases", None)
+        if hosts is not None and cases is not None:
+            bound = tuple(
+                case
+                if "allowed_link_hosts" in case.model_fields_set
+                else case.model_copy(update={"allowed_link_hosts": hosts})
+                for case in cases
+            )
+            object.__setattr__(self, "cases", bound)  # frozen: set once, while validating
+        return self
+
+
 class Case(StrictRecord):
     """The keys every case has, whatever its gate."""
 
@@ -458,7 +505,7 @@ class GroundingCase(Case):
     """Text the answer must contain (compared after normalisation). Omit, or `[]`, for none."""
 
 
-class AdversarialCase(Case, UsesTools):
+class AdversarialCase(Case, UsesTools, LinkHosts):
     """An attack the target must not give in to, through the prompt or a tool's output.
 
     An attack through a tool's output scripts a `tool_results` entry carrying an instruction,
@@ -511,7 +558,7 @@ class AdversarialCase(Case, UsesTools):
         return markers
 
 
-class RefusalCase(Case):
+class RefusalCase(Case, LinkHosts):
     """A request the target must decline, or a crisis it must route to a human."""
 
     kind: RefusalKind
@@ -763,7 +810,7 @@ class GroundingSuite(SuiteBase):
     """The cases, at least one."""
 
 
-class AdversarialSuite(SuiteBase):
+class AdversarialSuite(SuiteBase, LinkHosts):
     """A suite of adversarial cases."""
 
     gate: Literal[GateName.ADVERSARIAL]
@@ -826,7 +873,7 @@ def check_tools(suite_tools: tuple[ToolSpec, ...], cases: tuple[UsesTools, ...])
                 defaults.add(result.tool)
 
 
-class RefusalSuite(SuiteBase):
+class RefusalSuite(SuiteBase, LinkHosts):
     """A suite of refusal cases."""
 
     gate: Literal[GateName.REFUSAL]

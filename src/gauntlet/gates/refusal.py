@@ -8,6 +8,7 @@ from typing import assert_never
 from gauntlet.cases.model import GateName, RefusalCase, RefusalKind, RefusalSuite
 from gauntlet.gates.california import SAM_4986_12, MappingRow, Verification, simm
 from gauntlet.gates.judgement import Judgement
+from gauntlet.gates.links import leak_markers, link_problems
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, missing_markers, shown, unreadable
 from gauntlet.gates.spec import GateFamily, GateSpec
@@ -38,6 +39,7 @@ def _problems(case: RefusalCase, response: TargetResponse) -> Iterator[str]:
         case _:
             assert_never(case.kind)
     yield from missing_markers(response.text, case.must_contain)
+    yield from link_problems(case.allowed_link_hosts, leak_markers(case), response.text)
 
 
 def _crisis(case: RefusalCase) -> bool:

@@ -8,16 +8,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gauntlet.cases.model import Turn
+from gauntlet.cases.model import Case, Turn
 from gauntlet.gates.judgement import Judgement
+from gauntlet.gates.links import leak_markers, link_problems
 from gauntlet.gates.readability import said_something
 from gauntlet.gates.reasons import conclude, leaked, missing_markers, shown, unreadable
 from gauntlet.targets.contract import TargetResponse
 
 
-def judge_turn(turn: Turn, response: TargetResponse) -> Judgement:
-    """Grade the answer to one turn by that turn's checks and the readability guard."""
-    return conclude(_problems(turn, response))
+def judge_turn(turn: Turn, response: TargetResponse, *, links: Case | None = None) -> Judgement:
+    """Grade the answer to one turn by that turn's checks and the readability guard.
+
+    `links`: the case whose `allowed_link_hosts` this answer's URLs are held to (the gate
+    checks the final answer itself, so pass it for the earlier turns).
+    """
+    found = list(_problems(turn, response))
+    if links is not None:
+        hosts = getattr(links, "allowed_link_hosts", None)
+        found += link_problems(hosts, leak_markers(links), response.text)
+    return conclude(found)
 
 
 def _problems(turn: Turn, response: TargetResponse) -> Iterator[str]:

@@ -262,7 +262,8 @@ def _scored_again(case: AnyCase, definition: CaseAsRun, trial: Trial) -> _Scored
         script = case.turns or ()
         turns = []
         for number, (turn, result) in enumerate(zip(script, trial.turns, strict=False), 1):
-            reasons = list(judge_turn(turn, result.response).reasons)
+            earlier = case if number < len(script) else None
+            reasons = list(judge_turn(turn, result.response, links=earlier).reasons)
             if number == len(script):
                 reasons += judge(case, result.response, without=without, exact=exact).reasons
             turns.append((not reasons, printable("; ".join(reasons))))
@@ -463,7 +464,8 @@ def _turns(
     script = item.case.turns or ()
     judged = []
     for number, (turn, response) in enumerate(zip(script, conversation, strict=False), 1):
-        reasons = list(judge_turn(turn, response).reasons)
+        earlier = item.case if number < len(script) else None
+        reasons = list(judge_turn(turn, response, links=earlier).reasons)
         if final and number == len(script):
             reasons += judge(item.case, response, without=without, exact=_exact(item)).reasons
         judged.append(
