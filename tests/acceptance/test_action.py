@@ -879,6 +879,23 @@ def test_the_readme_example_pins_a_tag_the_release_workflow_makes() -> None:
     assert "branch protection" in section
 
 
+def test_the_code_scanning_example_uploads_the_sarif_output_pinned_by_commit() -> None:
+    # Trap: an upload step pinned to a movable tag, skipped exactly when a gate failed, naming
+    # an output the Action lacks, or in a job without the permission to upload.
+    section = CI_DOC.split("\n## Code scanning\n", 1)[1].split("\n## ", 1)[0]
+    [text] = re.findall(r"```yaml workflow\n(.*?)```", section, re.DOTALL)
+    workflow = read_document(text.replace("\non:\n", '\n"on":\n'), "gauntlet.yml").data
+    [job] = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "security-events": "write"}
+    gauntlet, upload = job["steps"][1:]
+    assert set(gauntlet["with"]) <= set(INPUTS)
+    [line] = [line for line in text.splitlines() if "upload-sarif@" in line]
+    assert PINNED.match(line), line
+    assert upload["with"]["sarif_file"] == "${{ steps.gauntlet.outputs.sarif-path }}"
+    assert "sarif-path" in OUTPUTS
+    assert upload["if"].startswith("${{ !cancelled()")
+
+
 def test_the_readme_example_uses_a_target_file_end_to_end(tmp_path: Path) -> None:
     # Trap: a README workflow naming inputs the Action lacks, or a target file that does
     # not load, fails on the user's first push.
