@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from gauntlet.cases.loader import load_suites
@@ -380,6 +381,7 @@ def test_a_passing_run_passes_with_every_output_from_gauntlet(
         ("report-path", "gauntlet/evidence.md"),
         ("json-path", "gauntlet/evidence.json"),
         ("junit-path", "gauntlet/junit.xml"),
+        ("sarif-path", "gauntlet/gauntlet.sarif"),
     ):
         assert out[name] == str(workspace / relative)
         assert Path(out[name]).stat().st_size > 0
@@ -433,6 +435,30 @@ def test_a_failing_run_fails_the_step_and_annotates_each_failing_case(
     assert_only_known_commands(run)
 
 
+def test_a_failing_run_writes_sarif_locating_each_failing_case_in_the_workspace(
+    failing: tuple[Path, ActionRun],
+) -> None:
+    # Trap: a `sarif-path` output with no file behind it, a file code scanning refuses, or
+    # findings named by the runner's absolute paths rather than from the repository root.
+    _, run = failing
+    path = Path(run.outputs["sarif-path"])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    schema = json.loads((ROOT / "tests" / "sarif" / "sarif-schema-2.1.0.json").read_text("utf-8"))
+    jsonschema.Draft4Validator(schema).validate(document)
+    findings = document["runs"][0]["results"]
+    assert len(findings) == int(run.outputs["cases-failed"]) != 0
+    annotated = {(a["file"], a["line"]) for a in error_annotations(run)}
+    located = {
+        (
+            f["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            str(f["locations"][0]["physicalLocation"]["region"]["startLine"]),
+        )
+        for f in findings
+    }
+    assert located == annotated
+    assert document["runs"][0]["properties"]["verdict"] == run.outputs["verdict"]
+
+
 def test_a_baseline_gives_drift_computed_by_gauntlet(failing: tuple[Path, ActionRun]) -> None:
     _, run = failing
     drift = _pack(run.outputs["json-path"])["baseline"]["drift"]
@@ -449,6 +475,7 @@ def test_fail_on_gate_failure_false_lets_a_gate_failure_pass(tmp_path: Path) -> 
         "fail-on-gate-failure": "false",
         "json-path": "",
         "junit-path": "",
+        "sarif-path": "",
         "job-summary": "false",
         "annotations": "false",
     }
@@ -458,6 +485,7 @@ def test_fail_on_gate_failure_false_lets_a_gate_failure_pass(tmp_path: Path) -> 
     assert run.outputs["passed"] == "false"
     assert "::warning title=gauntlet::a gate missed its threshold" in run.step("verdict").stdout
     assert (run.outputs["json-path"], run.outputs["junit-path"]) == ("", "")
+    assert run.outputs["sarif-path"] == ""
     assert not (workspace / "gauntlet" / "evidence.json").exists()
     assert run.summary == ""
     assert error_annotations(run) == []
@@ -851,6 +879,23 @@ def test_the_readme_example_pins_a_tag_the_release_workflow_makes() -> None:
     assert "branch protection" in section
 
 
+def test_the_code_scanning_example_uploads_the_sarif_output_pinned_by_commit() -> None:
+    # Trap: an upload step pinned to a movable tag, skipped exactly when a gate failed, naming
+    # an output the Action lacks, or in a job without the permission to upload.
+    section = CI_DOC.split("\n## Code scanning\n", 1)[1].split("\n## ", 1)[0]
+    [text] = re.findall(r"```yaml workflow\n(.*?)```", section, re.DOTALL)
+    workflow = read_document(text.replace("\non:\n", '\n"on":\n'), "gauntlet.yml").data
+    [job] = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "security-events": "write"}
+    gauntlet, upload = job["steps"][1:]
+    assert set(gauntlet["with"]) <= set(INPUTS)
+    [line] = [line for line in text.splitlines() if "upload-sarif@" in line]
+    assert PINNED.match(line), line
+    assert upload["with"]["sarif_file"] == "${{ steps.gauntlet.outputs.sarif-path }}"
+    assert "sarif-path" in OUTPUTS
+    assert upload["if"].startswith("${{ !cancelled()")
+
+
 def test_the_readme_example_uses_a_target_file_end_to_end(tmp_path: Path) -> None:
     # Trap: a README workflow naming inputs the Action lacks, or a target file that does
     # not load, fails on the user's first push.
@@ -1149,6 +1194,7 @@ def test_a_failing_gate_still_stages_its_evidence_under_fixed_names(tmp_path: Pa
     assert sorted(path.name for path in staged.iterdir()) == [
         "evidence.json",
         "evidence.md",
+        "gauntlet.sarif",
         "results.json",
     ]
     assert (staged / "results.json").read_bytes() == (workspace / "out/run 1/r.json").read_bytes()

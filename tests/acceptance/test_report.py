@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
+import pytest
 from junitparser import JUnitXml
 
 from ..cli_helpers import RunCli
@@ -143,3 +145,79 @@ def test_a_json_report_on_stdout_is_the_one_written_with_out(
     pack = json.loads(printed.stdout)
     assert pack["run"]["run_gauntlet_version"] == "0.1.0\x7f"
     assert pack["run"]["target"]["name"] == "toy \x85\u2028\u202e\u00e9"
+
+
+def _sarif_schema() -> dict[str, object]:
+    path = Path(__file__).resolve().parents[1] / "sarif" / "sarif-schema-2.1.0.json"
+    schema: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return schema
+
+
+def _leaking_run(run_cli: RunCli, repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run of a copy of the adversarial suite in `repo/evals`, against the leaking toy."""
+    root = Path(__file__).resolve().parents[2]
+    (repo / "evals").mkdir(parents=True)
+    suite = repo / "evals" / "adversarial.yaml"
+    suite.write_bytes((root / "suites" / "adversarial.yaml").read_bytes())
+    monkeypatch.chdir(repo)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    results = repo / "out" / "results.json"
+    results.parent.mkdir()
+    done = run_cli(
+        "run", "--quiet", "--cases", "evals", "--toy-defect", "leak_system_prompt", "--out", results
+    )
+    assert done.code == 1, done.show()
+    return results
+
+
+def test_a_sarif_report_locates_each_failing_case_in_the_repository(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: `report --format sarif` writing a file code scanning refuses, or naming the case
+    # file by the runner's absolute path.
+    repo = tmp_path / "repo"
+    results = _leaking_run(run_cli, repo, monkeypatch)
+    out = repo / "out" / "gauntlet.sarif"
+    done = run_cli("report", results, "--format", "sarif", "--out", out)
+    assert done.code == 0, done.show()
+    document = json.loads(out.read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(_sarif_schema()).validate(document)
+    findings = document["runs"][0]["results"]
+    assert findings
+    for finding in findings:
+        location = finding["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == "evals/adversarial.yaml"
+        assert finding["ruleId"].startswith("gauntlet/adversarial/")
+    assert document["runs"][0]["properties"]["verdict"] == "fail"
+    # In a workflow the root is $GITHUB_WORKSPACE, whichever directory the report is made in.
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    done = run_cli("report", results, "--format", "sarif")
+    assert done.code == 0, done.show()
+    uris = {
+        finding["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for finding in json.loads(done.stdout)["runs"][0]["results"]
+    }
+    assert uris == {"repo/evals/adversarial.yaml"}
+
+
+def test_a_sarif_report_of_cases_outside_the_root_is_refused_and_writes_nothing(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: a case file outside the repository written as an absolute path, dropped, or a
+    # half-written SARIF file left behind that an upload step would send.
+    repo = tmp_path / "repo"
+    results = _leaking_run(run_cli, repo, monkeypatch)
+    out = tmp_path / "gauntlet.sarif"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = run_cli("report", results, "--format", "sarif", "--source-root", elsewhere, "--out", out)
+    assert done.code == 2, done.show()
+    assert "--source-root" in done.stderr
+    assert "is not under the repository root" in done.stderr
+    assert not out.exists()
+    wrong = run_cli("report", results, "--format", "md", "--source-root", repo)
+    assert wrong.code == 2
+    assert "--source-root needs --format sarif" in wrong.stderr
+    missing = run_cli("report", results, "--format", "sarif", "--source-root", tmp_path / "no")
+    assert missing.code == 2
+    assert "no such directory" in missing.stderr

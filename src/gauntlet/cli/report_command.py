@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from enum import StrEnum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -15,9 +15,11 @@ from gauntlet.cli.options import (
     echo,
     replace_out,
 )
+from gauntlet.display import printable
 from gauntlet.errors import UsageError
 
 if TYPE_CHECKING:
+    from gauntlet.evidence.build import BuiltPack
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.evidence.trends import TrendsEvidence
     from gauntlet.run.results import Results
@@ -29,6 +31,7 @@ class ReportFormat(StrEnum):
     MD = "md"
     JSON = "json"
     JUNIT = "junit"
+    SARIF = "sarif"
 
 
 def report(
@@ -45,11 +48,25 @@ def report(
         ),
     ] = None,
     output_format: Annotated[
-        ReportFormat, typer.Option("--format", help="Markdown, the JSON pack, or JUnit XML.")
+        ReportFormat,
+        typer.Option(
+            "--format",
+            help="Markdown, the JSON pack, JUnit XML, or SARIF 2.1.0 for GitHub code scanning.",
+        ),
     ] = ReportFormat.MD,
     out: Annotated[
         Path | None,
         typer.Option("--out", metavar="PATH", help="Write here (atomically) instead of stdout."),
+    ] = None,
+    source_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--source-root",
+            metavar="DIR",
+            help="With --format sarif: the repository root every case file is named from "
+            "($GITHUB_WORKSPACE, else the current directory). A failing case in a file "
+            "outside it is refused.",
+        ),
     ] = None,
     github_output: Annotated[
         Path | None,
@@ -122,6 +139,8 @@ def report(
     from gauntlet.render.junit import render_junit
     from gauntlet.render.markdown import render_markdown
 
+    if source_root is not None and output_format is not ReportFormat.SARIF:
+        raise UsageError("--source-root needs --format sarif")
     if out is not None:
         replace_out(out, inputs=[results_path, *([baseline] if baseline else [])])
     built = build_evidence_pack(
@@ -137,6 +156,8 @@ def report(
             text = pack_json(pack)
         case ReportFormat.JUNIT:
             text = render_junit(pack)
+        case ReportFormat.SARIF:
+            text = _sarif(built, source_root)
     if built.baseline_missing:
         stderr().print(f"note: baseline {baseline} does not exist; no drift computed", markup=False)
     _github(pack, github_output, github_summary, github_annotations)
@@ -150,6 +171,29 @@ def report(
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
     stderr().print(f"wrote {out} ({output_format.value})", markup=False)
+
+
+def _sarif(built: BuiltPack, source_root: Path | None) -> str:
+    """The SARIF log, its case files named from the repository root."""
+    from gauntlet.render.sarif import attack_types, render_sarif
+
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    root = source_root or (Path(workspace) if workspace else Path.cwd())
+    # Both as the disk has them (links followed), so a root named through a link still holds
+    # the files a run named from the real directory.
+    real_root, cwd = Path(os.path.realpath(root)), Path(os.path.realpath(Path.cwd()))
+    if not real_root.is_dir():
+        raise UsageError(f"--source-root {printable(str(root))}: no such directory")
+    try:
+        return render_sarif(
+            built.pack,
+            attack_types=attack_types(built.results),
+            root=PurePosixPath(real_root.as_posix()),
+            cwd=PurePosixPath(cwd.as_posix()),
+        )
+    except UsageError as error:
+        error.name_options({"source_root": "--source-root"})
+        raise
 
 
 def _report_trends(

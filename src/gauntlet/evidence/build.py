@@ -15,10 +15,14 @@ __all__ = ["BuiltPack", "build_evidence_pack"]
 
 
 class BuiltPack(NamedTuple):
-    """The pack, and whether the baseline it was asked to compare with was missing."""
+    """The pack, whether its baseline was missing, and the results it was built from.
+
+    A rendering may need more than the pack holds: SARIF reads each case as the run loaded it.
+    """
 
     pack: EvidencePack
     baseline_missing: bool
+    results: Results
 
 
 def build_evidence_pack(
@@ -54,4 +58,4 @@ def build_evidence_pack(
         trends=trends(results),
         signing_key=signing_key(),
     )
-    return BuiltPack(pack, missing)
+    return BuiltPack(pack, missing, results)
