@@ -491,6 +491,29 @@ def test_fail_on_gate_failure_false_lets_a_gate_failure_pass(tmp_path: Path) -> 
     assert error_annotations(run) == []
 
 
+def test_findings_sarif_cannot_place_leave_the_verdict_and_warn(tmp_path: Path) -> None:
+    # Trap: SARIF's refusal of a finding outside the repository (a built-in suite, a case
+    # file elsewhere) failing the Report step with exit 2, so a run whose gates passed (its
+    # failure waived) or failed (exit 1) ended as a harness error, and no pack was staged.
+    workspace = workspace_with(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.copy(ROOT / "suites" / "grounding.yaml", outside / "grounding.yaml")
+    inputs = {
+        "cases": str(outside / "grounding.yaml"),
+        "target-callable": "action_targets:failing",
+        "job-summary": "false",
+        "annotations": "false",
+    }
+    run = run_action(workspace, inputs, env={"GITHUB_WORKSPACE": str(workspace)})
+    assert run.step("report").code == 0, run.show()
+    assert (run.outputs["exit-code"], run.outputs["verdict"]) == ("1", "fail")
+    assert run.outputs["sarif-path"] == ""
+    assert not (workspace / "gauntlet" / "gauntlet.sarif").exists()
+    assert "::warning title=gauntlet::no SARIF file" in run.step("report").stdout
+    assert (workspace / "gauntlet" / "evidence.json").exists()
+
+
 def test_the_workflow_run_id_reaches_the_results(tmp_path: Path) -> None:
     """Shards carry the run's id, so `gauntlet merge` can refuse shards of two runs."""
     workspace = workspace_with(tmp_path, "grounding.yaml")
