@@ -14,6 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
@@ -94,12 +95,11 @@ async def ask_one(
 async def _converse(
     asking: AsyncTarget, case: AnyCase, stop: asyncio.Event | None, tools: Scripted | None
 ) -> Observation:
-    started = time.perf_counter()
     messages = case.messages
     conversation: list[Traced] = []
     history: list[Message] = []
     state = Conversation(case_id=case.id)
-    attempts, waited = 0, 0.0
+    effort = _Effort(started=time.perf_counter())
     for number, message in enumerate(messages, start=1):
         at = f"turn {number} of {len(messages)}: " if len(messages) > 1 else ""
         try:
@@ -113,37 +113,47 @@ async def _converse(
             )
             traced = await asking.ask(question)
         except Interrupted:
-            return _observed(None, None, started, attempts, waited, conversation, asked=False)
+            return _observed(None, None, effort, conversation, asked=False)
         except TargetError as exc:
-            return _observed(
-                None, at + str(exc), started, attempts + exc.attempts, waited + exc.waited,
-                conversation,
-            )  # fmt: skip
+            spent = effort.plus(exc.attempts, exc.waited)
+            return _observed(None, at + str(exc), spent, conversation)
         except BaseException as exc:  # a target cannot end the run
             if isinstance(exc, asyncio.CancelledError) and is_cancelling():
                 raise  # the run's own cancellation, after the grace period
-            return _observed(None, at + _raised(exc), started, attempts + 1, waited, conversation)
-        attempts, waited = attempts + traced.attempts, waited + traced.waited
+            return _observed(None, at + _raised(exc), effort.plus(1, 0.0), conversation)
+        effort = effort.plus(traced.attempts, traced.waited)
         too_deep = nested_too_deeply(traced.response)
         if too_deep is not None:
-            return _observed(None, at + too_deep, started, attempts, waited, conversation)
+            return _observed(None, at + too_deep, effort, conversation)
         conversation.append(traced)
         history += [
             Message(role="user", content=message),
             Message(role="assistant", content=traced.response.text),
         ]
-    return _observed(
-        conversation[-1], None, started, attempts, waited,
-        conversation if len(messages) > 1 else [],
-    )  # fmt: skip
+    return _observed(conversation[-1], None, effort, conversation if len(messages) > 1 else [])
+
+
+@dataclass(frozen=True)
+class _Effort:
+    """What asking one case has cost so far: when it began, its attempts and its waits.
+
+    The three travel together from the first turn to the observation, each turn (or the
+    error that ends the conversation) adding its own.
+    """
+
+    started: float
+    """`time.perf_counter()` when the case's first turn was asked."""
+    attempts: int = 0
+    waited: float = 0.0
+
+    def plus(self, attempts: int, waited: float) -> _Effort:
+        return _Effort(self.started, self.attempts + attempts, self.waited + waited)
 
 
 def _observed(
     last: Traced | None,
     error: str | None,
-    started: float,
-    attempts: int,
-    waited: float,
+    effort: _Effort,
     conversation: Sequence[Traced],
     *,
     asked: bool = True,
@@ -151,9 +161,9 @@ def _observed(
     return Observation(
         None if last is None else last.response,
         error,
-        _since(started),
-        attempts,
-        round(waited, 3),
+        _since(effort.started),
+        effort.attempts,
+        round(effort.waited, 3),
         asked=asked,
         conversation=tuple(turn.response for turn in conversation),
         traced=last,
