@@ -184,23 +184,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
     """Ask the statistics for every series the dashboard draws, and count each run's cases."""
     gates = tuple(sorted({case.gate for case in history.cases}))
     languages = tuple(sorted({case.language for case in history.cases}))
-    pass_rates = tuple(
-        ChartSpec(
-            slug=f"pass-{gate}",
-            title=f"{gate}: pass rate per language",
-            unit="%",
-            missing="no run has a pass rate here",
-            series=tuple(
-                Series(
-                    language,
-                    tuple(stats.series(history, metric=PASS_RATE, gate=gate, language=language)),
-                )
-                for language in languages
-                if any(c.gate == gate and c.language == language for c in history.cases)
-            ),
-        )
-        for gate in gates
-    )
+    pass_rates = tuple(_pass_rate_chart(history, stats, gate, languages) for gate in gates)
     latency = ChartSpec(
         slug="latency",
         title="Latency per case: p50 and p95",
@@ -218,19 +202,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         series=(Series("all cases", tuple(stats.series(history, metric=TOKENS))),),
         missing="no run reported tokens for every one of its cases",
     )
-    first_token = tuple(
-        ChartSpec(
-            slug=f"first-token-{gate}",
-            title=f"{gate}: time to first token, median and p95",
-            unit="ms",
-            missing=f"no run streamed an answer of the {gate} gate",
-            series=(
-                Series("median", tuple(stats.series(history, metric=FIRST_TOKEN_P50, gate=gate))),
-                Series("p95", tuple(stats.series(history, metric=FIRST_TOKEN_P95, gate=gate))),
-            ),
-        )
-        for gate in gates
-    )
+    first_token = tuple(_first_token_chart(history, stats, gate) for gate in gates)
     runs = tuple(
         run_view(history, run, tuple(stats.trends(history, run.key))) for run in history.runs
     )
@@ -244,6 +216,40 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         flaky=tuple(stats.flaky_cases(history)),
         regressions=tuple(stats.regressed_cases(history)),
         first_token=first_token,
+    )
+
+
+def _pass_rate_chart(
+    history: History, stats: HistoryStats | Any, gate: str, languages: Sequence[str]
+) -> ChartSpec:
+    """One gate's pass rate per run, a line for each language it has cases in."""
+    return ChartSpec(
+        slug=f"pass-{gate}",
+        title=f"{gate}: pass rate per language",
+        unit="%",
+        missing="no run has a pass rate here",
+        series=tuple(
+            Series(
+                language,
+                tuple(stats.series(history, metric=PASS_RATE, gate=gate, language=language)),
+            )
+            for language in languages
+            if any(c.gate == gate and c.language == language for c in history.cases)
+        ),
+    )
+
+
+def _first_token_chart(history: History, stats: HistoryStats | Any, gate: str) -> ChartSpec:
+    """One gate's time to first token per run: its median and p95."""
+    return ChartSpec(
+        slug=f"first-token-{gate}",
+        title=f"{gate}: time to first token, median and p95",
+        unit="ms",
+        missing=f"no run streamed an answer of the {gate} gate",
+        series=(
+            Series("median", tuple(stats.series(history, metric=FIRST_TOKEN_P50, gate=gate))),
+            Series("p95", tuple(stats.series(history, metric=FIRST_TOKEN_P95, gate=gate))),
+        ),
     )
 
 
