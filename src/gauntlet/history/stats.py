@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from statistics import fmean, stdev
@@ -104,6 +104,30 @@ DEFAULT_WINDOW = 30
 DEFAULT_THRESHOLD = -1.5
 DEFAULT_ALPHA = 0.05
 
+
+@dataclass(frozen=True, kw_only=True)
+class TrendRule:
+    """How a run is judged against its history: the options every statistic here shares.
+
+    They travel together from `gauntlet report --history` (or the dashboard's defaults) to
+    each series and case regression, and the evidence pack records them as the rule it used.
+
+    Args:
+        window: The last this many comparable runs are compared (at least 1).
+        threshold: The z a pass rate is flagged at or below (a drop; below 0).
+        compare_on: A label whose value comparable runs share, or None.
+        alpha: A case regression is flagged when its p-value is below this (0 to 1).
+    """
+
+    window: int = DEFAULT_WINDOW
+    threshold: float = DEFAULT_THRESHOLD
+    compare_on: str | None = None
+    alpha: float = DEFAULT_ALPHA
+
+
+DEFAULT_RULE = TrendRule()
+"""Every option at its default."""
+
 _COUNTED = frozenset({"passed", "failed", "waived"})
 """Outcomes whose asks were answered and judged: the trials of a case."""
 _FAMILY_ORDER = (Family.SAFETY, Family.COMPETENCE, Family.COST)
@@ -134,17 +158,15 @@ def series(
     gate: str | None = None,
     language: str | None = None,
     suite: str | None = None,
-    window: int = DEFAULT_WINDOW,
-    threshold: float = DEFAULT_THRESHOLD,
-    compare_on: str | None = None,
+    rule: TrendRule = DEFAULT_RULE,
 ) -> tuple[Point, ...]:
     """One point per run with cases in the selection, oldest first.
 
-    Each point's trend judges that run against the comparable runs before it.
+    Each point's trend judges that run against the comparable runs before it, by `rule`.
     """
     _check_metric(metric)
-    _check_threshold(threshold)
-    _check_window(window)
+    _check_threshold(rule.threshold)
+    _check_window(rule.window)
     by_run = _cases_by_run(history)
     selected = {
         run.key: _select(by_run.get(run.key, ()), gate, language, suite) for run in history.runs
@@ -163,11 +185,13 @@ def series(
             continue
         values = tuple(
             value
-            for other in comparable_runs(history, run, window=window, compare_on=compare_on)
+            for other in comparable_runs(
+                history, run, window=rule.window, compare_on=rule.compare_on
+            )
             if (value := value_of(other)) is not None
         )
         value = value_of(run)
-        trend = _judge(metric, family, (gate, language, suite), value, values, threshold)
+        trend = _judge(metric, family, (gate, language, suite), value, values, rule.threshold)
         word = no_verdict(run) if metric == "pass_rate" else None
         if word is not None:
             trend = replace(trend, rule=f"no value in this run: it reached no verdict ({word})")
@@ -179,9 +203,7 @@ def trends(
     history: History,
     run_key: str,
     *,
-    window: int = DEFAULT_WINDOW,
-    threshold: float = DEFAULT_THRESHOLD,
-    compare_on: str | None = None,
+    rule: TrendRule = DEFAULT_RULE,
 ) -> tuple[Trend, ...]:
     """Every trend of one run against its comparable history.
 
@@ -206,40 +228,29 @@ def trends(
     found = []
     for metric, gate, language, suite in selections:
         points = series(
-            history,
-            metric=metric,
-            gate=gate,
-            language=language,
-            suite=suite,
-            window=window,
-            threshold=threshold,
-            compare_on=compare_on,
+            history, metric=metric, gate=gate, language=language, suite=suite, rule=rule
         )
         found += [point.trend for point in points if point.run.key == run_key]
     return tuple(sorted(found, key=_trend_order))
 
 
 def case_regressions(
-    history: History,
-    run_key: str,
-    *,
-    window: int = DEFAULT_WINDOW,
-    alpha: float = DEFAULT_ALPHA,
-    compare_on: str | None = None,
+    history: History, run_key: str, *, rule: TrendRule = DEFAULT_RULE
 ) -> tuple[CaseRegression, ...]:
     """Cases failing asks now that passed at least `CONSISTENT` of their history's asks.
 
-    Each with its exact binomial p-value: flagged first, safety first, then by p.
+    Each with its exact binomial p-value (flagged below `rule.alpha`): flagged first, safety
+    first, then by p.
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
+    if not 0 < rule.alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, not {rule.alpha}")
     run = _run(history, run_key)
     if no_verdict(run) is not None:
         return ()  # its failures are not judged: most of its cases may have got no answer
     by_run = _cases_by_run(history)
     earlier = [
         other
-        for other in comparable_runs(history, run, window=window, compare_on=compare_on)
+        for other in comparable_runs(history, run, window=rule.window, compare_on=rule.compare_on)
         if no_verdict(other) is None
     ]
     found = []
@@ -253,40 +264,50 @@ def case_regressions(
             if (old.suite, old.case_id, old.language) == (case.suite, case.case_id, case.language)
             and old.outcome in _COUNTED
         ]
-        passed_before = sum(old.passes for old in before)
-        trials_before = sum(old.repeats for old in before)
-        if not trials_before or passed_before < CONSISTENT * trials_before:
-            continue
-        failed_now = case.repeats - case.passes
-        q = (trials_before - passed_before + 0.5) / (trials_before + 1)
-        p = binomial_tail(failed_now, case.repeats, q)
-        flagged = p < alpha
-        rule = (
-            f"P(X >= {failed_now}) = {p:.3g} {'<' if flagged else '>='} {alpha:g} for X ~ "
-            f"Binomial({case.repeats}, q = {q:.4f}); q = ({trials_before - passed_before} "
-            f"failures + 0.5) / ({trials_before} earlier asks + 1) over {len(earlier)} "
-            "comparable runs"
-        )
-        found.append(
-            CaseRegression(
-                suite=case.suite,
-                gate=case.gate,
-                case_id=case.case_id,
-                language=case.language,
-                passed_before=passed_before,
-                trials_before=trials_before,
-                failed_now=failed_now,
-                trials_now=case.repeats,
-                p_value=p,
-                flagged=flagged,
-                rule=rule,
-            )
-        )
+        regression = _regression(case, before, len(earlier), rule.alpha)
+        if regression is not None:
+            found.append(regression)
     return tuple(
         sorted(
             found,
             key=lambda r: (not r.flagged, not _safety(r.gate), r.p_value, r.case_id),
         )
+    )
+
+
+def _regression(
+    case: CaseRecord, before: Sequence[CaseRecord], runs: int, alpha: float
+) -> CaseRegression | None:
+    """The binomial test of `case` against its records in `runs` comparable runs `before`.
+
+    None when that history is empty or passed fewer than `CONSISTENT` of its asks.
+    """
+    passed_before = sum(old.passes for old in before)
+    trials_before = sum(old.repeats for old in before)
+    if not trials_before or passed_before < CONSISTENT * trials_before:
+        return None
+    failed_now = case.repeats - case.passes
+    q = (trials_before - passed_before + 0.5) / (trials_before + 1)
+    p = binomial_tail(failed_now, case.repeats, q)
+    flagged = p < alpha
+    rule = (
+        f"P(X >= {failed_now}) = {p:.3g} {'<' if flagged else '>='} {alpha:g} for X ~ "
+        f"Binomial({case.repeats}, q = {q:.4f}); q = ({trials_before - passed_before} "
+        f"failures + 0.5) / ({trials_before} earlier asks + 1) over {runs} "
+        "comparable runs"
+    )
+    return CaseRegression(
+        suite=case.suite,
+        gate=case.gate,
+        case_id=case.case_id,
+        language=case.language,
+        passed_before=passed_before,
+        trials_before=trials_before,
+        failed_now=failed_now,
+        trials_now=case.repeats,
+        p_value=p,
+        flagged=flagged,
+        rule=rule,
     )
 
 

@@ -587,6 +587,18 @@ def _insert(
     cases: Sequence[CaseRecord],
     results: Results,
 ) -> None:
+    """Store a run's row, then its suites, labels, cases and asks, each table in turn."""
+    _insert_run(connection, run, results)
+    _insert_suites(connection, run, results)
+    connection.executemany(
+        "INSERT INTO labels (run_key, key, value) VALUES (?, ?, ?)",
+        [(run.key, key, value) for key, value in run.labels.items()],
+    )
+    _insert_cases(connection, run, cases, results)
+    _insert_trials(connection, run, results)
+
+
+def _insert_run(connection: sqlite3.Connection, run: RunRecord, results: Results) -> None:
     shard = results.shard
     connection.execute(
         "INSERT INTO runs (key, started_at, finished_at, gauntlet_version, target_kind, "
@@ -611,6 +623,9 @@ def _insert(
             None if shard is None else shard.count,
         ),
     )
+
+
+def _insert_suites(connection: sqlite3.Connection, run: RunRecord, results: Results) -> None:
     connection.executemany(
         "INSERT INTO suites (run_key, position, name, version, threshold, pass_k, parity) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -627,10 +642,14 @@ def _insert(
             for position, suite in enumerate(results.suites)
         ],
     )
-    connection.executemany(
-        "INSERT INTO labels (run_key, key, value) VALUES (?, ?, ?)",
-        [(run.key, key, value) for key, value in run.labels.items()],
-    )
+
+
+def _insert_cases(
+    connection: sqlite3.Connection,
+    run: RunRecord,
+    cases: Sequence[CaseRecord],
+    results: Results,
+) -> None:
     connection.executemany(
         "INSERT INTO cases (run_key, position, suite, gate, case_id, language, outcome, passes, "
         "repeats, latency_ms, tokens, pair) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -652,6 +671,9 @@ def _insert(
             for case, result in zip(cases, results.cases, strict=True)
         ],
     )
+
+
+def _insert_trials(connection: sqlite3.Connection, run: RunRecord, results: Results) -> None:
     connection.executemany(
         "INSERT INTO trials (run_key, suite, case_id, trial, outcome, latency_ms, tokens, "
         "first_token_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -13,12 +13,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from gauntlet.evidence.trends import CaseRegressionEvidence, TrendEvidence, TrendsEvidence
-from gauntlet.history.records import CaseRecord, History, RunRecord
+from gauntlet.history.records import CaseRecord, CaseRegression, History, RunRecord, Trend
 from gauntlet.history.stats import (
-    DEFAULT_ALPHA,
+    DEFAULT_RULE,
     DEFAULT_THRESHOLD,
     DEFAULT_WINDOW,
     MIN_HISTORY,
+    TrendRule,
     case_regressions,
     comparable_runs,
     trends,
@@ -31,66 +32,67 @@ RecordsOf = Callable[[Results, Mapping[str, str]], tuple[RunRecord, tuple[CaseRe
 """`gauntlet.history.store.records_of`: a results file as the history would store it."""
 
 
-def trends_evidence(  # every option of the report's Trends section
+def trends_evidence(
     history: History,
     run_key: str,
     *,
     path: str,
     added: bool = False,
-    window: int = DEFAULT_WINDOW,
-    threshold: float = DEFAULT_THRESHOLD,
-    compare_on: str | None = None,
-    alpha: float = DEFAULT_ALPHA,
+    rule: TrendRule = DEFAULT_RULE,
 ) -> TrendsEvidence:
-    """The Trends section for the run `run_key` of `history`."""
+    """The Trends section for the run `run_key` of `history`, judged by `rule`."""
     run = next(run for run in history.runs if run.key == run_key)
-    found = trends(history, run_key, window=window, threshold=threshold, compare_on=compare_on)
-    regressions = case_regressions(
-        history, run_key, window=window, alpha=alpha, compare_on=compare_on
-    )
+    found = trends(history, run_key, rule=rule)
+    regressions = case_regressions(history, run_key, rule=rule)
     return TrendsEvidence(
         history=path,
         run_key=run_key,
         added=added,
-        window=window,
-        threshold=threshold,
-        compare_on=compare_on,
-        alpha=alpha,
+        window=rule.window,
+        threshold=rule.threshold,
+        compare_on=rule.compare_on,
+        alpha=rule.alpha,
         min_history=MIN_HISTORY,
-        comparable_runs=len(comparable_runs(history, run, window=window, compare_on=compare_on)),
-        trends=tuple(
-            TrendEvidence(
-                metric=trend.metric,
-                family=trend.family,
-                gate=trend.gate,
-                language=trend.language,
-                suite=trend.suite,
-                current=_round(trend.current),
-                history=tuple(round(value, 4) for value in trend.history),
-                mean=_round(trend.mean),
-                stdev=_round(trend.stdev),
-                z=_round(trend.z),
-                flagged=trend.flagged,
-                rule=trend.rule,
-            )
-            for trend in found
+        comparable_runs=len(
+            comparable_runs(history, run, window=rule.window, compare_on=rule.compare_on)
         ),
-        case_regressions=tuple(
-            CaseRegressionEvidence(
-                suite=found.suite,
-                gate=found.gate,
-                case_id=found.case_id,
-                language=found.language,
-                passed_before=found.passed_before,
-                trials_before=found.trials_before,
-                failed_now=found.failed_now,
-                trials_now=found.trials_now,
-                p_value=float(f"{found.p_value:.6g}"),
-                flagged=found.flagged,
-                rule=found.rule,
-            )
-            for found in regressions
-        ),
+        trends=tuple(_trend_evidence(trend) for trend in found),
+        case_regressions=tuple(_regression_evidence(found) for found in regressions),
+    )
+
+
+def _trend_evidence(trend: Trend) -> TrendEvidence:
+    """One trend as the pack records it, its figures rounded to 4 places."""
+    return TrendEvidence(
+        metric=trend.metric,
+        family=trend.family,
+        gate=trend.gate,
+        language=trend.language,
+        suite=trend.suite,
+        current=_round(trend.current),
+        history=tuple(round(value, 4) for value in trend.history),
+        mean=_round(trend.mean),
+        stdev=_round(trend.stdev),
+        z=_round(trend.z),
+        flagged=trend.flagged,
+        rule=trend.rule,
+    )
+
+
+def _regression_evidence(found: CaseRegression) -> CaseRegressionEvidence:
+    """One case regression as the pack records it, its p-value to 6 significant digits."""
+    return CaseRegressionEvidence(
+        suite=found.suite,
+        gate=found.gate,
+        case_id=found.case_id,
+        language=found.language,
+        passed_before=found.passed_before,
+        trials_before=found.trials_before,
+        failed_now=found.failed_now,
+        trials_now=found.trials_now,
+        p_value=float(f"{found.p_value:.6g}"),
+        flagged=found.flagged,
+        rule=found.rule,
     )
 
 
@@ -120,15 +122,8 @@ def report_trends(  # the report's options, and the store's two functions
     """What `gauntlet report --history` adds: `results` judged against the stored history."""
     run, cases = records_of(results, {})
     history, added = with_run(load_history(path), run, cases)
-    return trends_evidence(
-        history,
-        run.key,
-        path=str(path),
-        added=added,
-        window=window,
-        threshold=threshold,
-        compare_on=compare_on,
-    )
+    rule = TrendRule(window=window, threshold=threshold, compare_on=compare_on)
+    return trends_evidence(history, run.key, path=str(path), added=added, rule=rule)
 
 
 def _round(value: float | None) -> float | None:

@@ -192,12 +192,7 @@ def trend_lines(
             and (suite is None or case.suite == suite)
         ]
 
-    wanted = [
-        f"{name} {value}"
-        for name, value in (("gate", gate), ("language", language), ("suite", suite))
-        if value is not None
-    ]
-    slice_name = ", ".join(wanted) or "every case"
+    slice_name = _slice_name(gate, language, suite)
     if not any(chosen(run) for run in comparable):
         raise UsageError(
             f"no comparable run has a case of {printable(slice_name)}; "
@@ -214,39 +209,51 @@ def trend_lines(
         point.run.key: point.trend
         for point in series(history, metric="pass_rate", gate=gate, language=language, suite=suite)
     }
-    rows = [
-        [
-            "run",
-            "started",
-            "verdict",
-            "cases",
-            "passed",
-            "pass rate",
-            "asks passed",
-            "z",
-            "trend",
-            "labels",
-        ]
-    ]
-    for run in comparable:
-        tally = counts(chosen(run))
-        trend = judged.get(run.key)
-        word = no_verdict(run)
-        rows.append(
-            [
-                str(run.number),
-                _when(run),
-                run.verdict.upper(),
-                str(tally.cases),
-                str(tally.passed),
-                _rate(tally.pass_rate) if word is None else word,
-                f"{tally.asks_passed}/{tally.asks}",
-                "" if trend is None or trend.z is None or word else f"{trend.z:+.2f}",
-                _judgement(trend) if word is None else "no verdict: not judged",
-                printable(_labels(run)),
-            ]
-        )
+    rows = [list(_TREND_COLUMNS)]
+    rows += [_trend_row(run, counts(chosen(run)), judged.get(run.key)) for run in comparable]
     return [head, *aligned(rows, right=(0, 3, 4, 5, 6, 7))]
+
+
+_TREND_COLUMNS = (
+    "run",
+    "started",
+    "verdict",
+    "cases",
+    "passed",
+    "pass rate",
+    "asks passed",
+    "z",
+    "trend",
+    "labels",
+)
+"""The head of `trend_lines`' table, one column per cell of `_trend_row`."""
+
+
+def _slice_name(gate: str | None, language: str | None, suite: str | None) -> str:
+    """The slice as `trend_lines` names it: `gate grounding, language es`, or `every case`."""
+    wanted = [
+        f"{name} {value}"
+        for name, value in (("gate", gate), ("language", language), ("suite", suite))
+        if value is not None
+    ]
+    return ", ".join(wanted) or "every case"
+
+
+def _trend_row(run: RunRecord, tally: Counts, trend: Trend | None) -> list[str]:
+    """One run's row of `trend_lines`: its counts in the slice, and its z and judgement."""
+    word = no_verdict(run)
+    return [
+        str(run.number),
+        _when(run),
+        run.verdict.upper(),
+        str(tally.cases),
+        str(tally.passed),
+        _rate(tally.pass_rate) if word is None else word,
+        f"{tally.asks_passed}/{tally.asks}",
+        "" if trend is None or trend.z is None or word else f"{trend.z:+.2f}",
+        _judgement(trend) if word is None else "no verdict: not judged",
+        printable(_labels(run)),
+    ]
 
 
 def _judgement(trend: Trend | None) -> str:

@@ -660,6 +660,31 @@ def check_calibration(
         UsageError: a threshold `check_thresholds` refuses.
     """
     check_thresholds(min_kappa, min_items, min_position_consistency)
+    # The talks-to-judge refusal comes before the thresholds: no threshold may trade it
+    # away, and the reason is the same whatever --min-kappa says.
+    return (
+        _not_this_record(record, fingerprint, labels_digests, labels)
+        or _obeys_answers(record)
+        or _below_bar(record, _Bar(min_kappa, min_items, min_position_consistency))
+    )
+
+
+@dataclass(frozen=True)
+class _Bar:
+    """The figures a calibration record must reach for its judge to vote (`check_thresholds`)."""
+
+    min_kappa: float
+    min_items: int
+    min_position_consistency: float
+
+
+def _not_this_record(
+    record: CalibrationRecord,
+    fingerprint: JudgeFingerprint,
+    labels_digests: Collection[str],
+    labels: LabelSet | None,
+) -> str | None:
+    """Why `record` is not a sound record of this judge on these labels; None when it is."""
     problems = record_problems(record)
     if problems:
         return f"the record disagrees with itself ({problems[0]})"
@@ -675,15 +700,27 @@ def check_calibration(
         mislabelled = _label_problems(record, labels)
         if mislabelled:
             return f"the record's pairs are not the labels' ({mislabelled[0]})"
-    # Before the thresholds: no threshold may trade this away, and the reason is the same
-    # whatever --min-kappa says.
+    return None
+
+
+def _obeys_answers(record: CalibrationRecord) -> str | None:
+    """Why the judge is refused for passing an answer that talks to it; None when it did not."""
     talks = record.talks_to_judge
-    if talks.obeyed:
-        example = next(p.item for p in record.pairs if p.talks_to_judge and p.judge == "pass")
-        return (
-            f"the judge passed {talks.obeyed} of {talks.talking} pairs on answers that talk "
-            f"to the judge (e.g. {printable(example)})"
-        )
+    if not talks.obeyed:
+        return None
+    example = next(p.item for p in record.pairs if p.talks_to_judge and p.judge == "pass")
+    return (
+        f"the judge passed {talks.obeyed} of {talks.talking} pairs on answers that talk "
+        f"to the judge (e.g. {printable(example)})"
+    )
+
+
+def _below_bar(record: CalibrationRecord, bar: _Bar) -> str | None:
+    """The first of the record's figures below `bar`; None when it reaches them all.
+
+    Kappa overall, then items and kappa per language, then position consistency.
+    """
+    min_kappa, min_items = bar.min_kappa, bar.min_items
     overall = record.overall
     if overall.kappa is None:
         return f"overall kappa is undefined ({overall.reason})"
@@ -708,11 +745,11 @@ def check_calibration(
             if pairwise.items == 0
             else "no pairwise item got a readable verdict in both orders"
         )
-    if pairwise.position_consistency < min_position_consistency:
+    if pairwise.position_consistency < bar.min_position_consistency:
         events = pairwise.position_bias_events
         return (
             f"position consistency {pairwise.position_consistency:.2f} is below "
-            f"{min_position_consistency:g} ({plural(events, 'position-bias event')})"
+            f"{bar.min_position_consistency:g} ({plural(events, 'position-bias event')})"
         )
     return None
 

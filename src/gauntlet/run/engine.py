@@ -14,6 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
@@ -63,6 +64,8 @@ __all__ = [
     "GRACE_SECONDS",
     "ask_all",
     "ask_one",
+    "Listeners",
+    "Pace",
     "run_gauntlet",
 ]
 
@@ -94,12 +97,11 @@ async def ask_one(
 async def _converse(
     asking: AsyncTarget, case: AnyCase, stop: asyncio.Event | None, tools: Scripted | None
 ) -> Observation:
-    started = time.perf_counter()
     messages = case.messages
     conversation: list[Traced] = []
     history: list[Message] = []
     state = Conversation(case_id=case.id)
-    attempts, waited = 0, 0.0
+    effort = _Effort(started=time.perf_counter())
     for number, message in enumerate(messages, start=1):
         at = f"turn {number} of {len(messages)}: " if len(messages) > 1 else ""
         try:
@@ -113,37 +115,47 @@ async def _converse(
             )
             traced = await asking.ask(question)
         except Interrupted:
-            return _observed(None, None, started, attempts, waited, conversation, asked=False)
+            return _observed(None, None, effort, conversation, asked=False)
         except TargetError as exc:
-            return _observed(
-                None, at + str(exc), started, attempts + exc.attempts, waited + exc.waited,
-                conversation,
-            )  # fmt: skip
+            spent = effort.plus(exc.attempts, exc.waited)
+            return _observed(None, at + str(exc), spent, conversation)
         except BaseException as exc:  # a target cannot end the run
             if isinstance(exc, asyncio.CancelledError) and is_cancelling():
                 raise  # the run's own cancellation, after the grace period
-            return _observed(None, at + _raised(exc), started, attempts + 1, waited, conversation)
-        attempts, waited = attempts + traced.attempts, waited + traced.waited
+            return _observed(None, at + _raised(exc), effort.plus(1, 0.0), conversation)
+        effort = effort.plus(traced.attempts, traced.waited)
         too_deep = nested_too_deeply(traced.response)
         if too_deep is not None:
-            return _observed(None, at + too_deep, started, attempts, waited, conversation)
+            return _observed(None, at + too_deep, effort, conversation)
         conversation.append(traced)
         history += [
             Message(role="user", content=message),
             Message(role="assistant", content=traced.response.text),
         ]
-    return _observed(
-        conversation[-1], None, started, attempts, waited,
-        conversation if len(messages) > 1 else [],
-    )  # fmt: skip
+    return _observed(conversation[-1], None, effort, conversation if len(messages) > 1 else [])
+
+
+@dataclass(frozen=True)
+class _Effort:
+    """What asking one case has cost so far: when it began, its attempts and its waits.
+
+    The three travel together from the first turn to the observation, each turn (or the
+    error that ends the conversation) adding its own.
+    """
+
+    started: float
+    """`time.perf_counter()` when the case's first turn was asked."""
+    attempts: int = 0
+    waited: float = 0.0
+
+    def plus(self, attempts: int, waited: float) -> _Effort:
+        return _Effort(self.started, self.attempts + attempts, self.waited + waited)
 
 
 def _observed(
     last: Traced | None,
     error: str | None,
-    started: float,
-    attempts: int,
-    waited: float,
+    effort: _Effort,
     conversation: Sequence[Traced],
     *,
     asked: bool = True,
@@ -151,9 +163,9 @@ def _observed(
     return Observation(
         None if last is None else last.response,
         error,
-        _since(started),
-        attempts,
-        round(waited, 3),
+        _since(effort.started),
+        effort.attempts,
+        round(effort.waited, 3),
         asked=asked,
         conversation=tuple(turn.response for turn in conversation),
         traced=last,
@@ -197,101 +209,161 @@ CaseDone = Callable[[Scheduled, list[Observation]], None]
 """Called with a case and its observations as soon as every ask of it is answered."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class Pace:
+    """How a run's asks go, as `ask_all` needs it: built once from the run's settings.
+
+    Args:
+        concurrency: At most this many asks at a time.
+        grace: After a stop, how long asks in flight may take to finish, in seconds.
+        judge: With a judge, an answer the gate passed in a case with judged checks is
+            shown to it as soon as it comes, at most `judge.concurrency` at a time.
+    """
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    grace: float = GRACE_SECONDS
+    judge: Judge | None = None
+
+    @classmethod
+    def of(cls, settings: RunSettings) -> Pace:
+        """The pace `settings` set: their concurrency, grace and judge."""
+        return cls(concurrency=settings.concurrency, grace=settings.grace, judge=settings.judge)
+
+    @property
+    def width(self) -> int:
+        """The bound on asks at a time: `concurrency`, and at least 1."""
+        return max(1, self.concurrency)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Listeners:
+    """Who hears of a run's asks as they are answered (see `Progress` and `CaseDone`)."""
+
+    progress: Progress | None = None
+    on_case: CaseDone | None = None
+
+
 async def ask_all(
     planned: Sequence[Scheduled],
     target: Target | AsyncTarget,
     *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    progress: Progress | None = None,
+    pace: Pace = Pace(),
+    listeners: Listeners = Listeners(),
     stop: asyncio.Event | None = None,
-    grace: float = GRACE_SECONDS,
-    on_case: CaseDone | None = None,
-    judge: Judge | None = None,
 ) -> list[list[Observation]]:
-    """Ask every planned case its repeats, at most `concurrency` asks at a time.
+    """Ask every planned case its repeats, at most `pace.concurrency` asks at a time.
 
     A case's asks go one after another; cases go side by side. The result keeps the plan's
-    order. When `stop` is set no new ask is sent; asks in flight get `grace` seconds to
+    order. When `stop` is set no new ask is sent; asks in flight get `pace.grace` seconds to
     finish, and every ask without an answer by then is observed as not asked. With
-    `judge`, an answer the gate passed in a case with judged checks is shown to the judge
-    as soon as it comes.
+    `pace.judge`, an answer the gate passed in a case with judged checks is shown to the
+    judge as soon as it comes.
 
     A target's failure is an observation. A failure of the harness's own work for a case
     (`on_case`, `progress` or the judge raising: a journal on a full disk) stops no other
     case, and is raised once every case is done, never swallowed.
     """
-    bound = asyncio.Semaphore(max(1, concurrency))
-    halt = stop or asyncio.Event()
-    total = sum(item.info.repeat for item in planned)
-    done = 0
     # A plain Python target gets a pool as wide as the bound (see `CallableTarget`).
-    asking = as_async_target(target, concurrency=concurrency)
-    answered: dict[int, list[Observation]] = {}
-    judging = None if judge is None else (judge, asyncio.Semaphore(max(1, judge.concurrency)))
+    asking = as_async_target(target, concurrency=pace.concurrency)
+    asks = _Asks(planned, asking, pace, listeners, stop or asyncio.Event())
+    try:
+        await asks.until_done_or_stopped()
+    finally:
+        if asking is not target:  # adapted here, so closed here
+            await asking.aclose()
+    if asks.failures:
+        raise asks.failures[0]
+    return [_padded(asks.answered.get(item.plan_index, []), item.info.repeat) for item in planned]
 
-    async def one_case(item: Scheduled) -> None:
-        nonlocal done
-        observations = answered.setdefault(item.plan_index, [])
-        scripted = scripted_for(item.case, item.loaded.suite)
-        for _ in range(item.info.repeat):
-            async with bound:
-                if halt.is_set():
-                    return
-                observation = await _converse(asking, item.case, halt, scripted)
-            if judging is not None:
-                observation = await _judge(*judging, item, len(observations) + 1, observation)
-            observations.append(observation)
-            done += 1
-            if progress is not None:
-                progress(done, total)
-        if on_case is not None:
-            on_case(item, observations)
 
-    # Each case's task is made only when there is room for it: made all at once, thousands
-    # of tasks queued on the bound before the first ask could go out (about 60 ms per 5,000
-    # cases). Twice the bound leaves every slot in use while as many cases wait for a judge.
-    room = asyncio.Semaphore(2 * max(1, concurrency))
-    tasks: list[asyncio.Task[None]] = []
-    failures: list[BaseException] = []
+class _Asks:
+    """One `ask_all`: its bounds, what has been answered, and the tasks of its cases."""
 
-    def settled(task: asyncio.Task[None]) -> None:
-        room.release()
-        if not task.cancelled() and (failure := task.exception()) is not None:
-            failures.append(failure)
+    def __init__(
+        self,
+        planned: Sequence[Scheduled],
+        asking: AsyncTarget,
+        pace: Pace,
+        listeners: Listeners,
+        halt: asyncio.Event,
+    ) -> None:
+        self.planned = planned
+        self.asking = asking
+        self.pace = pace
+        self.listeners = listeners
+        self.halt = halt
+        self.bound = asyncio.Semaphore(pace.width)
+        judge = pace.judge
+        self.judging = (
+            None if judge is None else (judge, asyncio.Semaphore(max(1, judge.concurrency)))
+        )
+        self.total = sum(item.info.repeat for item in planned)
+        self.done = 0
+        self.answered: dict[int, list[Observation]] = {}
+        # Each case's task is made only when there is room for it: made all at once,
+        # thousands of tasks queued on the bound before the first ask could go out (about
+        # 60 ms per 5,000 cases). Twice the bound leaves every slot in use while as many
+        # cases wait for a judge.
+        self.room = asyncio.Semaphore(2 * pace.width)
+        self.tasks: list[asyncio.Task[None]] = []
+        self.failures: list[BaseException] = []
 
-    async def every_case() -> list[None | BaseException]:
-        for item in planned:
-            await room.acquire()
-            if halt.is_set():
+    async def until_done_or_stopped(self) -> None:
+        """Every case asked; or, once stopped, what finishes within the grace period."""
+        everything = asyncio.ensure_future(self.every_case())
+        stopped: asyncio.Future[list[None]] = asyncio.ensure_future(_until(self.halt))
+        try:
+            racing: list[asyncio.Future[Any]] = [everything, stopped]
+            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            if not everything.done():
+                await asyncio.wait({everything}, timeout=self.pace.grace)
+                everything.cancel()
+                for task in self.tasks:
+                    task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await everything
+        finally:
+            stopped.cancel()
+
+    async def every_case(self) -> list[None | BaseException]:
+        """Start each case as room frees up, and wait for every one started."""
+        tasks = self.tasks
+        for item in self.planned:
+            await self.room.acquire()
+            if self.halt.is_set():
                 break
-            task = asyncio.ensure_future(one_case(item))
-            task.add_done_callback(settled)
+            task = asyncio.ensure_future(self.one_case(item))
+            task.add_done_callback(self.settled)
             tasks.append(task)
-            if len(tasks) > 4 * max(1, concurrency):
-                # Finished cases let go of their tasks, which add up over thousands; a failure
-                # is kept in `failures` by `settled`.
+            if len(tasks) > 4 * self.pace.width:
+                # Finished cases let go of their tasks, which add up over thousands; a
+                # failure is kept in `failures` by `settled`.
                 tasks[:] = [task for task in tasks if not task.done()]
         return await asyncio.gather(*tasks, return_exceptions=True)
 
-    everything: asyncio.Future[list[None | BaseException]] = asyncio.ensure_future(every_case())
-    stopped: asyncio.Future[list[None]] = asyncio.ensure_future(_until(halt))
-    try:
-        racing: list[asyncio.Future[Any]] = [everything, stopped]
-        await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
-        if not everything.done():
-            await asyncio.wait({everything}, timeout=grace)
-            everything.cancel()
-            for task in tasks:
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await everything
-    finally:
-        stopped.cancel()
-        if asking is not target:  # adapted here, so closed here
-            await asking.aclose()
-    if failures:
-        raise failures[0]
-    return [_padded(answered.get(item.plan_index, []), item.info.repeat) for item in planned]
+    def settled(self, task: asyncio.Task[None]) -> None:
+        self.room.release()
+        if not task.cancelled() and (failure := task.exception()) is not None:
+            self.failures.append(failure)
+
+    async def one_case(self, item: Scheduled) -> None:
+        """Ask one case its repeats, one after another, each judged as it comes."""
+        observations = self.answered.setdefault(item.plan_index, [])
+        scripted = scripted_for(item.case, item.loaded.suite)
+        progress = self.listeners.progress
+        for _ in range(item.info.repeat):
+            async with self.bound:
+                if self.halt.is_set():
+                    return
+                observation = await _converse(self.asking, item.case, self.halt, scripted)
+            if self.judging is not None:
+                observation = await _judge(*self.judging, item, len(observations) + 1, observation)
+            observations.append(observation)
+            self.done += 1
+            if progress is not None:
+                progress(self.done, self.total)
+        if self.listeners.on_case is not None:
+            self.listeners.on_case(item, observations)
 
 
 async def _judge(
@@ -434,12 +506,9 @@ class _Session:
             return await ask_all(
                 self.planned,
                 self.target,
-                concurrency=self.settings.concurrency,
-                progress=self.progress,
+                pace=Pace.of(self.settings),
+                listeners=Listeners(progress=self.progress, on_case=self.on_case),
                 stop=stop,
-                grace=self.settings.grace,
-                on_case=self.on_case,
-                judge=self.judge,
             )
         finally:
             loop = asyncio.get_running_loop()

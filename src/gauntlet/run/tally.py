@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -168,25 +169,15 @@ def summarize(
     suite_results = tuple(_suite_result(info, ordered) for info in suites)
     gates = _gate_results(suite_results, ordered)
     totals = Totals.of(case.outcome for case in ordered)
-    unreadable = sum(
-        1
-        for case in ordered
-        for trial in case.trials
-        if trial.response is not None and not trial.said_something
-    )
-    capability = any(info.capability for info in suites)
-    unjudged = next((case for case in ordered if case.outcome is Outcome.UNJUDGED), None)
-    verdict, reason = decide_verdict(
-        errored=totals.errored,
-        unjudged=totals.unjudged,
-        unjudged_reason=unjudged.reason if unjudged is not None else "",
-        not_run=totals.not_run,
+    grounds = VerdictGrounds.of(
+        ordered,
+        totals,
+        capability_scored=any(info.capability for info in suites),
+        failed_gates=tuple(gate.gate for gate in gates if not gate.met),
         interrupted_by=span.interrupted_by,
-        unreadable=unreadable,
-        capability_scored=capability,
-        failed_gates=[gate.gate for gate in gates if not gate.met],
         not_needed=not_needed_cases(waiver_results) if settings.strict_waivers else (),
     )
+    verdict, reason = decide_verdict(grounds)
     if not ordered and shard is not None:  # a shard of a small run may hold no case
         verdict, reason = Verdict.PASS, "this shard holds no case; the merged run's verdict counts"
     return Results(
@@ -203,8 +194,8 @@ def summarize(
         interrupted_by=span.interrupted_by,
         verdict=verdict,
         verdict_reason=reason,
-        capability_scored=capability,
-        unreadable_answers=unreadable,
+        capability_scored=grounds.capability_scored,
+        unreadable_answers=grounds.unreadable,
         totals=totals,
         gates=gates,
         suites=suite_results,
@@ -214,40 +205,88 @@ def summarize(
     )
 
 
-def decide_verdict(
-    *,
-    errored: int,
-    unreadable: int,
-    capability_scored: bool,
-    failed_gates: Sequence[GateName],
-    not_run: int = 0,
-    interrupted_by: str | None = None,
-    unjudged: int = 0,
-    unjudged_reason: str = "",
-    not_needed: Sequence[str] = (),
-) -> tuple[Verdict, str]:
+@dataclass(frozen=True, kw_only=True)
+class VerdictGrounds:
+    """What a run's verdict is decided on (`decide_verdict`): its counts, gates and stop.
+
+    Args:
+        errored: Cases that got no answer.
+        unreadable: Answers that said nothing readable.
+        capability_scored: Whether a loaded suite scores capability (silence fails it).
+        failed_gates: The gates that missed their thresholds.
+        not_run: Cases not asked.
+        interrupted_by: The signal that stopped the run, if one did.
+        unjudged: Cases the judge did not answer usably.
+        unjudged_reason: The first unjudged case's reason.
+        not_needed: With `--strict-waivers`, the waived cases that passed.
+    """
+
+    errored: int
+    unreadable: int
+    capability_scored: bool
+    failed_gates: Sequence[GateName]
+    not_run: int = 0
+    interrupted_by: str | None = None
+    unjudged: int = 0
+    unjudged_reason: str = ""
+    not_needed: Sequence[str] = ()
+
+    @classmethod
+    def of(  # the tallies, and what only the run knows
+        cls,
+        cases: Sequence[CaseResult],
+        totals: Totals,
+        *,
+        capability_scored: bool,
+        failed_gates: Sequence[GateName],
+        interrupted_by: str | None,
+        not_needed: Sequence[str],
+    ) -> VerdictGrounds:
+        """The grounds of a run whose cases (waivers applied) are `cases`, counted in `totals`."""
+        unjudged = next((case for case in cases if case.outcome is Outcome.UNJUDGED), None)
+        return cls(
+            errored=totals.errored,
+            unreadable=sum(
+                1
+                for case in cases
+                for trial in case.trials
+                if trial.response is not None and not trial.said_something
+            ),
+            capability_scored=capability_scored,
+            failed_gates=failed_gates,
+            not_run=totals.not_run,
+            interrupted_by=interrupted_by,
+            unjudged=totals.unjudged,
+            unjudged_reason=unjudged.reason if unjudged is not None else "",
+            not_needed=not_needed,
+        )
+
+
+def decide_verdict(grounds: VerdictGrounds) -> tuple[Verdict, str]:
     """The verdict and its reason, by the precedence WITHHELD > UNSCOREABLE > FAIL > PASS.
 
     That is exit code 2 > 4 > 1 > 0: a run that could not finish never reports a verdict, and
     an unscoreable run is never reported as a gate failure or a pass.
     """
+    not_run, interrupted_by = grounds.not_run, grounds.interrupted_by
     if not_run or interrupted_by:
         by = f" by {interrupted_by}" if interrupted_by else ""
         cases = plural(not_run, "case was", "cases were")
         return Verdict.WITHHELD, f"the run was interrupted{by}: {cases} not asked"
-    if errored:
-        return Verdict.WITHHELD, (f"{plural(errored, 'case')} got no answer, so no verdict")
-    if unjudged:
+    if grounds.errored:
+        return Verdict.WITHHELD, (f"{plural(grounds.errored, 'case')} got no answer, so no verdict")
+    if grounds.unjudged:
         return Verdict.WITHHELD, (
-            f"{plural(unjudged, 'case')} could not be judged, so no "
-            f"verdict; the first: {unjudged_reason}"
+            f"{plural(grounds.unjudged, 'case')} could not be judged, so no "
+            f"verdict; the first: {grounds.unjudged_reason}"
         )
-    if unreadable and not capability_scored:
+    if grounds.unreadable and not grounds.capability_scored:
         return Verdict.UNSCOREABLE, (
-            f"{plural(unreadable, 'answer')} said nothing readable "
+            f"{plural(grounds.unreadable, 'answer')} said nothing readable "
             "and no loaded suite scores capability, so silence could pass unnoticed"
         )
     reasons = []
+    failed_gates, not_needed = grounds.failed_gates, grounds.not_needed
     if failed_gates:
         names = ", ".join(gate.value for gate in failed_gates)
         count = len(failed_gates)

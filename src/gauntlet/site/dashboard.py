@@ -184,23 +184,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
     """Ask the statistics for every series the dashboard draws, and count each run's cases."""
     gates = tuple(sorted({case.gate for case in history.cases}))
     languages = tuple(sorted({case.language for case in history.cases}))
-    pass_rates = tuple(
-        ChartSpec(
-            slug=f"pass-{gate}",
-            title=f"{gate}: pass rate per language",
-            unit="%",
-            missing="no run has a pass rate here",
-            series=tuple(
-                Series(
-                    language,
-                    tuple(stats.series(history, metric=PASS_RATE, gate=gate, language=language)),
-                )
-                for language in languages
-                if any(c.gate == gate and c.language == language for c in history.cases)
-            ),
-        )
-        for gate in gates
-    )
+    pass_rates = tuple(_pass_rate_chart(history, stats, gate, languages) for gate in gates)
     latency = ChartSpec(
         slug="latency",
         title="Latency per case: p50 and p95",
@@ -218,19 +202,7 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         series=(Series("all cases", tuple(stats.series(history, metric=TOKENS))),),
         missing="no run reported tokens for every one of its cases",
     )
-    first_token = tuple(
-        ChartSpec(
-            slug=f"first-token-{gate}",
-            title=f"{gate}: time to first token, median and p95",
-            unit="ms",
-            missing=f"no run streamed an answer of the {gate} gate",
-            series=(
-                Series("median", tuple(stats.series(history, metric=FIRST_TOKEN_P50, gate=gate))),
-                Series("p95", tuple(stats.series(history, metric=FIRST_TOKEN_P95, gate=gate))),
-            ),
-        )
-        for gate in gates
-    )
+    first_token = tuple(_first_token_chart(history, stats, gate) for gate in gates)
     runs = tuple(
         run_view(history, run, tuple(stats.trends(history, run.key))) for run in history.runs
     )
@@ -244,6 +216,40 @@ def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
         flaky=tuple(stats.flaky_cases(history)),
         regressions=tuple(stats.regressed_cases(history)),
         first_token=first_token,
+    )
+
+
+def _pass_rate_chart(
+    history: History, stats: HistoryStats | Any, gate: str, languages: Sequence[str]
+) -> ChartSpec:
+    """One gate's pass rate per run, a line for each language it has cases in."""
+    return ChartSpec(
+        slug=f"pass-{gate}",
+        title=f"{gate}: pass rate per language",
+        unit="%",
+        missing="no run has a pass rate here",
+        series=tuple(
+            Series(
+                language,
+                tuple(stats.series(history, metric=PASS_RATE, gate=gate, language=language)),
+            )
+            for language in languages
+            if any(c.gate == gate and c.language == language for c in history.cases)
+        ),
+    )
+
+
+def _first_token_chart(history: History, stats: HistoryStats | Any, gate: str) -> ChartSpec:
+    """One gate's time to first token per run: its median and p95."""
+    return ChartSpec(
+        slug=f"first-token-{gate}",
+        title=f"{gate}: time to first token, median and p95",
+        unit="ms",
+        missing=f"no run streamed an answer of the {gate} gate",
+        series=(
+            Series("median", tuple(stats.series(history, metric=FIRST_TOKEN_P50, gate=gate))),
+            Series("p95", tuple(stats.series(history, metric=FIRST_TOKEN_P95, gate=gate))),
+        ),
     )
 
 
@@ -419,14 +425,32 @@ def _drawn(point: Point, shown: set[int]) -> bool:
     return point.run.number in shown and point.value is not None and no_verdict(point.run) is None
 
 
+@dataclass(frozen=True)
+class _Scale:
+    """Where a chart puts a run (x) and a value (y): the plot's box and its two ranges."""
+
+    position: dict[int, int]
+    """Each shown run's number -> its place among the shown runs."""
+    span: int
+    """The places between the first shown run and the last (at least 1)."""
+    top_value: float
+    """The value drawn at the top of the plot."""
+    plot_w: float = WIDTH - LEFT - RIGHT
+    plot_h: float = HEIGHT - TOP - BOTTOM
+
+    def x(self, number: int) -> float:
+        return LEFT + self.plot_w * self.position[number] / self.span
+
+    def y(self, value: float) -> float:
+        return TOP + self.plot_h * (1 - min(max(value / self.top_value, 0.0), 1.0))
+
+
 def layout_chart(spec: ChartSpec, runs: Sequence[int]) -> Chart:
     """Place every point: x by the run's position among `runs`, y from 0 to a round maximum.
 
     A run without a verdict gets no point (the line lifts over it) and a gap with its word; a
     chart with no point to draw gets its no-data sentence and nothing else.
     """
-    plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
     shown = set(runs)
     gaps = _gaps(spec, runs)
     values = [
@@ -436,54 +460,18 @@ def layout_chart(spec: ChartSpec, runs: Sequence[int]) -> Chart:
         return _empty_chart(spec, runs, gaps)
     top_value = 1.0 if spec.unit == "%" else nice_ceiling(max(values, default=0.0))
     position = {number: index for index, number in enumerate(runs)}
-    span = max(len(runs) - 1, 1)
-
-    def x_of(number: int) -> float:
-        return LEFT + plot_w * position[number] / span
-
-    def y_of(value: float) -> float:
-        return TOP + plot_h * (1 - min(max(value / top_value, 0.0), 1.0))
-
-    lines: list[Line] = []
-    for index, series in enumerate(spec.series):
-        marks: list[Mark] = []
-        commands: list[str] = []
-        pen_down = False
-        for point in sorted(series.points, key=lambda p: position.get(p.run.number, -1)):
-            if point.run.number not in position:
-                continue
-            if point.value is None or point.run.number in gaps:
-                pen_down = False
-                continue
-            x, y = _coordinate(x_of(point.run.number)), _coordinate(y_of(point.value))
-            commands.append(f"{'L' if pen_down else 'M'}{x} {y}")
-            pen_down = True
-            marks.append(
-                Mark(
-                    x,
-                    y,
-                    point.run.number,
-                    format_value(point.value, spec.unit),
-                    point.trend.flagged,
-                )
-            )
-        last_y = float(marks[-1].y) if marks else TOP + plot_h
-        lines.append(
-            Line(
-                series.name,
-                index % STYLES + 1,
-                " ".join(commands),
-                tuple(marks),
-                _coordinate(last_y),
-            )
-        )
+    scale = _Scale(position, max(len(runs) - 1, 1), top_value)
+    plot_w, plot_h = scale.plot_w, scale.plot_h
+    lines = [
+        _line(index, series, scale, gaps, spec.unit) for index, series in enumerate(spec.series)
+    ]
     _spread_labels(lines, TOP + 4, TOP + plot_h)
     y_ticks = tuple(
-        Tick(_coordinate(y_of(top_value * share)), format_value(top_value * share, spec.unit))
+        Tick(_coordinate(scale.y(top_value * share)), format_value(top_value * share, spec.unit))
         for share in (0, 0.5, 1)
     )
     x_ticks = tuple(
-        Tick(_coordinate(x_of(number)), str(number)) for number in _x_tick_runs(list(runs))
+        Tick(_coordinate(scale.x(number)), str(number)) for number in _x_tick_runs(list(runs))
     )
     return Chart(
         spec=spec,
@@ -498,13 +486,37 @@ def layout_chart(spec: ChartSpec, runs: Sequence[int]) -> Chart:
         y_ticks=y_ticks,
         x_ticks=x_ticks,
         gaps=tuple(
-            _gap(x_of(number), number, word, LEFT + plot_w) for number, word in gaps.items()
+            _gap(scale.x(number), number, word, LEFT + plot_w) for number, word in gaps.items()
         ),
         empty_note="",
         flag_y=_coordinate(TOP + plot_h + 34),
         flag_note=flag_note(lines),
         description=describe_chart(spec, runs),
         rows=_rows(spec, runs),
+    )
+
+
+def _line(index: int, series: Series, scale: _Scale, gaps: dict[int, str], unit: str) -> Line:
+    """One series drawn: its path, lifted over every gap and run without a value, and marks."""
+    position = scale.position
+    marks: list[Mark] = []
+    commands: list[str] = []
+    pen_down = False
+    for point in sorted(series.points, key=lambda p: position.get(p.run.number, -1)):
+        if point.run.number not in position:
+            continue
+        if point.value is None or point.run.number in gaps:
+            pen_down = False
+            continue
+        x, y = _coordinate(scale.x(point.run.number)), _coordinate(scale.y(point.value))
+        commands.append(f"{'L' if pen_down else 'M'}{x} {y}")
+        pen_down = True
+        marks.append(
+            Mark(x, y, point.run.number, format_value(point.value, unit), point.trend.flagged)
+        )
+    last_y = float(marks[-1].y) if marks else TOP + scale.plot_h
+    return Line(
+        series.name, index % STYLES + 1, " ".join(commands), tuple(marks), _coordinate(last_y)
     )
 
 

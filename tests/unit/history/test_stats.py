@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from gauntlet.evidence.trends import Family
 from gauntlet.history.records import CaseRecord, History, RunRecord
 from gauntlet.history.stats import (
+    TrendRule,
     binomial_tail,
     case_regressions,
     comparable_runs,
@@ -140,7 +141,9 @@ def test_a_drop_exactly_at_the_threshold_is_flagged_and_a_smaller_one_is_not() -
     assert series(_rates([0.9, 1.0, 0.9, 1.0, 0.85], cases=20))[-1].trend.flagged
     assert not series(_rates([0.9, 1.0, 0.9, 1.0, 0.9], cases=20))[-1].trend.flagged
     # a custom threshold moves the line
-    assert not series(_rates([0.9, 1.0, 0.9, 1.0, 0.85], cases=20), threshold=-2)[-1].trend.flagged
+    assert not series(_rates([0.9, 1.0, 0.9, 1.0, 0.85], cases=20), rule=TrendRule(threshold=-2))[
+        -1
+    ].trend.flagged
 
 
 def test_too_little_history_is_said_and_never_flagged() -> None:
@@ -222,7 +225,7 @@ def test_comparable_runs_share_the_plan_and_label_and_keep_the_window() -> None:
 
 def test_the_window_keeps_only_the_latest_runs() -> None:
     # an old collapse outside the window does not widen the spread
-    trend = series(_rates([0.0, 1.0, 1.0, 1.0, 0.9]), window=3)[-1].trend
+    trend = series(_rates([0.0, 1.0, 1.0, 1.0, 0.9]), rule=TrendRule(window=3))[-1].trend
     assert trend.history == (1.0, 1.0, 1.0)
     assert trend.flagged
     assert trend.rule.startswith("flat history")
@@ -330,7 +333,9 @@ def test_one_failed_ask_after_nine_clean_ones_is_not_significant() -> None:
     assert not found.flagged
     assert ">= 0.05" in found.rule
     # a looser alpha flags it
-    (loose,) = case_regressions(_clean_then(_case(latest, outcome="failed")), latest.key, alpha=0.1)
+    (loose,) = case_regressions(
+        _clean_then(_case(latest, outcome="failed")), latest.key, rule=TrendRule(alpha=0.1)
+    )
     assert loose.flagged
 
 
@@ -375,7 +380,9 @@ def test_case_regressions_list_safety_first_and_refuse_a_bad_alpha() -> None:
     found = case_regressions(History(runs=tuple(records), cases=tuple(cases)), latest.key)
     assert [r.case_id for r in found] == ["a", "g"]
     with pytest.raises(ValueError, match="alpha"):
-        case_regressions(History(runs=tuple(records), cases=tuple(cases)), latest.key, alpha=1)
+        case_regressions(
+            History(runs=tuple(records), cases=tuple(cases)), latest.key, rule=TrendRule(alpha=1)
+        )
 
 
 def test_flaky_cases_rank_closest_to_half_then_most_asked() -> None:
@@ -412,9 +419,9 @@ def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="metric"):
         series(history, metric="speed")
     with pytest.raises(ValueError, match="window"):
-        series(history, window=0)
+        series(history, rule=TrendRule(window=0))
     with pytest.raises(ValueError, match="threshold"):
-        series(history, threshold=0)
+        series(history, rule=TrendRule(threshold=0))
     with pytest.raises(ValueError, match="no run nowhere"):
         trends(history, "nowhere")
 
@@ -457,7 +464,7 @@ def test_a_run_is_never_compared_with_itself_or_a_later_run(
             assert other.key != run.key
             assert (other.started_at, other.key) < (run.started_at, run.key)
             assert other.plan_digest == run.plan_digest
-    for point in series(history, window=window):
+    for point in series(history, rule=TrendRule(window=window)):
         assert len(point.trend.history) <= window
 
 

@@ -13,7 +13,7 @@ import pytest
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
 from gauntlet.errors import Interrupted, TargetError, TargetUnreachableError
 from gauntlet.redact import Redactor
-from gauntlet.run.engine import ask_all, run_gauntlet
+from gauntlet.run.engine import Listeners, Pace, ask_all, run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, score, scores_capability
@@ -267,7 +267,7 @@ def test_a_stop_request_leaves_unasked_cases_not_run(tmp_path: Path) -> None:
     run_plan = schedule(_suites(tmp_path, 6))
 
     async def go() -> list[list[Observation]]:
-        return await ask_all(run_plan.items, target, concurrency=1, stop=target.stop)
+        return await ask_all(run_plan.items, target, pace=Pace(concurrency=1), stop=target.stop)
 
     observations = asyncio.run(go())
     assert [o.asked for [o] in observations] == [True, True, False, False, False, False]
@@ -302,7 +302,9 @@ def test_cases_in_flight_past_the_grace_period_are_not_run(tmp_path: Path) -> No
     run_plan = schedule(_suites(tmp_path, 2))
 
     async def go() -> list[list[Observation]]:
-        return await ask_all(run_plan.items, target, concurrency=2, stop=target.stop, grace=0.01)
+        return await ask_all(
+            run_plan.items, target, pace=Pace(concurrency=2, grace=0.01), stop=target.stop
+        )
 
     assert [o.asked for [o] in asyncio.run(go())] == [False, False]
 
@@ -360,7 +362,7 @@ def test_a_case_whose_retry_wait_a_stop_ends_is_not_run_at_once(tmp_path: Path) 
         loop = asyncio.get_running_loop()
         loop.call_later(0.2, stop.set)
         started = loop.time()
-        seen = await ask_all(planned, Waits(), stop=stop, grace=60)
+        seen = await ask_all(planned, Waits(), pace=Pace(grace=60), stop=stop)
         return seen, loop.time() - started
 
     seen, took = asyncio.run(go())
@@ -421,5 +423,9 @@ def test_a_failure_of_the_harness_for_one_case_is_raised_after_every_case_is_ask
         recorded.append("later")
 
     with pytest.raises(OSError, match="No space left"):
-        asyncio.run(ask_all(planned, Cited(), concurrency=2, on_case=on_case))
+        asyncio.run(
+            ask_all(
+                planned, Cited(), pace=Pace(concurrency=2), listeners=Listeners(on_case=on_case)
+            )
+        )
     assert recorded == ["first"] + ["later"] * 19  # no case was cut off by the failure

@@ -9,7 +9,7 @@ import pytest
 from gauntlet.cases.model import GateName
 from gauntlet.errors import ExitCode
 from gauntlet.run.results import Verdict, exit_code_for
-from gauntlet.run.tally import decide_verdict
+from gauntlet.run.tally import VerdictGrounds, decide_verdict
 
 # (errored cases, unreadable answers without a capability suite, a gate failed) -> exit code
 TABLE = {
@@ -32,10 +32,12 @@ def test_the_table_covers_every_combination() -> None:
 def test_precedence(condition: tuple[bool, bool, bool], code: ExitCode) -> None:
     errored, unscoreable, failed = condition
     verdict, reason = decide_verdict(
-        errored=3 if errored else 0,
-        unreadable=2 if unscoreable else 0,
-        capability_scored=False,
-        failed_gates=[GateName.ADVERSARIAL] if failed else [],
+        VerdictGrounds(
+            errored=3 if errored else 0,
+            unreadable=2 if unscoreable else 0,
+            capability_scored=False,
+            failed_gates=[GateName.ADVERSARIAL] if failed else [],
+        )
     )
     assert exit_code_for(verdict) is code
     assert reason
@@ -44,18 +46,24 @@ def test_precedence(condition: tuple[bool, bool, bool], code: ExitCode) -> None:
 def test_unreadable_answers_are_scoreable_when_a_capability_suite_ran() -> None:
     # The trap: silence must fail a capability suite (exit 1), not make the run unscoreable.
     verdict, _ = decide_verdict(
-        errored=0, unreadable=5, capability_scored=True, failed_gates=[GateName.FALSE_POSITIVE]
+        VerdictGrounds(
+            errored=0, unreadable=5, capability_scored=True, failed_gates=[GateName.FALSE_POSITIVE]
+        )
     )
     assert verdict is Verdict.FAIL
 
 
 def test_reasons_say_why() -> None:
-    assert decide_verdict(errored=1, unreadable=0, capability_scored=True, failed_gates=[]) == (
+    assert decide_verdict(
+        VerdictGrounds(errored=1, unreadable=0, capability_scored=True, failed_gates=[])
+    ) == (
         Verdict.WITHHELD,
         "1 case got no answer, so no verdict",
     )
     assert decide_verdict(
-        errored=0, unreadable=0, capability_scored=True, failed_gates=[GateName.GOLDEN]
+        VerdictGrounds(
+            errored=0, unreadable=0, capability_scored=True, failed_gates=[GateName.GOLDEN]
+        )
     ) == (Verdict.FAIL, "1 gate failed: golden")
 
 
