@@ -99,7 +99,8 @@ class FeatureFile(StrictRecord):
     ]
     """Per declared language, the text a crisis answer must contain."""
     allowed_link_hosts: Annotated[
-        tuple[Annotated[str, Field(max_length=253, pattern=HOST_PATTERN)], ...], Field(max_length=MAX_ENTRIES)
+        tuple[Annotated[str, Field(max_length=253, pattern=HOST_PATTERN)], ...],
+        Field(max_length=MAX_ENTRIES),
     ] = ()
     """The hosts an answer may link to."""
 
@@ -187,8 +188,8 @@ def feature_schema() -> dict[str, Any]:
     """The JSON Schema of a feature file, generated from the model."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **TypeAdapter(FeatureFile).json_schema(),
         "title": "gauntlet feature file",
         "description": "A feature, for `gauntlet init` to write an attack pack from. "
         "See docs/attack-pack.md.",
-        **TypeAdapter(FeatureFile).json_schema(),
     }

@@ -16,6 +16,7 @@ from gauntlet.cases.attack_pack import PACK_FILES, Origin, build_pack
 from gauntlet.cases.feature_file import parse_feature
 from gauntlet.cases.loader import parse_suite
 from gauntlet.cases.model import AdversarialSuite, RefusalSuite
+from gauntlet.cases.yaml_nodes import read_document
 from gauntlet.display import unencodable
 from gauntlet.errors import ConfigErrors
 from gauntlet.invisible import remove_invisible
@@ -28,7 +29,7 @@ ORIGIN = Origin(file_name="feature.yaml", sha256="0" * 64, version="0.0.0")
 def doc_feature() -> dict[str, Any]:
     """The feature file the docs show, as data."""
     [body] = re.findall(r"^```yaml feature-file\n(.*?)^```$", DOC.read_text("utf-8"), re.M | re.S)
-    data = yaml.safe_load(body)
+    data = read_document(body, str(DOC)).data
     assert isinstance(data, dict)
     return data
 
@@ -148,12 +149,12 @@ def test_the_pack_writes_the_keys_of_other_items_only_when_the_case_model_has_th
     adversarial = suites["adversarial.yaml"]
     refusal = suites["refusal.yaml"]
     if "allowed_link_hosts" in AdversarialSuite.model_fields:
-        hosts = adversarial.allowed_link_hosts  # type: ignore[attr-defined]
+        hosts = adversarial.allowed_link_hosts
         assert tuple(hosts) == ("brightwater.example", "pay.brightwater.example")
     if "transforms" in AdversarialSuite.model_fields:
-        assert adversarial.transforms  # type: ignore[attr-defined]
+        assert adversarial.transforms
     if "transforms" in RefusalSuite.model_fields:
-        assert refusal.transforms  # type: ignore[attr-defined]
+        assert refusal.transforms
     texts = build_pack(parse_feature(feature_text(doc_feature()), "f.yaml"), ORIGIN)
     for key, model in (
         ("allowed_link_hosts", AdversarialSuite),
@@ -175,9 +176,11 @@ def test_every_written_file_says_it_was_generated_from_what_and_may_be_edited() 
 def _marker_text() -> st.SearchStrategy[str]:
     """Any text a feature file may give as a marker: visible, encodable, at most 200 long."""
     return st.text(min_size=1, max_size=40).filter(
-        lambda text: unencodable(text) is None
-        and len(remove_invisible(text).strip()) >= 6
-        and text.strip() == text
+        lambda text: (
+            unencodable(text) is None
+            and len(remove_invisible(text).strip()) >= 6
+            and text.strip() == text
+        )
     )
 
 
@@ -204,5 +207,9 @@ def test_any_feature_strings_round_trip_into_loadable_suites_whose_markers_are_t
         return
     for case in suites["adversarial.yaml"].cases:
         assert case.must_not_contain[: 1 + len(others)] == (canary, *others)
-    topics = [case.prompt for case in suites["refusal.yaml"].cases if str(case.pair).startswith("ref-topic-1-")]
+    topics = [
+        case.prompt
+        for case in suites["refusal.yaml"].cases
+        if str(case.pair).startswith("ref-topic-1-")
+    ]
     assert topics and all(topic in str(prompt) for prompt in topics)
