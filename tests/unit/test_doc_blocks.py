@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import typer
 
+from gauntlet.cases.attack_pack import write_pack
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.waivers import check_waivers, parse_waivers
@@ -157,6 +158,14 @@ def _schema_comment(block: Block, tmp_path: Path) -> object:
     return schema
 
 
+def _feature_file(block: Block, tmp_path: Path) -> object:
+    """A feature file, and the pack `gauntlet init` writes from it, loaded as case files."""
+    path = tmp_path / "feature.yaml"
+    path.write_text(block.body, encoding="utf-8")
+    write_pack(path, tmp_path / "suites")
+    return load_suites([tmp_path / "suites"])
+
+
 YAML_KINDS: dict[str, Callable[[Block, Path], object]] = {
     "case-file": _case_file,
     "case": _case,
@@ -166,6 +175,7 @@ YAML_KINDS: dict[str, Callable[[Block, Path], object]] = {
     "labels": _labels,
     "workflow": _workflow,
     "schema-comment": _schema_comment,
+    "feature-file": _feature_file,
 }
 
 

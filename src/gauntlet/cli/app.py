@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from gauntlet.cli.calibrate_command import calibrate
-from gauntlet.cli.commands import inventory, probe, schema, site, validate
+from gauntlet.cli.commands import init, inventory, probe, schema, site, validate
 from gauntlet.cli.example_app import example_app
 from gauntlet.cli.history_app import history_app
 from gauntlet.cli.options import echo
@@ -73,6 +73,7 @@ def _main(
 
 
 app.command()(validate)
+app.command()(init)
 app.command("run")(run_command)
 app.command()(merge)
 app.command()(probe)

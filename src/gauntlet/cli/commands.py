@@ -1,4 +1,4 @@
-"""The commands that read suites and files and print: validate, probe, inventory, schema, site."""
+"""The commands that read suites and files: validate, probe, inventory, schema, site, init."""
 
 from __future__ import annotations
 
@@ -130,6 +130,7 @@ class SchemaName(StrEnum):
     EVIDENCE = "evidence"
     TARGET = "target"
     WAIVERS = "waivers"
+    FEATURE = "feature"
 
 
 def schema(
@@ -137,7 +138,8 @@ def schema(
         SchemaName,
         typer.Argument(
             help="'cases' for a case file, 'evidence' for an evidence pack, "
-            "'target' for a target file, 'waivers' for a waivers file."
+            "'target' for a target file, 'waivers' for a waivers file, "
+            "'feature' for a feature file (`gauntlet init`)."
         ),
     ],
 ) -> None:
@@ -164,6 +166,10 @@ def schema(
             from gauntlet.cases.waivers import waivers_schema
 
             document = waivers_schema()
+        case SchemaName.FEATURE:
+            from gauntlet.cases.feature_file import feature_schema
+
+            document = feature_schema()
     echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
@@ -223,3 +229,38 @@ def site(
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write: {exc.strerror or exc}") from exc
     stderr().print(f"wrote {len(written)} files to {out}", markup=False)
+
+
+def init(
+    feature: Annotated[
+        Path,
+        typer.Option(
+            "--feature",
+            metavar="FILE",
+            help="The feature file to write the pack from (see `gauntlet schema feature`).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", metavar="DIR", help="The directory to write the suites to.")
+    ] = Path("suites"),
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace the pack's files where they exist already."),
+    ] = False,
+) -> None:
+    """Write a starter attack pack for a feature: suites in every declared language, as peers.
+
+    Reads the feature file strictly (its name, languages, canary, what must never appear,
+    refused topics, legitimate requests, tools, escalation route and link hosts) and writes
+    adversarial.yaml, refusal.yaml, crisis.yaml and false_positive.yaml into --out, checked
+    by the case files' loader first. Exits 2, writing nothing, when the feature file has a
+    problem or a file exists (unless --force). The files are meant to be edited.
+    """
+    from gauntlet.cases.attack_pack import write_pack
+
+    written = write_pack(feature, out, force=force)
+    err = stderr()
+    for path in written.files:
+        err.print(f"wrote {path}", markup=False)
+    err.print(f"check them with: gauntlet validate --cases {out}", markup=False)

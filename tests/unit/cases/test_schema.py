@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from gauntlet.cases.builtin import builtin_suites_dir
+from gauntlet.cases.feature_file import feature_schema
 from gauntlet.cases.loader import parse_suite
 from gauntlet.cases.model import case_file_schema
 from gauntlet.cases.waivers import waivers_schema
@@ -51,6 +52,7 @@ GENERATORS: dict[str, Callable[[], dict[str, Any]]] = {
     "evidence": evidence_schema,
     "target": target_file_schema,
     "waivers": waivers_schema,
+    "feature": feature_schema,
 }
 """Each schema `make schemas` commits under schemas/, by `gauntlet schema` name."""
 
