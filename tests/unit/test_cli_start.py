@@ -283,3 +283,36 @@ def test_shell_completion_and_unreadable_paths_go_to_the_full_parser(
     monkeypatch.undo()
     monkeypatch.setenv("_GAUNTLET_COMPLETE", "bash_complete")
     assert parse_validate(["validate", "--cases", str(suite)]) is None
+
+
+OTHER_COMMANDS = (
+    "gauntlet.cli.calibrate_command",
+    "gauntlet.cli.example_app",
+    "gauntlet.cli.history_app",
+    "gauntlet.cli.report_command",
+    "gauntlet.cli.toy_app",
+)
+
+
+def _run_imports(tmp_path: Path, *argv: str) -> list[str]:
+    """Every module `gauntlet run --quiet --out ... ARGV` left imported (it must exit 0)."""
+    probe = (
+        "import sys\n"
+        "from gauntlet.cli import run\n"
+        f"code = run(['run', '--quiet', '--out', {str(tmp_path / 'r.json')!r}, *{list(argv)!r}])\n"
+        "print(repr((int(code), sorted(sys.modules))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=300
+    )
+    code, modules = ast.literal_eval(done.stdout.splitlines()[-1])
+    assert code == 0, done.stderr
+    assert "gauntlet.run.engine" in modules  # it did run
+    return list(modules)
+
+
+def test_a_run_loads_no_other_command(tmp_path: Path) -> None:
+    # Trap: the app registering every command at start-up, so a run imports calibrate, the
+    # history, the examples and the toy judge's defects, and builds all their options, before
+    # its first ask.
+    assert _loaded(_run_imports(tmp_path), *OTHER_COMMANDS) == []
