@@ -316,3 +316,15 @@ def test_a_run_loads_no_other_command(tmp_path: Path) -> None:
     # history, the examples and the toy judge's defects, and builds all their options, before
     # its first ask.
     assert _loaded(_run_imports(tmp_path), *OTHER_COMMANDS) == []
+
+
+def test_a_run_without_the_judge_loads_nothing_of_the_judge(tmp_path: Path) -> None:
+    # Trap: the results' judge fingerprint record imported from the module that asks a judge,
+    # and the engine importing the judging step at the top, so every run loads the judge's
+    # checker, prompts and reply parser (and hashes its prompts) though no judge is given.
+    judge = _loaded(_run_imports(tmp_path), "gauntlet.judge")
+    assert [name for name in judge if name not in JUDGE_RECORDS] == []
+
+
+JUDGE_RECORDS = ("gauntlet.judge", "gauntlet.judge.fingerprint")
+"""What a results file needs of the judge without one: the record of its fingerprint."""
