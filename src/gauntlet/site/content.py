@@ -24,6 +24,7 @@ from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo
 from gauntlet.run.schedule import plan_of
 from gauntlet.run.settings import RunSettings
+from gauntlet.record import field_docstrings
 from gauntlet.silence import SILENT_SHAPES
 from gauntlet.site.docs import DocPage, find_docs_dir, read_docs
 from gauntlet.site.markup import (
@@ -360,8 +361,9 @@ def describe_gates() -> tuple[GateDoc, ...]:
 
 
 def _keys(model: type[Any], skip: set[str]) -> tuple[KeyDoc, ...]:
+    docs = field_docstrings(model)
     return tuple(
-        KeyDoc(name, field.is_required(), one_paragraph(field.description or ""))
+        KeyDoc(name, field.is_required(), one_paragraph(field.description or docs.get(name, "")))
         for name, field in model.model_fields.items()
         if name not in skip
     )
