@@ -35,6 +35,7 @@ class FieldDocstrings(GenerateJsonSchema):
     """
 
     def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        """The model's schema, its undescribed fields described by their docstrings."""
         json_schema = super().model_schema(schema)
         model = schema["cls"]
         properties = json_schema.get("properties", {})
