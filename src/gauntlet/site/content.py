@@ -19,12 +19,12 @@ from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, Verificatio
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, build_pack
 from gauntlet.gates import GATE_SPECS
 from gauntlet.inventory import inventory_rows, languages_of
+from gauntlet.record import field_docstrings
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo
 from gauntlet.run.schedule import plan_of
 from gauntlet.run.settings import RunSettings
-from gauntlet.record import field_docstrings
 from gauntlet.silence import SILENT_SHAPES
 from gauntlet.site.docs import DocPage, find_docs_dir, read_docs
 from gauntlet.site.markup import (
