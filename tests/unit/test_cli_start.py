@@ -312,3 +312,48 @@ def test_only_an_os_error_the_machine_gave_for_a_file_is_worded_as_its_refusal(
     monkeypatch.setattr(entry, "_dispatch", failing)
     assert entry.run_args(["schema", "cases"]) == 2
     assert capsys.readouterr().err.startswith(said)
+
+
+OTHER_COMMANDS = (
+    "gauntlet.cli.calibrate_command",
+    "gauntlet.cli.example_app",
+    "gauntlet.cli.history_app",
+    "gauntlet.cli.report_command",
+    "gauntlet.cli.toy_app",
+)
+
+
+def _run_imports(tmp_path: Path, *argv: str) -> list[str]:
+    """Every module `gauntlet run --quiet --out ... ARGV` left imported (it must exit 0)."""
+    probe = (
+        "import sys\n"
+        "from gauntlet.cli import run\n"
+        f"code = run(['run', '--quiet', '--out', {str(tmp_path / 'r.json')!r}, *{list(argv)!r}])\n"
+        "print(repr((int(code), sorted(sys.modules))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=300
+    )
+    code, modules = ast.literal_eval(done.stdout.splitlines()[-1])
+    assert code == 0, done.stderr
+    assert "gauntlet.run.engine" in modules  # it did run
+    return list(modules)
+
+
+def test_a_run_loads_no_other_command(tmp_path: Path) -> None:
+    # Trap: the app registering every command at start-up, so a run imports calibrate, the
+    # history, the examples and the toy judge's defects, and builds all their options, before
+    # its first ask.
+    assert _loaded(_run_imports(tmp_path), *OTHER_COMMANDS) == []
+
+
+def test_a_run_without_the_judge_loads_nothing_of_the_judge(tmp_path: Path) -> None:
+    # Trap: the results' judge fingerprint record imported from the module that asks a judge,
+    # and the engine importing the judging step at the top, so every run loads the judge's
+    # checker, prompts and reply parser (and hashes its prompts) though no judge is given.
+    judge = _loaded(_run_imports(tmp_path), "gauntlet.judge")
+    assert [name for name in judge if name not in JUDGE_RECORDS] == []
+
+
+JUDGE_RECORDS = ("gauntlet.judge", "gauntlet.judge.fingerprint")
+"""What a results file needs of the judge without one: the record of its fingerprint."""

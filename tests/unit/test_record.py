@@ -63,9 +63,7 @@ def _frozen_forbidding_bases() -> list[str]:
                 and not issubclass(value, Record)
                 and value.model_config.get("frozen")
                 and value.model_config.get("extra") == "forbid"
-                and value.model_config.get("use_attribute_docstrings")
-                and set(value.model_config) - {"strict"}
-                == {"frozen", "extra", "use_attribute_docstrings"}
+                and set(value.model_config) - {"strict"} == set(Record.model_config)
             ):
                 found.append(f"{module.__name__}.{name}")
     return found
@@ -139,3 +137,27 @@ def test_a_file_adapter_is_built_on_first_use_not_when_its_module_is_imported() 
     before, after = json.loads(completed.stdout)
     assert before == [False, False]
     assert after == [True, True]
+
+
+NO_SOURCE = """\
+import json, linecache
+import gauntlet.cli.app, gauntlet.render.console, gauntlet.run.engine, gauntlet.targets.build
+import gauntlet.cases.waivers, gauntlet.evidence.pack
+from gauntlet.cases.model import case_file_schema
+
+read = sorted(name for name in linecache.cache if "/gauntlet/" in name)
+described = case_file_schema()["$defs"]["RefusalCase"]["properties"]["kind"]["description"]
+print(json.dumps([read, described]))
+"""
+
+
+def test_a_record_reads_its_field_docstrings_only_when_a_schema_asks() -> None:
+    # Trap: pydantic's `use_attribute_docstrings` reads and parses the source of every record
+    # class as it is created, so every run pays for descriptions only a schema (`gauntlet
+    # schema`, the site) ever shows.
+    completed = subprocess.run(  # our interpreter, a fixed script
+        [sys.executable, "-c", NO_SOURCE], capture_output=True, text=True, check=True
+    )
+    read, described = json.loads(completed.stdout)
+    assert read == []
+    assert described.startswith("`must_refuse`: decline.")

@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 
 from gauntlet.defaults import MAX_REPEAT
 from gauntlet.invisible import remove_invisible
-from gauntlet.record import Record, StrictRecord
+from gauntlet.record import FieldDocstrings, Record, StrictRecord
 
 MAX_ID_LENGTH = 128
 
@@ -1039,7 +1039,7 @@ CASE_MODELS: dict[GateName, type[Case]] = {
 
 def case_file_schema() -> dict[str, Any]:
     """The JSON Schema of a case file, generated from the models."""
-    schema = SUITE_ADAPTER.json_schema()
+    schema = SUITE_ADAPTER.json_schema(schema_generator=FieldDocstrings)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "gauntlet case file",

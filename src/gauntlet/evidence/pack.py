@@ -21,7 +21,7 @@ from gauntlet.evidence.drift import SAFETY_GATES, Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
 from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
 from gauntlet.evidence.trends import TrendsEvidence
-from gauntlet.judge.judge_file import JudgeFingerprint
+from gauntlet.judge.fingerprint import JudgeFingerprint
 from gauntlet.languages import primary_language
 from gauntlet.proportions import percentile
 from gauntlet.record import Record

@@ -45,7 +45,7 @@ from gauntlet.judge.agreement import (
 )
 from gauntlet.judge.agreement import Preference as AgreementPreference
 from gauntlet.judge.check import Ask, ask_readable, check_rubric
-from gauntlet.judge.judge_file import JudgeFingerprint
+from gauntlet.judge.fingerprint import JudgeFingerprint
 from gauntlet.judge.labels import LabelItem, LabelSet, labels_digest
 from gauntlet.judge.pairwise import (
     PairwiseCheck,

@@ -15,9 +15,9 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from gauntlet.judge.check import AGAIN, Ask
+from gauntlet.judge.fingerprint import JudgeFingerprint
 from gauntlet.judge.pairwise import pairwise_prompt
 from gauntlet.judge.prompt import Block, Criterion, rubric_prompt
-from gauntlet.record import Record
 from gauntlet.targets.contract import AsyncTarget, Conversation, Question, Usage, total_usage
 from gauntlet.targets.spec import GauntletSpec, OpenAIChatSpec
 from gauntlet.targets.target_file import LoadedTarget
@@ -38,24 +38,6 @@ def _prompt_sha256() -> str:
 
 JUDGE_PROMPT_SHA256 = _prompt_sha256()
 """The fingerprint of the prompts this gauntlet sends a judge."""
-
-
-class JudgeFingerprint(Record):
-    """What a judge is: what a calibration record holds for."""
-
-    kind: Literal["gauntlet", "openai-chat", "http"]
-    """The judge's target-file kind."""
-    model: str | None
-    """The model named in an `openai-chat` file; None for other kinds."""
-    host: str
-    """`host:port` the judge is reached at (the scheme's port when none is written); never a
-    path or credentials."""
-    prompt_sha256: str
-    """sha256 of the prompts gauntlet sends the judge (see `JUDGE_PROMPT_SHA256`)."""
-    temperature: float | None
-    """The temperature sent, or None for the server's default."""
-    max_tokens: int | None
-    """The reply length cap sent, or None for the server's default."""
 
 
 def judge_fingerprint(loaded: LoadedTarget) -> JudgeFingerprint:

@@ -27,7 +27,6 @@ from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import Interrupted, TargetError, TargetTimeoutError, UsageError
 from gauntlet.run.fields import Needs, check_probe, check_supplied
 from gauntlet.run.journal import Journal
-from gauntlet.run.judging import judge_checks
 from gauntlet.run.results import CaseResult, Outcome, Results
 from gauntlet.run.schedule import Scheduled, schedule
 from gauntlet.run.scoring import (
@@ -379,6 +378,9 @@ async def _judge(
     if gate_trial(item, observation).outcome is not Outcome.PASSED:
         return observation  # failed without asking the judge: it could only agree
     answers = observation.conversation or (observation.response,)
+    # Here, not at the top: a run without a judge never loads the judge's checker and prompts.
+    from gauntlet.run.judging import judge_checks
+
     checks = await judge_checks(judge, item.case, item.info, ask_number, answers, bound)
     return observation._replace(judged=checks)
 

@@ -28,7 +28,7 @@ from gauntlet.cases.model import (
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.errors import ExitCode
 from gauntlet.gates.judgement import TrajectoryScores
-from gauntlet.judge.judge_file import JudgeFingerprint
+from gauntlet.judge.fingerprint import JudgeFingerprint
 from gauntlet.record import Reason, Record
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName, TargetKind

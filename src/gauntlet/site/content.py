@@ -19,6 +19,7 @@ from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, Verificatio
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, build_pack
 from gauntlet.gates import GATE_SPECS
 from gauntlet.inventory import inventory_rows, languages_of
+from gauntlet.record import field_docstrings
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo
@@ -360,8 +361,9 @@ def describe_gates() -> tuple[GateDoc, ...]:
 
 
 def _keys(model: type[Any], skip: set[str]) -> tuple[KeyDoc, ...]:
+    docs = field_docstrings(model)
     return tuple(
-        KeyDoc(name, field.is_required(), one_paragraph(field.description or ""))
+        KeyDoc(name, field.is_required(), one_paragraph(field.description or docs.get(name, "")))
         for name, field in model.model_fields.items()
         if name not in skip
     )

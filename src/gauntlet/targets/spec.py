@@ -43,7 +43,7 @@ from gauntlet.cases.file_words import kind_of
 from gauntlet.cases.model import LANGUAGE_PATTERN, Marker
 from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from gauntlet.patterns import PatternError, user_pattern
-from gauntlet.record import Record
+from gauntlet.record import FieldDocstrings, Record
 
 TARGET_FILE_VERSION = 1
 """The target file format's version; a file says which it is written for."""
@@ -616,7 +616,7 @@ TARGET_FILE_ADAPTER: TypeAdapter[TargetSpec] = TypeAdapter(
 
 def target_file_schema() -> dict[str, Any]:
     """The JSON Schema of a target file, as `gauntlet schema target` prints it."""
-    schema = TARGET_FILE_ADAPTER.json_schema()
+    schema = TARGET_FILE_ADAPTER.json_schema(schema_generator=FieldDocstrings)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "gauntlet target file"
     return schema
