@@ -133,7 +133,7 @@ def test_a_file_adapter_is_built_on_first_use_not_when_its_module_is_imported() 
     # Trap: a module-level TypeAdapter over a union of records builds every member's
     # validator at import, undoing the records' deferred build for a run that never reads
     # a target file (and paying for it before the first ask of every run).
-    completed = subprocess.run(  # noqa: S603 - our interpreter, a fixed script
+    completed = subprocess.run(
         [sys.executable, "-c", ADAPTERS], capture_output=True, text=True, check=True
     )
     before, after = json.loads(completed.stdout)
