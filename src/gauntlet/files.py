@@ -21,7 +21,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
@@ -165,7 +165,7 @@ def _read_at_most(descriptor: int, expected: int, most: int) -> bytes:
     return b"".join(parts)  # one part, the usual case, is returned without a copy
 
 
-def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
+def write_atomically(path: Path, text: str | Iterable[str], *, mode: int | None = None) -> None:
     """Write `text` (UTF-8) to `path` through a temporary file in the same directory.
 
     The temporary file is renamed over `path`, so a symlink at `path` is replaced by the new
@@ -173,7 +173,8 @@ def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
 
     Args:
         path: The file to write.
-        text: Its whole content.
+        text: Its whole content, or its pieces in order (a large file is then never held
+            whole; an exception raised while they are made leaves nothing behind).
         mode: The permissions to create it with, less the umask, as `open` would (`0o666` for
             a file others may read, such as a web page). Without it the file is private to
             its owner (`0o600`).
@@ -198,7 +199,11 @@ def write_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
         if mode is not None:
             os.fchmod(handle, mode & ~_umask())
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+            if isinstance(text, str):
+                out.write(text)
+            else:
+                for piece in text:
+                    out.write(piece)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)

@@ -62,12 +62,65 @@ def write_results(results: Results, path: Path) -> None:
         ResultsError: the file would be over `gauntlet.limits.MAX_RESULTS_BYTES` (nothing is
             written), or it cannot be written.
     """
-    # Serialised by pydantic straight to text: building the dict first doubled the peak
-    # memory of a 20,000-case run (benchmarks/RESULTS.md).
     results = signed(results, signing_key())
+    try:
+        write_atomically(path, _within_limit(_results_json(results), path))
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot write the results: {exc.strerror or exc}") from exc
+
+
+def _results_json(results: Results) -> Iterator[str]:
+    """The file's text in pieces, a few cases at a time: what `model_dump_json(indent=2)` gives.
+
+    Serialised whole, the text was held two to five times over at the run's end (copied to
+    add the newline, encoded to be counted and again to be written): for 5,000 cases more
+    memory than the cases themselves. Here the results are serialised with a slice of their
+    cases at a time, and each slice's cases are cut out of that text: in the same place,
+    at the same indent, so the pieces joined are the whole text.
+    """
     # Unsigned, the key is left out: a file without a key says nothing of custody.
-    text = results.model_dump_json(indent=2, exclude=_UNSIGNED(results)) + "\n"
-    size = len(text.encode("utf-8"))
+    unsigned = _UNSIGNED(results)
+    cases = results.cases
+
+    def dumped(some: tuple[CaseResult, ...]) -> str:
+        return results.model_copy(update={"cases": some}).model_dump_json(
+            indent=2, exclude=unsigned
+        )
+
+    # JSON escapes a line break inside a text, so a line break and two spaces only start a
+    # key of the results themselves: the first `"cases": [` so placed is theirs.
+    head, marker, tail = dumped(()).partition('\n  "cases": []')
+    if len(cases) <= _CASES_AT_A_TIME or not marker:
+        yield dumped(cases)
+        yield "\n"
+        return
+    opened, closed = f'{head}\n  "cases": [\n', f"\n  ]{tail}"
+    yield opened
+    for start in range(0, len(cases), _CASES_AT_A_TIME):
+        text = dumped(cases[start : start + _CASES_AT_A_TIME])
+        if not (text.startswith(opened) and text.endswith(closed)):
+            raise AssertionError("the results serialised their other keys differently")
+        yield (",\n" if start else "") + text[len(opened) : len(text) - len(closed)]
+    yield closed
+    yield "\n"
+
+
+_CASES_AT_A_TIME = 50
+"""Cases serialised together when the results file is written: a slice's text is small."""
+
+
+def _within_limit(pieces: Iterator[str], path: Path) -> Iterator[str]:
+    """`pieces` while their UTF-8 bytes stay within `MAX_RESULTS_BYTES`.
+
+    Raises:
+        ResultsError: past the limit, once every piece has been counted (the message names
+            the whole file's size); what was written is then left behind by the writer.
+    """
+    size = 0
+    for piece in pieces:
+        size += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+        if size <= limits.MAX_RESULTS_BYTES:
+            yield piece
     if size > limits.MAX_RESULTS_BYTES:
         raise ResultsError(
             f"{path}: the results would be {size:,} bytes, over the "
@@ -75,10 +128,6 @@ def write_results(results: Results, path: Path) -> None:
             f"stored cut at {limits.MAX_ANSWER_BYTES:,}); nothing was written: split the run "
             "with --shard, or ask fewer cases or repeats"
         )
-    try:
-        write_atomically(path, text)
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot write the results: {exc.strerror or exc}") from exc
 
 
 def read_results(path: Path) -> Results:

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gauntlet import limits
 from gauntlet.errors import ResultsError
 from gauntlet.evidence.digest import digest_record, results_digest
+from gauntlet.run import results_file
+from gauntlet.run.custody import SIGNING_KEY, signed, signing_key
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
     Plan,
@@ -460,3 +464,89 @@ def test_a_format_5_file_without_the_disclosure_gate_still_reads(tmp_path: Path)
     path = tmp_path / "r.json"
     path.write_text(json.dumps(data))
     assert read_results(path).schema_version == 5
+
+
+# ------------------------------------------------------------------ writing, byte for byte
+
+
+def _as_pydantic_writes_it(results: Results) -> bytes:
+    """The file gauntlet has always written: pydantic's JSON of the signed results, a newline."""
+    signed_results = signed(results, signing_key())
+    unsigned = {"signature"} if signed_results.signature is None else None
+    return (signed_results.model_dump_json(indent=2, exclude=unsigned) + "\n").encode("utf-8")
+
+
+def _non_ascii() -> Results:
+    results = clean()
+    first = results.cases[0]
+    trial = first.trials[0]
+    assert trial.response is not None
+    answer = trial.response.model_copy(update={"text": 'Öffnungszeiten: 9–17 Uhr 😀\n"quoted"'})
+    trials = (trial.model_copy(update={"response": answer}), *first.trials[1:])
+    return results.model_copy(
+        update={"cases": (first.model_copy(update={"trials": trials}), *results.cases[1:])}
+    )
+
+
+@pytest.mark.parametrize("at_a_time", [1, 7, 500])
+@pytest.mark.parametrize("signing", ["", "a key"])
+@pytest.mark.parametrize(
+    "fixture", [_results, clean, flaky, unscoreable, before_disclosure, _non_ascii]
+)
+def test_the_results_file_is_pydantics_json_of_the_results_byte_for_byte(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fixture: object,
+    signing: str,
+    at_a_time: int,
+) -> None:
+    # Trap: a writer that puts the file together piece by piece can drift from the one
+    # serialisation every reader, digest and golden file assumes (a comma between two
+    # slices of cases, an indent, the signature's place, a character escaped differently).
+    monkeypatch.setenv(SIGNING_KEY, signing)
+    monkeypatch.setattr(results_file, "_CASES_AT_A_TIME", at_a_time)
+    results = fixture()  # type: ignore[operator]
+    path = tmp_path / "r.json"
+    write_results(results, path)
+    assert path.read_bytes() == _as_pydantic_writes_it(results)
+
+
+def test_a_file_over_the_limit_names_its_whole_size_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: a writer that stops counting where the limit is passed names a size that is not
+    # the file's, or leaves the start of a file (or its temporary) behind.
+    results = _many_cases(20)
+    size = len(_as_pydantic_writes_it(results))
+    monkeypatch.setattr(limits, "MAX_RESULTS_BYTES", size // 2)
+    path = tmp_path / "r.json"
+    with pytest.raises(ResultsError, match=f"the results would be {size:,} bytes, over the"):
+        write_results(results, path)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(limits, "MAX_RESULTS_BYTES", size)
+    write_results(results, path)  # exactly at the limit is written
+    assert path.stat().st_size == size
+
+
+def _many_cases(copies: int) -> Results:
+    results = clean()
+    return results.model_copy(update={"cases": results.cases * copies})
+
+
+def test_writing_the_results_holds_no_whole_copy_of_the_file_in_memory(tmp_path: Path) -> None:
+    # Trap: the whole file serialised as one text, copied to add its newline, encoded to count
+    # its bytes and encoded again to be written, held two copies of it at the run's end: the
+    # peak memory of a 5,000-case run grew by twice the file (about 22 MB).
+    results = _many_cases(32)  # 3,584 cases, 11 MB
+    path = tmp_path / "r.json"
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        write_results(results, path)
+        held = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    size = path.stat().st_size
+    assert size > 10_000_000
+    assert held < size / 4, f"{held:,} bytes held while writing a {size:,}-byte file"
