@@ -32,7 +32,7 @@ from gauntlet.cases.strict_file import StrictFile
 from gauntlet.display import unencodable
 from gauntlet.invisible import remove_invisible
 from gauntlet.languages import primary_language
-from gauntlet.record import StrictRecord
+from gauntlet.record import FieldDocstrings, StrictRecord
 
 PACK_LANGUAGES = ("en", "es")
 """The primary languages the attack pack is written in, each by people, as peers."""
@@ -188,7 +188,7 @@ def feature_schema() -> dict[str, Any]:
     """The JSON Schema of a feature file, generated from the model."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        **TypeAdapter(FeatureFile).json_schema(),
+        **TypeAdapter(FeatureFile).json_schema(schema_generator=FieldDocstrings),
         "title": "gauntlet feature file",
         "description": "A feature, for `gauntlet init` to write an attack pack from. "
         "See docs/attack-pack.md.",
