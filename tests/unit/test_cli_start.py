@@ -57,6 +57,27 @@ def test_the_version_imports_nothing_but_the_version() -> None:
     assert _loaded(modules, "typer", "rich", "pydantic", "typing", "re", "gauntlet.errors") == []
 
 
+def test_the_version_through_main_imports_nothing_but_the_version() -> None:
+    # Trap: the exit's collector tuning imported after `--version` was answered (the module,
+    # threading and contextlib: a third more than the whole of `python -c pass`).
+    probe = (
+        "import sys\n"
+        "sys.argv = ['gauntlet', '--version']\n"
+        "from gauntlet.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write(repr(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    modules = ast.literal_eval(done.stderr)
+    assert _loaded(modules, "gauntlet") == ["gauntlet", "gauntlet.cli", "gauntlet.version"]
+    assert _loaded(modules, "threading", "contextlib") == []
+
+
 def test_validate_imports_the_loader_and_no_command_line_machinery(tmp_path: Path) -> None:
     (tmp_path / "small.yaml").write_text(SUITE, encoding="utf-8")
     printed, modules = _imported_by("validate", "--cases", str(tmp_path / "small.yaml"))
@@ -209,7 +230,7 @@ def test_main_leaves_what_was_loaded_to_the_operating_system(
 
     from gauntlet.cli import main
 
-    monkeypatch.setattr(sys, "argv", ["gauntlet", "--version"])
+    monkeypatch.setattr(sys, "argv", ["gauntlet", "schema", "cases"])
     assert gc.get_freeze_count() == 0
     try:
         with pytest.raises(SystemExit) as exited:

@@ -41,7 +41,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 def main() -> None:
     """Console-script entry point."""
     status = run()
-    from gauntlet.cli.collector import leave_to_the_system
+    if "gauntlet.cli.entry" in sys.modules:  # a command ran: what it loaded is left as is
+        from gauntlet.cli.collector import leave_to_the_system
 
-    leave_to_the_system()  # the process ends here
+        leave_to_the_system()  # the process ends here
     sys.exit(status)
