@@ -15,6 +15,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +87,13 @@ def read_docs(directory: Path) -> tuple[DocPage, ...]:
         ConfigErrors: the directory or a page cannot be read, a page has no heading or two
             top-level ones, or a link leads to no page or heading the site renders.
     """
-    paths = _markdown_files(directory)
-    parsed = {path.name: _parse(path) for path in paths}
+    return _rendered(tuple((path, _read(path)) for path in _markdown_files(directory)))
+
+
+@lru_cache(maxsize=4)
+def _rendered(texts: tuple[tuple[Path, str], ...]) -> tuple[DocPage, ...]:
+    """The pages of these (path, text) pairs, rendered: the same texts render once a process."""
+    parsed = {path.name: _parse(path, text) for path, text in texts}
     renderer = _markdown()
     pages = []
     for page in parsed.values():
@@ -138,10 +144,10 @@ def _read(path: Path) -> str:
         raise ConfigErrors([ConfigError(path, f"cannot read the page: {reason}")]) from None
 
 
-def _parse(path: Path) -> _Parsed:
+def _parse(path: Path, written: str) -> _Parsed:
     """The page's tokens, its title taken out, ids on its headings, captions on its tables."""
     markdown = _markdown()
-    text = _drop_comment_lines(_read(path), markdown)
+    text = _drop_comment_lines(written, markdown)
     tokens = markdown.parse(text)
     if not tokens or tokens[0].type != "heading_open":
         raise ConfigErrors([ConfigError(path, "no heading to title the page: start it with `#`")])
