@@ -208,18 +208,7 @@ def test_a_closed_pipe_on_stdout_ends_validate_with_1_and_no_traceback(tmp_path:
 
 def test_a_run_without_history_or_labels_does_not_load_the_history_store(tmp_path: Path) -> None:
     # The store (SQLite, the history records, the trends records) is for --history alone.
-    probe = (
-        "import sys\n"
-        "from gauntlet.cli import run\n"
-        f"code = run(['run', '--quiet', '--out', {str(tmp_path / 'r.json')!r}])\n"
-        "print(repr((int(code), sorted(sys.modules))))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=300
-    )
-    code, modules = ast.literal_eval(done.stdout.splitlines()[-1])
-    assert code == 0, done.stderr
-    assert "gauntlet.run.engine" in modules  # it did run
+    modules = _run_imports(tmp_path)
     assert _loaded(modules, "gauntlet.history", "sqlite3", "gauntlet.judge.labels") == []
 
 

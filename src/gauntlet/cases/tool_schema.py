@@ -114,7 +114,13 @@ def _loops_in_place(schema: dict[str, Any], lookup: Callable[[str], Any]) -> str
                 pending.extend(_subschemas(node, keywords, pointer))
     done: set[int] = set()
     for identity in sorted(nodes, key=lambda each: nodes[each][0]):
-        why = _ring(identity, nodes, lookup, done, on_path=[])
+        try:
+            why = _ring(identity, nodes, lookup, done, on_path=[])
+        except RecursionError:  # a chain of refs longer than Python's stack: jsonschema's too
+            return (
+                "its refs lead through more schemas in a row than can be checked; "
+                "a tool's arguments need far fewer"
+            )
         if why is not None:
             return (
                 f"{why}, which leads back to itself before it reads any argument: "

@@ -221,3 +221,19 @@ def test_a_tool_schema_that_loops_past_the_loader_is_a_worded_error_at_run_time(
         "the schema of tool lookup_hours leads back to itself before it reads any argument, "
         "so no call can be checked against it"
     )
+
+
+def test_a_tool_schema_whose_refs_chain_too_deep_to_follow_is_refused(tmp_path: Path) -> None:
+    # Trap: the ring search itself recursing once per ref, so a long chain of `$defs` each
+    # naming the next (flat in the file, under every depth limit) ended the load in
+    # RecursionError, an internal error, instead of a located refusal.
+    links = ", ".join(f"d{n}: {{$ref: '#/$defs/d{n + 1}'}}" for n in range(3000))
+    parameters = (
+        "{type: object, properties: {a: {$ref: '#/$defs/d0'}}, "
+        f"$defs: {{{links}, d3000: {{type: string}}}}}}"
+    )
+    [error] = _errors(tmp_path, parameters)
+    assert error.endswith(
+        "tools[0].parameters: its refs lead through more schemas in a row than can be checked; "
+        "a tool's arguments need far fewer"
+    )
