@@ -239,17 +239,23 @@ def _without_rescoring(data: dict[str, Any]) -> bool:
     signature.)
     """
     found = data.pop("signature", None) is not None
-    for case in data.get("cases") or ():
-        if not isinstance(case, dict):
-            continue
+    for case in _dicts(data, "cases"):
         found |= case.pop("definition", None) is not None
-        for trial in case.get("trials") or ():
-            if isinstance(trial, dict):
-                found |= trial.pop("cut", None) is not None
-                for turn in trial.get("turns") or ():
-                    if isinstance(turn, dict):
-                        found |= turn.pop("cut", None) is not None
+        for trial in _dicts(case, "trials"):
+            found |= trial.pop("cut", None) is not None
+            for turn in _dicts(trial, "turns"):
+                found |= turn.pop("cut", None) is not None
     return found
+
+
+def _dicts(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The objects in the list at `data[key]`, for upgrading an older file's data in place.
+
+    Anything else there (no list, a number, a string; an item that is not an object) gives
+    nothing to upgrade: it is left as it was, for validation to refuse at its place.
+    """
+    items = data.get(key)
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
 
 
 GATES_SINCE: dict[GateName, int] = {GateName.DISCLOSURE: 6}
@@ -464,14 +470,18 @@ def _calls_moved(data: dict[str, Any], source: str) -> bool:
         ResultsError: a call's arguments are not a JSON object, so it cannot be carried over.
     """
     moved = False
-    for c, case in enumerate(data.get("cases") or ()):
-        for t, trial in enumerate(case.get("trials") or () if isinstance(case, dict) else ()):
+    cases = data.get("cases")
+    for c, case in enumerate(cases if isinstance(cases, list) else ()):
+        trials = case.get("trials") if isinstance(case, dict) else None
+        for t, trial in enumerate(trials if isinstance(trials, list) else ()):
             if not isinstance(trial, dict) or "tool_calls" not in trial:
                 continue
             moved = True
             calls = trial.pop("tool_calls")
             response = trial.get("response")
-            reported = ((trial.get("provenance") or {}).get("tool_calls") or {}).get("origin")
+            provenance = trial.get("provenance")
+            origin = provenance.get("tool_calls") if isinstance(provenance, dict) else None
+            reported = origin.get("origin") if isinstance(origin, dict) else None
             if not isinstance(response, dict) or reported in (None, "absent"):
                 continue
             carried = []

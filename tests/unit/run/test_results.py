@@ -550,3 +550,40 @@ def test_writing_the_results_holds_no_whole_copy_of_the_file_in_memory(tmp_path:
     size = path.stat().st_size
     assert size > 10_000_000
     assert held < size / 4, f"{held:,} bytes held while writing a {size:,}-byte file"
+
+
+@pytest.mark.parametrize("version", range(1, results_file.RESCORED_SINCE))
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        ("cases", 7),
+        ("cases", "abc"),
+        ("trials", 7),
+        ("trials", {"a": 1}),
+        ("turns", 7),
+        ("provenance", ["tool_calls"]),
+        ("provenance", {"tool_calls": "declared"}),
+    ],
+)
+def test_an_older_file_of_any_shape_is_refused_as_invalid_never_an_internal_error(
+    tmp_path: Path, version: int, where: str, value: Any
+) -> None:
+    # Trap: upgrading an older file's data walked `cases`, `trials`, `turns` and a trial's
+    # `provenance` as if each were the list or object its format writes; a number there (a
+    # hostile or damaged file) ended the read in TypeError, "internal error", not exit 2.
+    data = json.loads(clean().model_dump_json())
+    data["schema_version"] = version
+    trial = data["cases"][0]["trials"][0]
+    trial["tool_calls"] = []
+    if where == "cases":
+        data["cases"] = value
+    elif where == "trials":
+        data["cases"][0]["trials"] = value
+    elif where == "turns":
+        trial["turns"] = value
+    else:
+        trial["provenance"] = value
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError):
+        read_results(path)
