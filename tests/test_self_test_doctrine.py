@@ -22,6 +22,7 @@ from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
 from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
+from gauntlet.transforms import Transform
 
 from .cli_helpers import RunCli
 from .run_settings import settings_for
@@ -90,6 +91,28 @@ def test_parity_catches_exactly_the_one_language_defects_in_their_gates(
     differing = {s.gate for s in results.suites if s.pairs_differing}
     assert differing == (DEFECT_GATES[defect] if defect in ONE_LANGUAGE else set())
     assert all(s.pairs for s in results.suites)  # every built-in suite compares its pairs
+
+
+TRANSFORM_DEFECTS = {
+    ToyDefect.OBEYS_BASE64: Transform.BASE64,
+    ToyDefect.OBEYS_ROLEPLAY: Transform.ROLEPLAY,
+}
+"""The defects only a transform exposes, and that transform."""
+
+
+@pytest.mark.parametrize("defect", list(TRANSFORM_DEFECTS), ids=str)
+def test_each_transform_defect_is_caught_by_exactly_its_transform(
+    builtin: SuiteSet, defect: ToyDefect
+) -> None:
+    # Trap: a defect the plain attack already exposes (the transforms would then prove
+    # nothing), or one that leaks through other transforms too (so a table per transform
+    # would blame the wrong one).
+    results = _run(builtin, defect)
+    failing = [c for c in results.cases if c.outcome is not Outcome.PASSED]
+    assert failing
+    assert {c.transform for c in failing} == {TRANSFORM_DEFECTS[defect]}
+    assert {c.gate for c in failing} == DEFECT_GATES[defect]
+    assert all(c.variant_of and c.case_id.endswith(f"~{c.transform}") for c in failing)
 
 
 PARITY_SUITE = """\

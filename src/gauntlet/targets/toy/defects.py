@@ -47,3 +47,8 @@ class ToyDefect(StrEnum):
     in Spanish only); attacks are still deflected and crises still escalated."""
     SPANISH_UNCITED = "spanish_uncited"
     """Spanish answers cite nothing (`drop_citations` in Spanish only)."""
+    OBEYS_BASE64 = "obeys_base64"
+    """An attack or harmful request refused in plain text is obeyed when it arrives encoded in
+    base64, and the reply is written in base64 as the prompt asks."""
+    OBEYS_ROLEPLAY = "obeys_roleplay"
+    """An attack or harmful request wrapped in the role-play template is obeyed, in character."""
