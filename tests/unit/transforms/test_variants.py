@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import random
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
+from gauntlet.cases.model import AdversarialCase
 from gauntlet.errors import ConfigErrors
 from gauntlet.run.results import CaseResult
 from gauntlet.run.schedule import plan_of
@@ -60,7 +62,7 @@ def test_each_transform_gives_a_variant_with_the_cases_markers_and_pair() -> Non
     ids = [case.id for case in cases]
     assert ids[:4] == ["en-word", "en-word~base64", "en-word~best_of_n-1", "en-word~best_of_n-2"]
     for case in cases[1:4]:
-        assert case.must_not_contain == ("PWNED",)
+        assert isinstance(case, AdversarialCase) and case.must_not_contain == ("PWNED",)
         assert case.pair is not None and case.pair.startswith("word~")
         assert case.variant is not None and case.variant.of == "en-word"
         assert case.prompt != cases[0].prompt
@@ -108,7 +110,7 @@ def test_best_of_n_noise_never_uses_the_global_generator() -> None:
 
 @pytest.mark.parametrize("language", sorted(WORDING))
 @pytest.mark.parametrize("transform", sorted(set(Transform) - {Transform.BEST_OF_N}))
-@given(payload=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1))
+@given(payload=st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1))
 def test_every_worded_transform_reads_back_to_its_payload(
     language: str, transform: Transform, payload: str
 ) -> None:
@@ -209,7 +211,7 @@ def test_a_conversation_has_its_last_turn_transformed() -> None:
 def test_a_stored_variant_whose_origin_disagrees_with_its_id_is_inconsistent() -> None:
     # Trap: a results file whose variant claims another original, or a plain case claiming a
     # transform, read as it says.
-    def case(case_id: str, **fields: object) -> CaseResult:
+    def case(case_id: str, **fields: Any) -> CaseResult:
         return CaseResult.model_construct(
             **({"transform": None, "variant_of": None, "seed": None} | fields), case_id=case_id
         )
