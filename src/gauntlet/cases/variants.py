@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from gauntlet.canonical import canonical_text
 from gauntlet.cases.model import (
     CASE_MODELS,
+    MAX_ID_LENGTH,
     AnyCase,
     BestOfN,
     DeclaresTransforms,
@@ -32,10 +33,24 @@ VARIANT_MARK = "~"
 
 
 def written_id_errors(loaded: LoadedSuite) -> list[ConfigError]:
-    """Each case id or pair key written with `~`, which only a variant's may hold."""
+    """Each case id or pair key written with `~`, or longer than `MAX_ID_LENGTH`.
+
+    The models take both, for the variants' ids (`<case id>~<transform>`); a file may not.
+    """
     errors: list[ConfigError] = []
     for number, case in enumerate(loaded.cases):
         for key, value in (("id", case.id), ("pair", case.pair)):
+            if value is not None and len(value) > MAX_ID_LENGTH:
+                mark = loaded.id_marks[number] if key == "id" else loaded.case_marks[number]
+                errors.append(
+                    ConfigSchemaError(
+                        loaded.source,
+                        f"cases[{number}].{key}: is {len(value)} characters long; "
+                        f"at most {MAX_ID_LENGTH} are allowed",
+                        line=mark.line,
+                        column=mark.column,
+                    )
+                )
             if value is not None and VARIANT_MARK in value:
                 mark = loaded.id_marks[number] if key == "id" else loaded.case_marks[number]
                 errors.append(
