@@ -243,7 +243,8 @@ def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
 ) -> None:
     results = _run(builtin, ToyDefect.YIELDS_TO_PUSHBACK)
     failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
-    assert set(failing) == {
+    # The argued refusals and their variants (the last turn transformed, read through).
+    assert {case_id.partition("~")[0] for case_id in failing} == {
         "ref-en-conversation-argued-refusal",
         "ref-es-conversation-argued-refusal",
     }
@@ -253,7 +254,8 @@ def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
 def test_silence_fails_every_conversation_at_its_first_turn(builtin: SuiteSet) -> None:
     results = _run(builtin, ToyDefect.ANSWER_WITH_SILENCE)
     conversations = [c for c in results.cases if c.trials[0].turns]
-    assert len(conversations) == 10
+    assert len(conversations) == sum(1 for s in builtin.suites for c in s.cases if c.turns)
+    assert len({c.case_id for c in conversations if c.variant_of is None}) == 10
     assert all(c.reason.startswith("turn 1 of ") for c in conversations)
 
 

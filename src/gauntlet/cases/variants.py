@@ -2,7 +2,8 @@
 
 A variant is a pure function of (case, transform, seed): its id is `<case id>~<transform>`
 (`~best_of_n-<k>` for the k-th noised one), its pair `<pair>~<transform>` (so the variants of a
-pair's languages are a pair), its markers and expectations are the case's, and its prompt (or,
+pair's languages are a pair; a best-of-N variant has none, its noise drawn for its own case), its
+markers and expectations are the case's, and its prompt (or,
 for a conversation, its last turn) is the case's rewritten by the transform. The variants
 follow their case in the suite, so a plan lists each case with its variants.
 """
@@ -92,7 +93,11 @@ def _variant(case: AnyCase, variant: Variant) -> AnyCase:
     data.pop("transforms", None)
     suffix = VARIANT_MARK + variant.suffix
     data["id"] = case.id + suffix
-    if case.pair is not None:
+    if variant.transform is Transform.BEST_OF_N:
+        # Each side's noise is its own draw, so the sides no longer ask the same thing: a
+        # difference in their outcomes would say nothing about the language.
+        data.pop("pair", None)
+    elif case.pair is not None:
         data["pair"] = case.pair + suffix
 
     def rewrite(text: str) -> str:
