@@ -36,33 +36,25 @@ from gauntlet.run.settings import Judge, RunSettings, RunSpan
 from gauntlet.run.tally import summarize
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall, Usage
 from gauntlet.targets.toy import ToyDefect, make_toy
-from gauntlet.transforms import Transform
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTED = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
 FINISHED = datetime(2026, 11, 30, 9, 0, 2, tzinfo=UTC)
 
 
-GOLDEN_TRANSFORMS = frozenset({Transform.BASE64, Transform.BEST_OF_N})
-"""The transforms whose variants the golden files keep (best-of-N: its first draw only).
-
-The built-in suites give some 570 variants; every golden pack holding them all would be
-mostly the same rows again, so the goldens keep every case and these variants of it."""
-
-
 def builtin_suites() -> SuiteSet:
-    """The built-in suites, with sources relative to the repository (`suites/...`), each
-    case with its `GOLDEN_TRANSFORMS` variants only."""
-    return SuiteSet(tuple(_some_variants(loaded) for loaded in _suites(Path("suites")).suites))
+    """The built-in suites, with sources relative to the repository (`suites/...`), as written.
+
+    Without their variant cases: the packs built from them show the pack's format, and some
+    570 variants would repeat the same rows many times over (each variant's own fields are
+    tested in `tests/unit/transforms`, and the built-in variants in the self-test doctrine).
+    """
+    return SuiteSet(tuple(as_written(loaded) for loaded in _suites(Path("suites")).suites))
 
 
-def _some_variants(loaded: LoadedSuite) -> LoadedSuite:
-    kept = [
-        number
-        for number, case in enumerate(loaded.cases)
-        if case.variant is None
-        or (case.variant.transform in GOLDEN_TRANSFORMS and case.variant.k in (None, 1))
-    ]
+def as_written(loaded: LoadedSuite) -> LoadedSuite:
+    """`loaded` without its variant cases."""
+    kept = [number for number, case in enumerate(loaded.cases) if case.variant is None]
     return dataclasses.replace(
         loaded,
         suite=loaded.suite.model_copy(update={"cases": tuple(loaded.cases[n] for n in kept)}),
