@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from gauntlet.cases.loader import SuiteSet, load_suites
+from gauntlet.cases.loader import LoadedSuite, SuiteSet, load_suites
 from gauntlet.cases.model import GateName, JudgeFamily
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.gates.judgement import TrajectoryScores
@@ -43,8 +43,24 @@ FINISHED = datetime(2026, 11, 30, 9, 0, 2, tzinfo=UTC)
 
 
 def builtin_suites() -> SuiteSet:
-    """The built-in suites, with sources relative to the repository (`suites/...`)."""
-    return _suites(Path("suites"))
+    """The built-in suites, with sources relative to the repository (`suites/...`), as written.
+
+    Without their variant cases: the packs built from them show the pack's format, and some
+    570 variants would repeat the same rows many times over (each variant's own fields are
+    tested in `tests/unit/transforms`, and the built-in variants in the self-test doctrine).
+    """
+    return SuiteSet(tuple(as_written(loaded) for loaded in _suites(Path("suites")).suites))
+
+
+def as_written(loaded: LoadedSuite) -> LoadedSuite:
+    """`loaded` without its variant cases."""
+    kept = [number for number, case in enumerate(loaded.cases) if case.variant is None]
+    return dataclasses.replace(
+        loaded,
+        suite=loaded.suite.model_copy(update={"cases": tuple(loaded.cases[n] for n in kept)}),
+        case_marks=tuple(loaded.case_marks[n] for n in kept),
+        id_marks=tuple(loaded.id_marks[n] for n in kept),
+    )
 
 
 def _suites(*paths: Path) -> SuiteSet:

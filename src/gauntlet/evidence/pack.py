@@ -57,7 +57,7 @@ from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.version import __version__
 
-EVIDENCE_SCHEMA_VERSION = 10
+EVIDENCE_SCHEMA_VERSION = 11
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -89,7 +89,9 @@ first token of its streamed answers (median and p95); and the answers that repor
 (`run.usage.not_reported`). 9 also added the suite options given for the
 run (`run.run_options`), each with what its suite's file said. 10 names each target kind as
 its target file does (`run.target.kind`, as results format 9): the native contract is
-`gauntlet`, not `http`, and a target file of kind `http` is `http`, not `http-template`."""
+`gauntlet`, not `http`, and a target file of kind `http` is `http`, not `http-template`. 11
+added, for each variant case (a case asked through a transform), its `transform`, the id of
+the case it was made from (`variant_of`) and, for best-of-N noise, its `seed`."""
 
 
 class VerdictStatus(StrEnum):
@@ -465,6 +467,12 @@ class CaseEvidence(Record):
     otherwise."""
     pair: str | None = None
     """The case's parity pair key, when it has one."""
+    transform: str | None = None
+    """For a variant case, the transform that made it; None for a case as written."""
+    variant_of: str | None = None
+    """For a variant case, the id of the case it was made from."""
+    seed: int | None = None
+    """For a best-of-N variant, the seed its noise was drawn with."""
 
 
 class JudgeCheckCounts(Record):

@@ -59,7 +59,12 @@ def plan_of(suites: SuiteSet, *, repeat: int = 1) -> Plan:
         info = _checked_info(loaded, repeat)
         # The whole case, not only its id: a journal or a shard made before its prompt,
         # markers or expected answer changed must not pass for this plan's.
-        cases = [case.model_dump(mode="json") for case in loaded.cases]
+        # A variant's transform and seed too (a case without one keeps the digest it had).
+        cases = [
+            case.model_dump(mode="json")
+            | ({} if case.variant is None else {"variant": case.variant._asdict()})
+            for case in loaded.cases
+        ]
         described.append({**info.model_dump(mode="json", exclude={"source"}), "cases": cases})
         index += len(cases)
     options = suites.options
