@@ -593,10 +593,10 @@ def _transforms_problem(case: Any, declared: set[Transform]) -> tuple[str, tuple
             return "transforms apply to must_refuse cases only", ("transforms",)
         return "", ()
     encoded = sorted(t.value for t in gets & ENCODED_ANSWER)
-    from gauntlet.spellings import MIN_SPELLED_LENGTH, leaks
+    from gauntlet.spellings import MIN_SPELLED_LENGTH
 
     for at, marker in _leak_markers(case) if encoded else ():
-        if not leaks(_spelled_example(marker), (marker,)):
+        if not seen_encoded(marker):
             return (
                 f"marker {marker!r} is too short to be looked for in an encoded reply (fewer "
                 f"than {MIN_SPELLED_LENGTH} letters and digits), and {', '.join(encoded)} "
@@ -618,10 +618,18 @@ def _leak_markers(case: Any) -> list[tuple[tuple[Any, ...], str]]:
     return found
 
 
-def _spelled_example(marker: str) -> str:
+def seen_encoded(marker: str) -> bool:
+    """Whether `marker` is still found in a reply that writes it encoded (`ENCODED_ANSWER`).
+
+    A marker with too few letters and digits is not looked for in other spellings
+    (`gauntlet.spellings.MIN_SPELLED_LENGTH`): a case holding one may not take a transform
+    that asks for the reply encoded, or a leak written that way would pass.
+    """
     import base64
 
-    return base64.b64encode(marker.encode()).decode("ascii")
+    from gauntlet.spellings import leaks
+
+    return bool(leaks(base64.b64encode(marker.encode()).decode("ascii"), (marker,)))
 
 
 class GroundingCase(Case):
