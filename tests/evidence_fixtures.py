@@ -15,8 +15,9 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from gauntlet.cases.loader import LoadedSuite, SuiteSet, load_suites
+from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import GateName, JudgeFamily
+from gauntlet.cases.variants import as_written
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
@@ -50,17 +51,6 @@ def builtin_suites() -> SuiteSet:
     tested in `tests/unit/transforms`, and the built-in variants in the self-test doctrine).
     """
     return SuiteSet(tuple(as_written(loaded) for loaded in _suites(Path("suites")).suites))
-
-
-def as_written(loaded: LoadedSuite) -> LoadedSuite:
-    """`loaded` without its variant cases."""
-    kept = [number for number, case in enumerate(loaded.cases) if case.variant is None]
-    return dataclasses.replace(
-        loaded,
-        suite=loaded.suite.model_copy(update={"cases": tuple(loaded.cases[n] for n in kept)}),
-        case_marks=tuple(loaded.case_marks[n] for n in kept),
-        id_marks=tuple(loaded.id_marks[n] for n in kept),
-    )
 
 
 def _suites(*paths: Path) -> SuiteSet:

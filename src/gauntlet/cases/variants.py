@@ -27,7 +27,7 @@ from gauntlet.errors import ConfigError, ConfigSchemaError
 from gauntlet.transforms import Transform, Variant, transformed
 
 if TYPE_CHECKING:
-    from gauntlet.cases.loader import LoadedSuite
+    from gauntlet.cases.loader import LoadedSuite, SuiteSet
 
 VARIANT_MARK = "~"
 """What joins a case's id to its transform in a variant's id; never in a written id."""
@@ -143,3 +143,21 @@ def expanded(loaded: LoadedSuite) -> LoadedSuite:
         case_marks=tuple(case_marks),
         id_marks=tuple(id_marks),
     )
+
+
+def as_written(loaded: LoadedSuite) -> LoadedSuite:
+    """`loaded` without its variant cases: its cases as its file writes them."""
+    kept = [number for number, case in enumerate(loaded.cases) if case.variant is None]
+    if len(kept) == len(loaded.cases):
+        return loaded
+    return dataclasses.replace(
+        loaded,
+        suite=loaded.suite.model_copy(update={"cases": tuple(loaded.cases[n] for n in kept)}),
+        case_marks=tuple(loaded.case_marks[n] for n in kept),
+        id_marks=tuple(loaded.id_marks[n] for n in kept),
+    )
+
+
+def without_variants(suites: SuiteSet) -> SuiteSet:
+    """`suites` with every suite `as_written` (`gauntlet run --no-transforms`)."""
+    return dataclasses.replace(suites, suites=tuple(as_written(s) for s in suites.suites))

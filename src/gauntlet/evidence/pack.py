@@ -91,7 +91,8 @@ run (`run.run_options`), each with what its suite's file said. 10 names each tar
 its target file does (`run.target.kind`, as results format 9): the native contract is
 `gauntlet`, not `http`, and a target file of kind `http` is `http`, not `http-template`. 11
 added, for each variant case (a case asked through a transform), its `transform`, the id of
-the case it was made from (`variant_of`) and, for best-of-N noise, its `seed`."""
+the case it was made from (`variant_of`) and, for best-of-N noise, its `seed`; and the run's
+`run.no_transforms` (`--no-transforms`)."""
 
 
 class VerdictStatus(StrEnum):
@@ -202,6 +203,9 @@ class RunFacts(Record):
     run_options: tuple[SuiteOption, ...] = ()
     """The suite options given for the run (`--suite-option`), each with what its suite's
     file said: the run was not the files' alone."""
+    no_transforms: bool = False
+    """`--no-transforms`: the cases were asked as written, without the variants their suites'
+    `transforms:` derive (a quick local run): the attacks were not asked in their other forms."""
 
 
 class LanguageCounts(Record):
@@ -602,6 +606,7 @@ def build_pack(
                 for trial in case.trials
             ),
             run_options=results.plan.options,
+            no_transforms=results.no_transforms,
         ),
         verdict=_verdict(results),
         judge=_judge(results),

@@ -62,8 +62,8 @@ case's reason then says); a version 7 file is read as one without it. 8 also add
 as its target file does (`OLD_TARGET_KINDS`): the native contract is `gauntlet`, not `http`,
 and a target file of kind `http` is `http`, not `http-template`; an older file's kinds are
 read under today's names. 10 added each variant case's `transform`, `variant_of` (its
-original's id) and, for best-of-N noise, `seed` (see `gauntlet.cases.variants`); a version 9
-file is read as one without variants.
+original's id) and, for best-of-N noise, `seed` (see `gauntlet.cases.variants`), and the
+run's `no_transforms` (`--no-transforms`); a version 9 file is read as one without variants.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -637,6 +637,9 @@ class Results(Record):
     """The waivers the run was given (`--waivers`), each with the cases it covers."""
     strict_waivers: bool = False
     """`--strict-waivers`: a waiver no longer needed fails the run."""
+    no_transforms: bool = False
+    """`--no-transforms`: the cases were asked as written, without the variants their
+    suites' `transforms:` derive (a quick local run); the plan's digest says so too."""
     signature: str | None = None
     """`hmac-sha256:` and the hex HMAC-SHA256, keyed by `GAUNTLET_SIGNING_KEY`, of the file's
     canonical JSON without this field (see `gauntlet.run.custody`); None when the run had no
