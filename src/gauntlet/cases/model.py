@@ -156,7 +156,9 @@ def _list_of_two_or_more(schema: dict[str, Any]) -> None:
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 CASE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*(~[a-z0-9_-]+)?$"
 """A case id as run: an `Identifier`, or a variant's (`<case id>~<transform>`, see `transforms`)."""
-CaseId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH + 32, pattern=CASE_ID_PATTERN)]
+MAX_CASE_ID_LENGTH = MAX_ID_LENGTH + 32
+"""A case id as run: a written one, and room for its variant's `~<transform>`."""
+CaseId = Annotated[str, Field(min_length=1, max_length=MAX_CASE_ID_LENGTH, pattern=CASE_ID_PATTERN)]
 
 
 def _as_written(schema: dict[str, Any]) -> None:
