@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import re
 import sqlite3
 import stat
 import statistics
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
@@ -507,6 +509,26 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
             connection.execute(f"PRAGMA user_version = {number}")
 
 
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Put the file in WAL mode (a no-op once it is), waiting for the other writers.
+
+    The switch takes the whole file, and when other connections are switching it at the same
+    moment SQLite may answer "database is locked" at once instead of calling its busy handler
+    (seen with twelve processes creating one history together). So a busy switch is tried
+    again, after a short random pause, until `BUSY_TIMEOUT_MS` has passed.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
+        except sqlite3.OperationalError as exc:
+            busy = exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY
+            if not busy or time.monotonic() >= deadline:
+                raise
+        time.sleep(random.uniform(0.005, 0.05))  # noqa: S311 - a pause, not a secret
+
+
 @contextmanager
 def open_history(path: Path, *, create: bool = False) -> Iterator[sqlite3.Connection]:
     """A connection to the history at `path`, checked and upgraded to this schema.
@@ -538,7 +560,7 @@ def open_history(path: Path, *, create: bool = False) -> Iterator[sqlite3.Connec
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA foreign_keys = ON")
             _prepare(connection, path)
-            connection.execute("PRAGMA journal_mode = WAL").fetchone()  # waits as the others do
+            _use_wal(connection)
             yield connection
     except sqlite3.Error as exc:
         raise HistoryError(f"{path}: the history cannot be used: {printable(str(exc))}") from None

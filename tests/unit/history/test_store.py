@@ -585,3 +585,64 @@ def test_a_targets_fingerprint_outlives_the_rename_of_its_kind(
     results = clean().model_copy(update={"target": target})
     written = {"kind": before, "name": target.name, "defects": [], "target_file": "t.yaml"}
     assert target_fingerprint(results) == "sha256:" + sha256(canonical_json(written)).hexdigest()
+
+
+class _SwitchRefusedOnce(sqlite3.Connection):
+    """A connection whose first switch to WAL is answered "database is locked" at once."""
+
+    refused = 0
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        if sql.startswith("PRAGMA journal_mode") and _SwitchRefusedOnce.refused == 0:
+            _SwitchRefusedOnce.refused += 1
+            error = sqlite3.OperationalError("database is locked")
+            error.sqlite_errorcode = sqlite3.SQLITE_BUSY
+            raise error
+        return super().execute(sql, *args)  # type: ignore[arg-type]
+
+
+def test_a_switch_to_wal_refused_as_busy_without_waiting_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: SQLite can answer a busy `PRAGMA journal_mode = WAL` at once, without its busy
+    # handler, when other processes switch the same new file at the same moment (twelve
+    # processes creating one history reproduced it). Taking that answer as final failed a CI
+    # job's append with "database is locked" though the lock was free a moment later.
+    monkeypatch.setattr(_SwitchRefusedOnce, "refused", 0)
+    connect = sqlite3.connect
+    monkeypatch.setattr(
+        sqlite3,
+        "connect",
+        lambda *args, **kwargs: connect(*args, **kwargs, factory=_SwitchRefusedOnce),
+    )
+    history = tmp_path / "history.sqlite"
+    append_run(history, clean(), {})
+    assert _SwitchRefusedOnce.refused == 1
+    assert len(load_history(history).runs) == 1
+    with closing(connect(history)) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_a_switch_to_wal_that_fails_otherwise_is_not_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: the retry is for a busy file only; any other failure (here a read-only file
+    # system's answer) is reported at once, not spun on for the busy timeout.
+    calls: list[str] = []
+
+    class ReadOnly(sqlite3.Connection):
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+            if sql.startswith("PRAGMA journal_mode"):
+                calls.append(sql)
+                error = sqlite3.OperationalError("attempt to write a readonly database")
+                error.sqlite_errorcode = sqlite3.SQLITE_READONLY
+                raise error
+            return super().execute(sql, *args)  # type: ignore[arg-type]
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(
+        sqlite3, "connect", lambda *args, **kwargs: connect(*args, **kwargs, factory=ReadOnly)
+    )
+    with pytest.raises(HistoryError, match="readonly database"):
+        append_run(tmp_path / "history.sqlite", clean(), {})
+    assert len(calls) == 1
