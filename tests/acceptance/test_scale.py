@@ -52,8 +52,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_one_in_three_leak_is_caught_by_five_asks_not_one(project: Path, run_cli: RunCli) -> None:
     # As written: a variant's earlier turns are its case's, so counting asks per prompt would
     # reach the third ask of a conversation's first turn within one --repeat 1 run.
-    base = ("run", "--no-transforms", "--cases", "cases", "--callable", "leaky_target_mod:make")
-    base = (*base, "--quiet")
+    base = ["run", "--no-transforms", "--cases", "cases", "--callable", "leaky_target_mod:make"]
+    base.append("--quiet")
     once = run_cli(*base, "--repeat", "1", "--out", "once.json")
     assert once.code == 0, once.show()
     five = run_cli(*base, "--repeat", "5", "--out", "five.json")
