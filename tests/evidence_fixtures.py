@@ -17,6 +17,7 @@ from pydantic import JsonValue
 
 from gauntlet.cases.loader import SuiteSet, load_suites
 from gauntlet.cases.model import GateName, JudgeFamily
+from gauntlet.cases.variants import as_written
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
@@ -43,8 +44,13 @@ FINISHED = datetime(2026, 11, 30, 9, 0, 2, tzinfo=UTC)
 
 
 def builtin_suites() -> SuiteSet:
-    """The built-in suites, with sources relative to the repository (`suites/...`)."""
-    return _suites(Path("suites"))
+    """The built-in suites, with sources relative to the repository (`suites/...`), as written.
+
+    Without their variant cases: the packs built from them show the pack's format, and some
+    570 variants would repeat the same rows many times over (each variant's own fields are
+    tested in `tests/unit/transforms`, and the built-in variants in the self-test doctrine).
+    """
+    return SuiteSet(tuple(as_written(loaded) for loaded in _suites(Path("suites")).suites))
 
 
 def _suites(*paths: Path) -> SuiteSet:

@@ -15,6 +15,7 @@ import pytest
 
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites
+from gauntlet.cases.variants import without_variants
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo
 from gauntlet.targets.configured import build_target
@@ -38,9 +39,20 @@ TOOL_DEFECTS = [
 """The defects only an agent can have: over openai-chat, the scripted tool loop must see them."""
 
 
+WITH_VARIANTS = {(), (ToyDefect.OBEYS_BASE64,), (ToyDefect.OBEYS_ROLEPLAY,)}
+"""The scenarios asked with every variant (whose prompts carry zero-width characters,
+homoglyphs and templates over the wire); the others, which no transform changes, as written."""
+
+
 @pytest.fixture(scope="module")
-def builtin() -> SuiteSet:
+def every_case() -> SuiteSet:
     return load_suites([builtin_suites_dir()])
+
+
+@pytest.fixture(scope="module")
+def builtin(every_case: SuiteSet) -> SuiteSet:
+    """The built-in suites as written, for what no transform changes."""
+    return without_variants(every_case)
 
 
 def _native(suites: SuiteSet, defects: tuple[ToyDefect, ...]) -> Results:
@@ -69,10 +81,11 @@ def _reasons(results: Results) -> dict[str, str]:
 @pytest.mark.parametrize("example", ["openai-toy.yaml", "openai-toy-stream.yaml"])
 @pytest.mark.parametrize("defects", SCENARIOS, ids=lambda defects: "+".join(defects) or "healthy")
 def test_both_paths_agree_case_by_case(
-    builtin: SuiteSet, defects: tuple[ToyDefect, ...], example: str
+    every_case: SuiteSet, builtin: SuiteSet, defects: tuple[ToyDefect, ...], example: str
 ) -> None:
-    native = _native(builtin, defects)
-    served = _openai(builtin, defects, example)
+    suites = every_case if defects in WITH_VARIANTS else builtin
+    native = _native(suites, defects)
+    served = _openai(suites, defects, example)
     assert _outcomes(served) == _outcomes(native)
     if ToyDefect.ANSWER_WITH_SILENCE not in defects:
         # Silent shapes are quoted in reasons: a chat answer trims a non-breaking space, and

@@ -22,6 +22,7 @@ from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
 from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
+from gauntlet.transforms import Transform
 
 from .cli_helpers import RunCli
 from .run_settings import settings_for
@@ -90,6 +91,28 @@ def test_parity_catches_exactly_the_one_language_defects_in_their_gates(
     differing = {s.gate for s in results.suites if s.pairs_differing}
     assert differing == (DEFECT_GATES[defect] if defect in ONE_LANGUAGE else set())
     assert all(s.pairs for s in results.suites)  # every built-in suite compares its pairs
+
+
+TRANSFORM_DEFECTS = {
+    ToyDefect.OBEYS_BASE64: Transform.BASE64,
+    ToyDefect.OBEYS_ROLEPLAY: Transform.ROLEPLAY,
+}
+"""The defects only a transform exposes, and that transform."""
+
+
+@pytest.mark.parametrize("defect", list(TRANSFORM_DEFECTS), ids=str)
+def test_each_transform_defect_is_caught_by_exactly_its_transform(
+    builtin: SuiteSet, defect: ToyDefect
+) -> None:
+    # Trap: a defect the plain attack already exposes (the transforms would then prove
+    # nothing), or one that leaks through other transforms too (so a table per transform
+    # would blame the wrong one).
+    results = _run(builtin, defect)
+    failing = [c for c in results.cases if c.outcome is not Outcome.PASSED]
+    assert failing
+    assert {c.transform for c in failing} == {TRANSFORM_DEFECTS[defect]}
+    assert {c.gate for c in failing} == DEFECT_GATES[defect]
+    assert all(c.variant_of and c.case_id.endswith(f"~{c.transform}") for c in failing)
 
 
 PARITY_SUITE = """\
@@ -220,7 +243,8 @@ def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
 ) -> None:
     results = _run(builtin, ToyDefect.YIELDS_TO_PUSHBACK)
     failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
-    assert set(failing) == {
+    # The argued refusals and their variants (the last turn transformed, read through).
+    assert {case_id.partition("~")[0] for case_id in failing} == {
         "ref-en-conversation-argued-refusal",
         "ref-es-conversation-argued-refusal",
     }
@@ -230,7 +254,8 @@ def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
 def test_silence_fails_every_conversation_at_its_first_turn(builtin: SuiteSet) -> None:
     results = _run(builtin, ToyDefect.ANSWER_WITH_SILENCE)
     conversations = [c for c in results.cases if c.trials[0].turns]
-    assert len(conversations) == 10
+    assert len(conversations) == sum(1 for s in builtin.suites for c in s.cases if c.turns)
+    assert len({c.case_id for c in conversations if c.variant_of is None}) == 10
     assert all(c.reason.startswith("turn 1 of ") for c in conversations)
 
 

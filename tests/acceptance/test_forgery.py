@@ -10,6 +10,7 @@ import pytest
 
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
+from gauntlet.cases.variants import without_variants
 from gauntlet.run.journal import Journal
 from gauntlet.run.results import Outcome, Results
 from gauntlet.run.results_file import read_results, rederive, rederive_case
@@ -21,7 +22,9 @@ from ..unit.cases.suite_text import grounding_suite
 
 
 def _failing_run(run_cli: RunCli, out: Path, *extra: str) -> None:
-    result = run_cli("run", "--quiet", "--toy-defect", "drop_citations", "--out", out, *extra)
+    result = run_cli(
+        "run", "--no-transforms", "--quiet", "--toy-defect", "drop_citations", "--out", out, *extra
+    )
     assert result.code == 1, result.show()
 
 
@@ -60,7 +63,8 @@ def test_merge_refuses_a_forged_shard(tmp_path: Path, run_cli: RunCli) -> None:
     shards = [tmp_path / f"shard-{k}.json" for k in (1, 2)]
     for number, shard in enumerate(shards, start=1):
         result = run_cli(
-            "run", "--quiet", "--toy-defect", "drop_citations", "--shard", f"{number}/2",
+            "run", "--no-transforms", "--quiet", "--toy-defect", "drop_citations",
+            "--shard", f"{number}/2",
             "--run-id", "4711", "--out", shard,
         )  # fmt: skip
         assert result.code in (0, 1), result.show()
@@ -78,7 +82,15 @@ def test_merge_refuses_shards_of_two_different_runs(tmp_path: Path, run_cli: Run
     first, second = tmp_path / "a-1.json", tmp_path / "b-2.json"
     for shard, number, run_id in ((first, 1, "4711"), (second, 2, "4712")):
         result = run_cli(
-            "run", "--quiet", "--shard", f"{number}/2", "--run-id", run_id, "--out", shard
+            "run",
+            "--no-transforms",
+            "--quiet",
+            "--shard",
+            f"{number}/2",
+            "--run-id",
+            run_id,
+            "--out",
+            shard,
         )
         assert result.code == 0, result.show()
     done = run_cli("merge", first, second, "--out", tmp_path / "merged.json")
@@ -86,7 +98,9 @@ def test_merge_refuses_shards_of_two_different_runs(tmp_path: Path, run_cli: Run
     assert "belongs to run 4712, but" in done.stderr
     assert "to run 4711: shards of different runs are never merged" in done.stderr
     same = tmp_path / "b-2-same.json"
-    result = run_cli("run", "--quiet", "--shard", "2/2", "--run-id", "4711", "--out", same)
+    result = run_cli(
+        "run", "--no-transforms", "--quiet", "--shard", "2/2", "--run-id", "4711", "--out", same
+    )
     assert result.code == 0, result.show()
     merged = run_cli("merge", first, same, "--out", tmp_path / "merged.json")
     assert merged.code == 0, merged.show()
@@ -94,7 +108,9 @@ def test_merge_refuses_shards_of_two_different_runs(tmp_path: Path, run_cli: Run
 
 
 def test_a_run_id_that_could_act_on_a_reader_is_refused(tmp_path: Path, run_cli: RunCli) -> None:
-    done = run_cli("run", "--run-id", "1\n::error::x", "--out", tmp_path / "r.json")
+    done = run_cli(
+        "run", "--no-transforms", "--run-id", "1\n::error::x", "--out", tmp_path / "r.json"
+    )
     assert done.code == 2, done.show()
     assert "--run-id: expected letters, digits" in done.stderr
 
@@ -171,7 +187,8 @@ def test_a_forged_shard_is_scored_again_before_it_is_merged(
     shards = [tmp_path / f"shard-{k}.json" for k in (1, 2)]
     for number, shard in enumerate(shards, start=1):
         result = run_cli(
-            "run", "--quiet", "--toy-defect", "drop_citations", "--shard", f"{number}/2",
+            "run", "--no-transforms", "--quiet", "--toy-defect", "drop_citations",
+            "--shard", f"{number}/2",
             "--run-id", "4711", "--out", shard,
         )  # fmt: skip
         assert result.code in (0, 1), result.show()
@@ -199,13 +216,22 @@ def test_a_forged_journal_entry_is_scored_again_on_resume(tmp_path: Path, run_cl
         )
     )
     writer = Journal(tmp_path / "results.json.journal", resume=False)
-    writer.start(
-        RunSettings(plan=plan_of(load_suites([builtin_suites_dir()])), target=finished.target)
-    )
+    suites = without_variants(load_suites([builtin_suites_dir()]))
+    plan = plan_of(suites, no_transforms=True)
+    writer.start(RunSettings(plan=plan, target=finished.target, no_transforms=True))
     writer.append(flipped)
     writer.close(remove=False)
     out.unlink()
-    resumed = run_cli("run", "--quiet", "--toy-defect", "drop_citations", "--out", out, "--resume")
+    resumed = run_cli(
+        "run",
+        "--no-transforms",
+        "--quiet",
+        "--toy-defect",
+        "drop_citations",
+        "--out",
+        out,
+        "--resume",
+    )
     assert resumed.code == 2, resumed.show()
     assert "scored again by its gate" in resumed.stderr
     assert failing.case_id in resumed.stderr
@@ -266,7 +292,7 @@ def test_an_answer_whose_patterns_cannot_finish_again_is_refused_never_taken_as_
     from gauntlet.run import scoring
 
     results = tmp_path / "results.json"
-    assert run_cli("run", "--quiet", "--out", results).code == 0
+    assert run_cli("run", "--no-transforms", "--quiet", "--out", results).code == 0
     stored = read_results(results)
     case = stored.cases[0]
 
@@ -289,7 +315,7 @@ def test_a_token_count_below_zero_is_refused_never_subtracted_from_the_totals(
     # Trap: token counts read as any integer, so an edited file's -5000 lowered the pack's
     # tokens row: no target can have used fewer than none.
     results = tmp_path / "results.json"
-    assert run_cli("run", "--quiet", "--out", results).code == 0
+    assert run_cli("run", "--no-transforms", "--quiet", "--out", results).code == 0
 
     def fewer_than_none(data: dict[str, Any]) -> None:
         data["cases"][0]["trials"][0]["usage"] = {
@@ -345,7 +371,9 @@ def test_a_conversation_cut_short_is_refused_never_scored_on_its_earlier_turns(
     # Trap: re-scoring paired the script's turns with the stored ones up to the shorter, so a
     # conversation with its failing last turn removed was judged on the turns left: a PASS.
     results = tmp_path / "results.json"
-    ran = run_cli("run", "--quiet", "--toy-defect", "yields_to_pushback", "--out", results)
+    ran = run_cli(
+        "run", "--no-transforms", "--quiet", "--toy-defect", "yields_to_pushback", "--out", results
+    )
     assert ran.code == 1, ran.show()
 
     def forged(data: dict[str, Any]) -> None:
@@ -371,7 +399,7 @@ def test_a_signature_of_any_text_is_refused_worded(
     # TypeError for anything but ASCII: an "internal error" instead of a refused file.
     monkeypatch.setenv("GAUNTLET_SIGNING_KEY", "k-for-the-test")
     results = tmp_path / "results.json"
-    assert run_cli("run", "--quiet", "--out", results).code == 0
+    assert run_cli("run", "--no-transforms", "--quiet", "--out", results).code == 0
     _edit(results, lambda d: d.update(signature="hmac-sha256:é"))
     done = run_cli("report", results, "--format", "json")
     assert done.code == 2, done.show()

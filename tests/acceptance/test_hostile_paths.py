@@ -74,7 +74,7 @@ def run_bounded(*args: str | Path) -> CliResult:
 
 
 def _results(run_cli: RunCli, out: Path) -> Path:
-    done = run_cli("run", "--quiet", "--out", out)
+    done = run_cli("run", "--no-transforms", "--quiet", "--out", out)
     assert done.code == 0, done.show()
     return out
 
@@ -238,7 +238,7 @@ def test_the_journal_is_never_written_through_a_symlink(tmp_path: Path, run_cli:
     victim = _victim(tmp_path)
     out = tmp_path / "results.json"
     (tmp_path / "results.json.journal").symlink_to(victim)
-    done = run_cli("run", "--quiet", "--out", out)
+    done = run_cli("run", "--no-transforms", "--quiet", "--out", out)
     assert victim.read_text(encoding="utf-8") == VICTIM
     assert done.code == 2, done.show()
     assert f"{out}.journal: refusing to write through a symlink" in done.stderr
@@ -250,12 +250,12 @@ def test_a_journal_that_is_not_a_regular_file_is_refused_on_resume(
     out = tmp_path / "results.json"
     os.mkfifo(tmp_path / "results.json.journal")
     with deadline():
-        done = run_cli("run", "--quiet", "--resume", "--out", out)
+        done = run_cli("run", "--no-transforms", "--quiet", "--resume", "--out", out)
     assert done.code == 2, done.show()
     assert "results.json.journal: not a regular file (a FIFO)" in done.stderr
 
 
 def test_repeat_has_an_upper_bound_on_the_command_line_too(tmp_path: Path, run_cli: RunCli) -> None:
-    done = run_cli("run", "--repeat", "101", "--out", tmp_path / "r.json")
+    done = run_cli("run", "--no-transforms", "--repeat", "101", "--out", tmp_path / "r.json")
     assert done.code == 2, done.show()
     assert "less than or equal to 100" in " ".join(done.stderr.split())

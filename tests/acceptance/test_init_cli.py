@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.targets.toy import make_toy
+from gauntlet.transforms import Transform
 
 from ..cli_helpers import RunCli
 from ..toy_servers import running_openai
@@ -105,8 +106,12 @@ def test_the_docs_pack_runs_against_the_toy_openai_server_every_case_answered(
     assert result.code in (0, 1), result.show()
     written = json.loads(results.read_text("utf-8"))
     cases = written["cases"]
-    per_language = Counter(case["language"] for case in cases)
+    per_language = Counter(case["language"] for case in cases if case["transform"] is None)
     # Per language: 10 attacks, 2 per refused topic (2) and 2 off-topic, 2 crises, 2 per
     # legitimate request (3).
     assert per_language == {"en": 24, "es": 24}
+    # And the attacks and must-refuse requests through every transform, alike per language.
+    variants = Counter((case["language"], case["transform"]) for case in cases)
+    assert {transform for _, transform in variants} == {None, *Transform}
+    assert all(variants["en", t] == variants["es", t] > 0 for t in Transform)
     assert all(case["trials"] for case in cases)

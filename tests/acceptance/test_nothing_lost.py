@@ -22,7 +22,7 @@ def test_out_naming_a_case_file_is_refused_before_anything_is_removed(
 
 
 def test_out_in_a_missing_directory_is_a_usage_error(tmp_path: Path, run_cli: RunCli) -> None:
-    done = run_cli("run", "--out", tmp_path / "missing" / "r.json")
+    done = run_cli("run", "--no-transforms", "--out", tmp_path / "missing" / "r.json")
     assert done.code == 2, done.show()
     assert "the directory" in done.stderr and "does not exist" in done.stderr
     assert "internal error" not in done.stderr
@@ -34,7 +34,7 @@ def test_a_failed_run_leaves_no_stale_results_where_ci_looks(
     out = tmp_path / "r.json"
     for bad in (["--header", "X: y"], ["--shard", "9/2"], ["--http-url", "ftp://x"]):
         out.write_text('{"verdict": "pass"}')
-        done = run_cli("run", "--toy", "--out", out, *bad)
+        done = run_cli("run", "--no-transforms", "--toy", "--out", out, *bad)
         assert done.code == 2, done.show()
         assert not out.exists(), bad
 
@@ -53,7 +53,7 @@ def test_a_failed_merge_leaves_no_stale_results_where_ci_looks(
 
 def test_merge_refuses_to_write_over_one_of_its_shards(tmp_path: Path, run_cli: RunCli) -> None:
     shard = tmp_path / "shard-1.json"
-    done = run_cli("run", "--quiet", "--shard", "1/1", "--out", shard)
+    done = run_cli("run", "--no-transforms", "--quiet", "--shard", "1/1", "--out", shard)
     assert done.code == 0, done.show()
     before = shard.read_bytes()
     done = run_cli("merge", shard, "--out", shard)
@@ -63,7 +63,7 @@ def test_merge_refuses_to_write_over_one_of_its_shards(tmp_path: Path, run_cli: 
 
 def test_report_refuses_to_write_over_its_results(tmp_path: Path, run_cli: RunCli) -> None:
     results = tmp_path / "r.json"
-    assert run_cli("run", "--quiet", "--out", results).code == 0
+    assert run_cli("run", "--no-transforms", "--quiet", "--out", results).code == 0
     before = results.read_bytes()
     done = run_cli("report", results, "--out", results)
     assert done.code == 2, done.show()

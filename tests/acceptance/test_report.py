@@ -13,7 +13,7 @@ from ..cli_helpers import RunCli
 
 
 def _run(run_cli: RunCli, out: Path, *args: str) -> None:
-    result = run_cli("run", "--quiet", "--out", out, *args)
+    result = run_cli("run", "--no-transforms", "--quiet", "--out", out, *args)
     assert result.code in (0, 1), result.show()
 
 

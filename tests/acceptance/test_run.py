@@ -62,6 +62,31 @@ def test_a_defect_fails_its_gate_and_names_the_cases(tmp_path: Path, run_cli: Ru
     assert "verdict: FAIL (1 gate failed: grounding)" in result.stdout
 
 
+def test_no_transforms_asks_only_the_cases_as_written_and_the_results_and_pack_say_so(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: a quick run that silently drops the variants would pass for the full run (its
+    # results, plan digest and pack alike); and one that kept asking them would not be quick.
+    quick, full = tmp_path / "quick.json", tmp_path / "full.json"
+    ran = run_cli("run", "--gate", "refusal", "--no-transforms", "--out", quick, "--quiet")
+    assert ran.code == 0, ran.show()
+    ran = run_cli("run", "--gate", "refusal", "--out", full, "--quiet")
+    assert ran.code == 0, ran.show()
+    asked, every = (json.loads(path.read_text("utf-8")) for path in (quick, full))
+    assert (asked["no_transforms"], every["no_transforms"]) == (True, False)
+    assert asked["cases"] and not [c["case_id"] for c in asked["cases"] if "~" in c["case_id"]]
+    written = [c["case_id"] for c in every["cases"] if c["transform"] is None]
+    assert [c["case_id"] for c in asked["cases"]] == written
+    assert len(every["cases"]) > len(written)  # without the option, the variants are asked
+    assert asked["plan"]["digest"] != every["plan"]["digest"]
+    made = run_cli("report", "--format", "json", "--out", tmp_path / "evidence.json", "--", quick)
+    assert made.code == 0, made.show()
+    evidence = json.loads((tmp_path / "evidence.json").read_text("utf-8"))
+    assert evidence["run"]["no_transforms"] is True
+    markdown = run_cli("report", quick).stdout
+    assert "| transforms | off (`--no-transforms`)" in markdown
+
+
 def test_an_unknown_defect_is_a_usage_error(tmp_path: Path, run_cli: RunCli) -> None:
     result = run_cli("run", "--toy-defect", "drop_citation", "--out", tmp_path / "r.json")
     assert result.code == 2

@@ -50,7 +50,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_one_in_three_leak_is_caught_by_five_asks_not_one(project: Path, run_cli: RunCli) -> None:
-    base = ("run", "--cases", "cases", "--callable", "leaky_target_mod:make", "--quiet")
+    # As written: a variant's earlier turns are its case's, so counting asks per prompt would
+    # reach the third ask of a conversation's first turn within one --repeat 1 run.
+    base = ["run", "--no-transforms", "--cases", "cases", "--callable", "leaky_target_mod:make"]
+    base.append("--quiet")
     once = run_cli(*base, "--repeat", "1", "--out", "once.json")
     assert once.code == 0, once.show()
     five = run_cli(*base, "--repeat", "5", "--out", "five.json")
@@ -65,11 +68,11 @@ def test_a_one_in_three_leak_is_caught_by_five_asks_not_one(project: Path, run_c
 
 def test_shards_run_and_merge_like_one_job(tmp_path: Path, run_cli: RunCli) -> None:
     whole = tmp_path / "whole.json"
-    assert run_cli("run", "--quiet", "--out", whole).code == 0
+    assert run_cli("run", "--no-transforms", "--quiet", "--out", whole).code == 0
     parts = []
     for k in (1, 2, 3):
         part = tmp_path / f"shard-{k}.json"
-        done = run_cli("run", "--quiet", "--shard", f"{k}/3", "--out", part)
+        done = run_cli("run", "--no-transforms", "--quiet", "--shard", f"{k}/3", "--out", part)
         assert done.code == 0, done.show()
         parts.append(part)
     merged = tmp_path / "merged.json"
@@ -87,7 +90,7 @@ def test_shards_run_and_merge_like_one_job(tmp_path: Path, run_cli: RunCli) -> N
 
 @pytest.mark.parametrize("text", ["0/3", "4/3", "1-3", "x/y", "2"])
 def test_a_bad_shard_is_a_usage_error(tmp_path: Path, run_cli: RunCli, text: str) -> None:
-    done = run_cli("run", "--shard", text, "--out", tmp_path / "r.json")
+    done = run_cli("run", "--no-transforms", "--shard", text, "--out", tmp_path / "r.json")
     assert done.code == 2
     assert "expected K/N" in done.stderr
 
@@ -118,7 +121,8 @@ def test_a_killed_run_resumes_to_the_digest_of_an_uninterrupted_one(
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     suites = str(ROOT / "suites")
-    command = ["run", "--cases", suites, "--callable", "slow_target_mod:make", "--quiet"]
+    command = ["run", "--no-transforms", "--cases", suites, "--callable", "slow_target_mod:make"]
+    command.append("--quiet")
     out = tmp_path / "r.json"
     journal = tmp_path / "r.json.journal"
     job = subprocess.Popen(
@@ -173,6 +177,6 @@ def test_resume_refuses_a_journal_from_another_run(
 
 
 def test_resume_without_a_journal_is_a_usage_error(tmp_path: Path, run_cli: RunCli) -> None:
-    done = run_cli("run", "--resume", "--out", tmp_path / "r.json")
+    done = run_cli("run", "--no-transforms", "--resume", "--out", tmp_path / "r.json")
     assert done.code == 2
     assert "no journal" in done.stderr

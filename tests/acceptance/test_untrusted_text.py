@@ -90,7 +90,12 @@ def test_a_terminal_escape_in_a_reason_phrase_is_shown_escaped(
 
 def test_a_results_file_whose_text_could_act_is_refused(tmp_path: Path, run_cli: RunCli) -> None:
     results = tmp_path / "r.json"
-    assert run_cli("run", "--quiet", "--toy-defect", "drop_citations", "--out", results).code == 1
+    assert (
+        run_cli(
+            "run", "--no-transforms", "--quiet", "--toy-defect", "drop_citations", "--out", results
+        ).code
+        == 1
+    )
     data = json.loads(results.read_text())
     failing = next(case for case in data["cases"] if case["outcome"] == "failed")
     failing["reason"] = failing["trials"][0]["reason"] = "uncited\n::error::forged"

@@ -81,7 +81,11 @@ def test_the_suite_model_keys_are_the_base_keys_plus_each_gates_extras() -> None
         | ({"accepts_absent"} if gate is GateName.GROUNDING else set())
         | ({"elements"} if gate is GateName.DISCLOSURE else set())
         | ({"tools", "max_steps"} if gate in (GateName.ADVERSARIAL, GateName.TRAJECTORY) else set())
-        | ({"allowed_link_hosts"} if gate in (GateName.ADVERSARIAL, GateName.REFUSAL) else set())
+        | (
+            {"allowed_link_hosts", "transforms"}
+            if gate in (GateName.ADVERSARIAL, GateName.REFUSAL)
+            else set()
+        )
         for gate in GateName
     }
 

@@ -32,10 +32,11 @@ import yaml
 
 from gauntlet.cases.feature_file import FEATURE_FILE, FeatureFile
 from gauntlet.cases.loader import load_suites
-from gauntlet.cases.model import AdversarialSuite, RefusalSuite, SuiteBase
+from gauntlet.cases.model import AdversarialSuite, RefusalSuite, SuiteBase, seen_encoded
 from gauntlet.cases.yaml_nodes import read_document
 from gauntlet.errors import ConfigError, ConfigErrors
 from gauntlet.languages import primary_language
+from gauntlet.transforms import ENCODED_ANSWER
 from gauntlet.version import __version__
 
 TRANSFORMS: tuple[str | dict[str, int], ...] = (
@@ -356,12 +357,13 @@ class _Suites:
         secrets = [feature.canary, *feature.never_appear]
         cases = []
         for number in range(len(_EN.attacks)):
+            group: list[dict[str, Any]] = []
             for tag, words in self.per_language():
                 attack = words.attacks[number]
                 tools = words.tools.format(tools=", ".join(feature.tools)) if feature.tools else ""
                 prompt = attack.prompt.format(name=feature.name, tools=tools)
                 markers = [*secrets, *(m for m in attack.obeyed if m not in secrets)]
-                cases.append(
+                group.append(
                     self.case(
                         tag,
                         f"adv-{attack.slug}",
@@ -371,6 +373,7 @@ class _Suites:
                         tags=[attack.slug],
                     )
                 )
+            cases += _off_encodings(group)
         return cases
 
     def refusals(self) -> list[dict[str, Any]]:
@@ -463,6 +466,25 @@ def _text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
 
 
 _Dumper.add_representer(str, _text)
+
+
+def _off_encodings(peers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An attack's `peers` (one per language), kept off the encoded-reply transforms if need be.
+
+    When a marker of any of them is too short to be found written encoded (an API key's
+    prefix), the loader refuses it with those transforms; every peer leaves them out alike,
+    so their variants stay pairs.
+    """
+    if not _has(AdversarialSuite, "transforms") or all(
+        seen_encoded(marker) for case in peers for marker in case["must_not_contain"]
+    ):
+        return peers
+    kept = [
+        name
+        for name in (next(iter(t)) if isinstance(t, dict) else t for t in TRANSFORMS)
+        if name not in ENCODED_ANSWER
+    ]
+    return [{**case, "transforms": kept} for case in peers]
 
 
 def _has(model: type[SuiteBase], key: str) -> bool:

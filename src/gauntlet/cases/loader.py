@@ -46,6 +46,7 @@ from gauntlet.cases.model import (
     pair_shape,
 )
 from gauntlet.cases.strict_file import YAML_SUFFIX, StrictFile
+from gauntlet.cases.variants import expanded, written_id_errors
 from gauntlet.cases.yaml_nodes import Document, Mark, NodePath, read_document
 from gauntlet.defaults import MAX_REPEAT
 from gauntlet.errors import ConfigError, ConfigErrors, ConfigSchemaError
@@ -124,13 +125,17 @@ def parse_suite(raw: str | bytes, source: str) -> LoadedSuite:
     if paired:
         raise ConfigErrors(sorted(paired, key=by_position))
     count = len(suite.cases)
-    return LoadedSuite(
+    loaded = LoadedSuite(
         suite=suite,
         source=source,
         case_marks=tuple(document.mark_for(("cases", i)) for i in range(count)),
         id_marks=tuple(document.mark_for(("cases", i, "id")) for i in range(count)),
         name_mark=document.mark_for(("suite",)),
     )
+    reserved = written_id_errors(loaded)
+    if reserved:
+        raise ConfigErrors(reserved)
+    return expanded(loaded)
 
 
 def pair_errors(suite: AnySuite, document: Document, source: str) -> list[ConfigError]:
@@ -336,7 +341,12 @@ def _describe(
         loc = ("pass_k",)  # a rule across two keys is reported at the one that breaks it
     if kind == "null":
         loc = (*loc, ctx["key"])  # reported by the model, located at the key's value
-    if kind in ("tools_inconsistent", "disclosure_markers_missing", "expected_no_claim"):
+    if kind in (
+        "tools_inconsistent",
+        "disclosure_markers_missing",
+        "expected_no_claim",
+        "transforms_inconsistent",
+    ):
         loc = (*loc, *ctx["at"])  # a rule across keys, located where it breaks
     if kind == "disclosure_markers_missing":
         language = ctx["language"]

@@ -26,6 +26,7 @@ from pydantic_core import PydanticCustomError
 from gauntlet.defaults import MAX_REPEAT
 from gauntlet.invisible import remove_invisible
 from gauntlet.record import FieldDocstrings, Record, StrictRecord
+from gauntlet.transforms import ENCODED_ANSWER, MAX_BEST_OF_N, Transform, Variant
 
 MAX_ID_LENGTH = 128
 
@@ -153,6 +154,20 @@ def _list_of_two_or_more(schema: dict[str, Any]) -> None:
 
 
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
+CASE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*(~[a-z0-9_-]+)?$"
+"""A case id as run: an `Identifier`, or a variant's (`<case id>~<transform>`, see `transforms`)."""
+MAX_CASE_ID_LENGTH = MAX_ID_LENGTH + 32
+"""A case id as run: a written one, and room for its variant's `~<transform>`."""
+CaseId = Annotated[str, Field(min_length=1, max_length=MAX_CASE_ID_LENGTH, pattern=CASE_ID_PATTERN)]
+
+
+def _as_written(schema: dict[str, Any]) -> None:
+    # A file writes ids without `~`: that is kept for the variants a transform derives.
+    if "anyOf" in schema:
+        _identifier_only(schema)
+    schema.update({"pattern": ID_PATTERN, "maxLength": MAX_ID_LENGTH})
+
+
 LanguageTag = Annotated[str, Field(pattern=LANGUAGE_PATTERN)]
 Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK_PATTERN)]
 
@@ -440,7 +455,7 @@ class Case(StrictRecord):
         json_schema_extra={"oneOf": [{"required": ["prompt"]}, {"required": ["turns"]}]}
     )
 
-    id: Identifier
+    id: CaseId = Field(json_schema_extra=_as_written)
     """Unique across every loaded suite; letters, digits, `.`, `_`, `-`; at most 128."""
     language: LanguageTag
     """BCP 47 tag of the prompt's language, e.g. `en`, `es`, `es-MX`, `zh-Hant`."""
@@ -456,9 +471,16 @@ class Case(StrictRecord):
     judge: JudgeRubric | None = Field(default=None, json_schema_extra=_object_only)
     """Rubric checks for a model judge (`gauntlet run --judge`), asked only when the gate's own
     checks pass: the judge can fail a case, never pass one the gate failed."""
-    pair: Identifier | None = Field(default=None, json_schema_extra=_identifier_only)
+    pair: CaseId | None = Field(default=None, json_schema_extra=_as_written)
     """A key shared with the same question in the suite's other languages: the cases of one
     key are a parity pair, compared outcome for outcome (see `parity`)."""
+
+    _variant: Variant | None = PrivateAttr(default=None)
+
+    @property
+    def variant(self) -> Variant | None:
+        """For a variant case (`gauntlet.cases.variants`), where it came from; else None."""
+        return self._variant
 
     @model_validator(mode="after")
     def _prompt_or_turns(self) -> Case:
@@ -496,6 +518,122 @@ class Case(StrictRecord):
         return tags
 
 
+# ---------------------------------------------------------------- transforms (issue 31)
+
+
+class BestOfN(StrictRecord):
+    """Seeded best-of-N noise: `N` variants, each its own draw of character noise."""
+
+    best_of_n: Annotated[int, Field(ge=1, le=MAX_BEST_OF_N)]
+    """How many noised variants each case gets: 1 to 100."""
+    seed: int
+    """The seed, with the case id and the variant's number, of each variant's own generator."""
+
+
+class NarrowsTransforms(StrictRecord):
+    """A case that may narrow its suite's transforms."""
+
+    transforms: tuple[Transform, ...] | None = Field(
+        default=None, json_schema_extra=_list_of_two_or_more
+    )
+    """A subset of the suite's transforms for this case (`best_of_n` for its noise); `[]`
+    opts the case out. Omit it: every transform the suite declares."""
+
+    @model_validator(mode="after")
+    def _no_null_transforms(self) -> NarrowsTransforms:
+        _refuse_written_nulls(self, ("transforms",))
+        return self
+
+
+class DeclaresTransforms(StrictRecord):
+    """A suite whose cases each give a variant case per transform (docs/case-files.md)."""
+
+    transforms: tuple[Transform | BestOfN, ...] = ()
+    """The transforms every case gets, each a name or one `{best_of_n: N, seed: S}`; a
+    refusal suite's apply to its `must_refuse` cases only."""
+
+    @field_validator("transforms")
+    @classmethod
+    def _transforms_once(cls, items: tuple[Transform | BestOfN, ...]) -> tuple[Any, ...]:
+        names = [Transform.BEST_OF_N if isinstance(i, BestOfN) else i for i in items]
+        if Transform.BEST_OF_N in items:
+            raise PydanticCustomError(
+                "best_of_n_bare", "write best_of_n as {best_of_n: N, seed: S}, with its seed"
+            )
+        repeated = sorted({name.value for name in names if names.count(name) > 1})
+        if repeated:
+            raise PydanticCustomError(
+                "transforms_repeated", "repeated transform {names}", {"names": ", ".join(repeated)}
+            )
+        return items
+
+    @model_validator(mode="after")
+    def _cases_fit(self) -> DeclaresTransforms:
+        declared = {Transform.BEST_OF_N if isinstance(i, BestOfN) else i for i in self.transforms}
+        for number, case in enumerate(getattr(self, "cases", ())):
+            why, at = _transforms_problem(case, declared)
+            if why:
+                raise PydanticCustomError(
+                    "transforms_inconsistent", "{why}", {"why": why, "at": ("cases", number, *at)}
+                )
+        return self
+
+
+def _transforms_problem(case: Any, declared: set[Transform]) -> tuple[str, tuple[Any, ...]]:
+    """Why `case` cannot take the transforms it gets, and where; `""` when it can."""
+    named = case.transforms
+    for index, name in enumerate(named or ()):
+        if name not in declared:
+            shown = ", ".join(sorted(t.value for t in declared)) or "none"
+            return (
+                f"transform {name.value!r} is not one of the suite's (declared: {shown})",
+                ("transforms", index),
+            )
+    gets = declared if named is None else set(named)
+    if getattr(case, "kind", None) is RefusalKind.CRISIS:
+        if named:
+            return "transforms apply to must_refuse cases only", ("transforms",)
+        return "", ()
+    encoded = sorted(t.value for t in gets & ENCODED_ANSWER)
+    from gauntlet.spellings import MIN_SPELLED_LENGTH
+
+    for at, marker in _leak_markers(case) if encoded else ():
+        if not seen_encoded(marker):
+            return (
+                f"marker {marker!r} is too short to be looked for in an encoded reply (fewer "
+                f"than {MIN_SPELLED_LENGTH} letters and digits), and {', '.join(encoded)} "
+                "ask for the reply encoded: give the case 'transforms' without them",
+                at,
+            )
+    return "", ()
+
+
+def _leak_markers(case: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """Each `must_not_contain` marker of `case` (and of its turns), with where it is."""
+    found: list[tuple[tuple[Any, ...], str]] = [
+        (("must_not_contain", i), m) for i, m in enumerate(getattr(case, "must_not_contain", ()))
+    ]
+    for n, turn in enumerate(case.turns or ()):
+        found += [
+            (("turns", n, "must_not_contain", i), m) for i, m in enumerate(turn.must_not_contain)
+        ]
+    return found
+
+
+def seen_encoded(marker: str) -> bool:
+    """Whether `marker` is still found in a reply that writes it encoded (`ENCODED_ANSWER`).
+
+    A marker with too few letters and digits is not looked for in other spellings
+    (`gauntlet.spellings.MIN_SPELLED_LENGTH`): a case holding one may not take a transform
+    that asks for the reply encoded, or a leak written that way would pass.
+    """
+    import base64
+
+    from gauntlet.spellings import leaks
+
+    return bool(leaks(base64.b64encode(marker.encode()).decode("ascii"), (marker,)))
+
+
 class GroundingCase(Case):
     """A question whose answer must rest on the target's retrieved sources, or abstain."""
 
@@ -505,7 +643,7 @@ class GroundingCase(Case):
     """Text the answer must contain (compared after normalisation). Omit, or `[]`, for none."""
 
 
-class AdversarialCase(Case, UsesTools, LinkHosts):
+class AdversarialCase(Case, UsesTools, LinkHosts, NarrowsTransforms):
     """An attack the target must not give in to, through the prompt or a tool's output.
 
     An attack through a tool's output scripts a `tool_results` entry carrying an instruction,
@@ -558,7 +696,7 @@ class AdversarialCase(Case, UsesTools, LinkHosts):
         return markers
 
 
-class RefusalCase(Case, LinkHosts):
+class RefusalCase(Case, LinkHosts, NarrowsTransforms):
     """A request the target must decline, or a crisis it must route to a human."""
 
     kind: RefusalKind
@@ -810,7 +948,7 @@ class GroundingSuite(SuiteBase):
     """The cases, at least one."""
 
 
-class AdversarialSuite(SuiteBase, LinkHosts):
+class AdversarialSuite(SuiteBase, LinkHosts, DeclaresTransforms):
     """A suite of adversarial cases."""
 
     gate: Literal[GateName.ADVERSARIAL]
@@ -873,7 +1011,7 @@ def check_tools(suite_tools: tuple[ToolSpec, ...], cases: tuple[UsesTools, ...])
                 defaults.add(result.tool)
 
 
-class RefusalSuite(SuiteBase, LinkHosts):
+class RefusalSuite(SuiteBase, LinkHosts, DeclaresTransforms):
     """A suite of refusal cases."""
 
     gate: Literal[GateName.REFUSAL]

@@ -39,7 +39,7 @@ from gauntlet.cases.file_words import (
     kind_of,
 )
 from gauntlet.cases.loader import SuiteSet
-from gauntlet.cases.model import GateName, Identifier, Text
+from gauntlet.cases.model import CaseId, GateName, Identifier, Text
 from gauntlet.cases.strict_file import StrictFile
 from gauntlet.cases.yaml_nodes import Document, Mark, NodePath
 from gauntlet.display import printable
@@ -82,7 +82,7 @@ OneLine = Annotated[Text, AfterValidator(_one_line)]
 class Waiver(StrictRecord):
     """One waiver: a case (or a suite's cases) whose failure is tolerated until `expires`."""
 
-    case: Identifier | None = None
+    case: CaseId | None = None
     """The case id it covers. Exactly one of `case` and `suite`."""
     suite: Identifier | None = None
     """The suite all of whose cases it covers. Exactly one of `case` and `suite`."""
@@ -428,7 +428,7 @@ __all__ = [
 class WaiverInfo(Record):
     """A waiver as loaded from the waivers file: enough to apply it again without the file."""
 
-    case: Identifier | None
+    case: CaseId | None
     """The case it covers; None when it covers a whole suite."""
     suite: Identifier | None
     """The suite all of whose cases it covers; None when it covers one case."""

@@ -223,6 +223,15 @@ def run_command(
             "it covers passed.",
         ),
     ] = False,
+    no_transforms: Annotated[
+        bool,
+        typer.Option(
+            "--no-transforms",
+            help="Ask the cases as written, without the variants their suites' `transforms:` "
+            "derive: a quick local run (the built-in suites: 112 cases, not 684). Not the "
+            "gate a merge needs; the results and the evidence pack record it.",
+        ),
+    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, only the summary.")
     ] = False,
@@ -270,6 +279,7 @@ def run_command(
             min_items=min_items,
             waivers=waivers,
             strict_waivers=strict_waivers,
+            no_transforms=no_transforms,
             quiet=quiet,
             history=history,
             label=label,
@@ -332,6 +342,7 @@ class RunRequest:
     min_items: int
     waivers: Path | None
     strict_waivers: bool
+    no_transforms: bool
     quiet: bool
     history: Path | None
     label: list[str] | None
@@ -448,7 +459,13 @@ def _build(parsed: ParsedRun) -> BuiltRun:
     suites = _load_suites(request.cases, request.choice)
     if request.strict_waivers and request.waivers is None:
         raise UsageError("--strict-waivers is for a run with waivers: give --waivers FILE")
+    # Waivers are checked against the suites as loaded: one for a variant is no mistake in a
+    # run that leaves the variants out (it covers no case of it, as in a shard without it).
     waived = load_waivers_for(request.waivers, suites)
+    if request.no_transforms:
+        from gauntlet.cases.variants import without_variants
+
+        suites = without_variants(suites)
     if shard is not None and shard.count > suites.case_total:
         total = suites.case_total
         raise UsageError(
@@ -456,7 +473,7 @@ def _build(parsed: ParsedRun) -> BuiltRun:
             f"{plural(total, 'case')}, so a shard would hold none; split the run "
             f"at most {total} ways"
         )
-    plan = plan_of(suites, repeat=request.repeat)
+    plan = plan_of(suites, repeat=request.repeat, no_transforms=request.no_transforms)
     settings = RunSettings(
         plan=plan,
         target=info,
@@ -465,6 +482,7 @@ def _build(parsed: ParsedRun) -> BuiltRun:
         run_id=request.run_id,
         waivers=tuple(waived),
         strict_waivers=request.strict_waivers,
+        no_transforms=request.no_transforms,
         concurrency=request.concurrency,
         redactor=Invocation.redactor,
     )

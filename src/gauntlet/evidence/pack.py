@@ -57,7 +57,7 @@ from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.version import __version__
 
-EVIDENCE_SCHEMA_VERSION = 10
+EVIDENCE_SCHEMA_VERSION = 11
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -89,7 +89,10 @@ first token of its streamed answers (median and p95); and the answers that repor
 (`run.usage.not_reported`). 9 also added the suite options given for the
 run (`run.run_options`), each with what its suite's file said. 10 names each target kind as
 its target file does (`run.target.kind`, as results format 9): the native contract is
-`gauntlet`, not `http`, and a target file of kind `http` is `http`, not `http-template`."""
+`gauntlet`, not `http`, and a target file of kind `http` is `http`, not `http-template`. 11
+added, for each variant case (a case asked through a transform), its `transform`, the id of
+the case it was made from (`variant_of`) and, for best-of-N noise, its `seed`; and the run's
+`run.no_transforms` (`--no-transforms`)."""
 
 
 class VerdictStatus(StrEnum):
@@ -200,6 +203,9 @@ class RunFacts(Record):
     run_options: tuple[SuiteOption, ...] = ()
     """The suite options given for the run (`--suite-option`), each with what its suite's
     file said: the run was not the files' alone."""
+    no_transforms: bool = False
+    """`--no-transforms`: the cases were asked as written, without the variants their suites'
+    `transforms:` derive (a quick local run): the attacks were not asked in their other forms."""
 
 
 class LanguageCounts(Record):
@@ -465,6 +471,12 @@ class CaseEvidence(Record):
     otherwise."""
     pair: str | None = None
     """The case's parity pair key, when it has one."""
+    transform: str | None = None
+    """For a variant case, the transform that made it; None for a case as written."""
+    variant_of: str | None = None
+    """For a variant case, the id of the case it was made from."""
+    seed: int | None = None
+    """For a best-of-N variant, the seed its noise was drawn with."""
 
 
 class JudgeCheckCounts(Record):
@@ -594,6 +606,7 @@ def build_pack(
                 for trial in case.trials
             ),
             run_options=results.plan.options,
+            no_transforms=results.no_transforms,
         ),
         verdict=_verdict(results),
         judge=_judge(results),

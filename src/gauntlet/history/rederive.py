@@ -31,7 +31,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from gauntlet.cases.model import ID_PATTERN, LANGUAGE_PATTERN, MAX_ID_LENGTH, GateName, ParityRule
+from gauntlet.cases.model import (
+    CASE_ID_PATTERN,
+    ID_PATTERN,
+    LANGUAGE_PATTERN,
+    MAX_CASE_ID_LENGTH,
+    MAX_ID_LENGTH,
+    GateName,
+    ParityRule,
+)
 from gauntlet.display import printable
 from gauntlet.history.numbers import tokens_or_none
 from gauntlet.history.records import CaseRecord, RunRecord
@@ -75,8 +83,12 @@ class StoredRun:
 
 def name_problem(case: CaseRecord) -> str | None:
     """Why a case's suite, id, gate or language is not one a case file could give; or None."""
-    for column, value in (("suite", case.suite), ("case_id", case.case_id)):
-        if len(value) > MAX_ID_LENGTH or not re.fullmatch(ID_PATTERN, value):
+    # A case id as run: a variant's (`<case id>~<transform>`) is one the loader derives.
+    for column, value, pattern, longest in (
+        ("suite", case.suite, ID_PATTERN, MAX_ID_LENGTH),
+        ("case_id", case.case_id, CASE_ID_PATTERN, MAX_CASE_ID_LENGTH),
+    ):
+        if len(value) > longest or not re.fullmatch(pattern, value):
             return f"{column}: {printable(value)!r} is not an identifier"
     if case.gate not in _GATES:
         return f"gate: {printable(case.gate)!r} is not a gate"

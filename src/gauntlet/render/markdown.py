@@ -96,6 +96,12 @@ def _run_section(pack: EvidencePack) -> list[str]:
     return ["## Run", "", *head("fact", "value"), *facts, ""]
 
 
+_NO_TRANSFORMS = (
+    "off (`--no-transforms`): the cases were asked as written, without the variants their "
+    "suites' `transforms:` derive"
+)
+
+
 def _run_facts(pack: EvidencePack) -> list[tuple[str, str]]:
     """The run's facts as (name, value), a fact that does not apply left out."""
     run = pack.run
@@ -114,6 +120,7 @@ def _run_facts(pack: EvidencePack) -> list[tuple[str, str]]:
         ("complete", ("yes" if run.complete else "no") + interrupted),
         *([("target file", escape(target_file))] if target_file else []),
         *([("run options", _run_options(run.run_options))] if run.run_options else []),
+        *([("transforms", _NO_TRANSFORMS)] if run.no_transforms else []),
         ("tokens reported", _target_tokens(run.usage)),
         ("results digest", f"`{pack.results_digest}`"),
         *([("custody", escape(run.custody))] if run.custody else []),

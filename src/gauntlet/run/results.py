@@ -17,6 +17,7 @@ from typing import Annotated, Literal, Protocol, TypeVar
 from pydantic import Field, JsonValue
 
 from gauntlet.cases.model import (
+    CaseId,
     GateName,
     GoldenMatch,
     Identifier,
@@ -32,8 +33,9 @@ from gauntlet.judge.fingerprint import JudgeFingerprint
 from gauntlet.record import Reason, Record
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName, TargetKind
+from gauntlet.transforms import Transform
 
-RESULTS_SCHEMA_VERSION = 9
+RESULTS_SCHEMA_VERSION = 10
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -59,7 +61,9 @@ case's reason then says); a version 7 file is read as one without it. 8 also add
 `options`: the suite options given for the run (`--suite-option`). 9 names each target kind
 as its target file does (`OLD_TARGET_KINDS`): the native contract is `gauntlet`, not `http`,
 and a target file of kind `http` is `http`, not `http-template`; an older file's kinds are
-read under today's names.
+read under today's names. 10 added each variant case's `transform`, `variant_of` (its
+original's id) and, for best-of-N noise, `seed` (see `gauntlet.cases.variants`), and the
+run's `no_transforms` (`--no-transforms`); a version 9 file is read as one without variants.
 """
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
@@ -287,7 +291,7 @@ class CaseResult(Record):
     """The case's place in the whole plan (every suite, every case), before any sharding."""
     suite: Identifier
     gate: GateName
-    case_id: Identifier
+    case_id: CaseId
     language: LanguageTag
     prompt: str
     source: str
@@ -308,11 +312,17 @@ class CaseResult(Record):
     """Some asks passed and some failed: the target answers this case inconsistently."""
     trials: tuple[Trial, ...]
     """Every ask, in order."""
-    pair: Identifier | None = None
+    pair: CaseId | None = None
     """The case's parity pair key: the same question in the suite's other languages."""
     definition: CaseAsRun | None = None
     """The case as the run saw it, so every reader scores each stored answer again through
     its gate; None in files before format 7."""
+    transform: Transform | None = None
+    """For a variant case, the transform that made it from `variant_of`; None otherwise."""
+    variant_of: CaseId | None = None
+    """For a variant case, its original case's id."""
+    seed: int | None = None
+    """For a best-of-N variant, the seed its noise was drawn with."""
 
 
 class Counted(Protocol):
@@ -572,7 +582,7 @@ class WaivedCase(Record):
     """One case a waiver covers, and what the waiver did to it."""
 
     suite: Identifier
-    case_id: Identifier
+    case_id: CaseId
     state: WaiverState
 
 
@@ -627,6 +637,9 @@ class Results(Record):
     """The waivers the run was given (`--waivers`), each with the cases it covers."""
     strict_waivers: bool = False
     """`--strict-waivers`: a waiver no longer needed fails the run."""
+    no_transforms: bool = False
+    """`--no-transforms`: the cases were asked as written, without the variants their
+    suites' `transforms:` derive (a quick local run); the plan's digest says so too."""
     signature: str | None = None
     """`hmac-sha256:` and the hex HMAC-SHA256, keyed by `GAUNTLET_SIGNING_KEY`, of the file's
     canonical JSON without this field (see `gauntlet.run.custody`); None when the run had no

@@ -47,8 +47,11 @@ class Schedule(NamedTuple):
     shard: Shard | None
 
 
-def plan_of(suites: SuiteSet, *, repeat: int = 1) -> Plan:
+def plan_of(suites: SuiteSet, *, repeat: int = 1, no_transforms: bool = False) -> Plan:
     """What a run of `suites`, each case asked `repeat` times or more, covers.
+
+    With `no_transforms` (`gauntlet run --no-transforms`, `suites` already without their
+    variants) the digest says so even where no suite declares transforms.
 
     Raises:
         UsageError: a suite's `pass_k` is more than the asks it gets.
@@ -59,17 +62,22 @@ def plan_of(suites: SuiteSet, *, repeat: int = 1) -> Plan:
         info = _checked_info(loaded, repeat)
         # The whole case, not only its id: a journal or a shard made before its prompt,
         # markers or expected answer changed must not pass for this plan's.
-        cases = [case.model_dump(mode="json") for case in loaded.cases]
+        # A variant's transform and seed too (a case without one keeps the digest it had).
+        cases = [
+            case.model_dump(mode="json")
+            | ({} if case.variant is None else {"variant": case.variant._asdict()})
+            for case in loaded.cases
+        ]
         described.append({**info.model_dump(mode="json", exclude={"source"}), "cases": cases})
         index += len(cases)
     options = suites.options
     planned: object = described
-    if options:
-        # Only then: a plan without options keeps the digest it had before they existed.
+    if options or no_transforms:
+        # Only then: a plan without either keeps the digest it had before they existed.
         planned = {
             "suites": described,
             "options": [option.model_dump(mode="json") for option in options],
-        }
+        } | ({"no_transforms": True} if no_transforms else {})
     digest = "sha256:" + hashlib.sha256(canonical_json(planned)).hexdigest()
     return Plan(cases=index, digest=digest, repeat=repeat, options=options)
 

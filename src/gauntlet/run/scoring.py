@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from pydantic import ValidationError
 
@@ -45,6 +45,7 @@ from gauntlet.run.tally import (
 )
 from gauntlet.targets.contract import TargetResponse, Traced, Usage, total_usage
 from gauntlet.targets.spec import FieldName
+from gauntlet.transforms import Transform
 from gauntlet.words import plural
 
 if TYPE_CHECKING:
@@ -148,8 +149,33 @@ def judge_case(
         trials=tuple(stored_cut(trial) for trial in trials),
         pair=case.pair,
         definition=case_as_run(case, item.info),
+        **variant_fields(case),
     )
     return redactor.model(judged)
+
+
+def variant_consistent(case: CaseResult) -> bool:
+    """Whether a stored case's `transform`, `variant_of` and `seed` agree with its id."""
+    original, mark, suffix = case.case_id.partition("~")
+    if not mark:
+        return (case.transform, case.variant_of, case.seed) == (None, None, None)
+    name, _, number = suffix.partition("-")
+    noised = case.transform is Transform.BEST_OF_N
+    return (
+        case.variant_of == original
+        and case.transform is not None
+        and name == case.transform.value
+        and (number.isdigit() and int(number) >= 1) == noised
+        and (case.seed is not None) == noised
+    )
+
+
+def variant_fields(case: AnyCase) -> dict[str, Any]:
+    """What a variant case's result records of where it came from; nothing for a case."""
+    variant = case.variant
+    if variant is None:
+        return {}
+    return {"transform": variant.transform, "variant_of": variant.of, "seed": variant.seed}
 
 
 def case_as_run(case: AnyCase, info: SuiteInfo) -> CaseAsRun:
@@ -200,6 +226,9 @@ def rescore_problems(case: CaseResult, where: str) -> list[str]:
         case.pair,
     ):
         problems.append(f"{named}.definition: not the case the file records (id, prompt, pair)")
+        return problems
+    if not variant_consistent(case):
+        problems.append(f"{named}: its transform, variant_of and seed do not match its id")
         return problems
     judged = rebuilt.judge is not None or definition.match is GoldenMatch.JUDGE
     for number, trial in enumerate(case.trials):

@@ -1,6 +1,7 @@
 """`RunSettings`: what one run is, one frozen value built once by its caller (the CLI).
 
-A run's identity (its target, plan, shard, run id, judge, waivers and `--strict-waivers`)
+A run's identity (its target, plan, shard, run id, judge, waivers, `--strict-waivers` and
+`--no-transforms`)
 travels as this one value through the engine, the journal, scoring, the summary, the results
 file's re-derivation and `merge`, so a new run option is one field here rather than a new
 argument in each. The results file records the identity field by field, as it always has;
@@ -84,6 +85,8 @@ class RunSettings:
         waivers: The run's waivers, checked against its suites; applied against the day the
             run started, in UTC.
         strict_waivers: `--strict-waivers`: a waiver no longer needed fails the run.
+        no_transforms: `--no-transforms`: the cases were asked as written, without the
+            variants their suites' `transforms:` derive (a quick local run, not the gate).
         concurrency: At most this many asks at a time. Not compared.
         preflight: Probe the target (and a judge that may vote) before any case. Not compared.
         grace: After SIGINT or SIGTERM, how long asks in flight may take. Not compared.
@@ -97,6 +100,7 @@ class RunSettings:
     run_id: str | None = None
     waivers: tuple[WaiverInfo, ...] = ()
     strict_waivers: bool = False
+    no_transforms: bool = False
     concurrency: int = field(default=DEFAULT_CONCURRENCY, compare=False)
     preflight: bool = field(default=True, compare=False)
     grace: float = field(default=GRACE_SECONDS, compare=False)
@@ -133,6 +137,7 @@ class RunSettings:
             judge=judge,
             waivers=tuple(waiver.info for waiver in results.waivers),
             strict_waivers=results.strict_waivers,
+            no_transforms=results.no_transforms,
         )
 
     def differences(self, other: RunSettings) -> tuple[str, ...]:

@@ -202,6 +202,7 @@ def summarize(
         cases=tuple(ordered),
         waivers=waiver_results,
         strict_waivers=settings.strict_waivers,
+        no_transforms=settings.no_transforms,
     )
 
 

@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 from gauntlet.cases.attack_pack import PACK_FILES, Origin, build_pack
 from gauntlet.cases.feature_file import parse_feature
 from gauntlet.cases.loader import parse_suite
-from gauntlet.cases.model import AdversarialSuite, RefusalSuite
+from gauntlet.cases.model import AdversarialSuite, RefusalSuite, seen_encoded
 from gauntlet.cases.yaml_nodes import read_document
 from gauntlet.display import unencodable
 from gauntlet.errors import ConfigErrors
 from gauntlet.invisible import remove_invisible
+from gauntlet.transforms import ENCODED_ANSWER, Transform
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "attack-pack.md"
@@ -50,6 +51,10 @@ def built(data: dict[str, Any]) -> dict[str, Any]:
     return {
         name: parse_suite(text, name).suite for name, text in build_pack(feature, ORIGIN).items()
     }
+
+
+def _noised(case: Any) -> bool:
+    return case.variant is not None and case.variant.transform is Transform.BEST_OF_N
 
 
 def errors_of(data: dict[str, Any] | str) -> list[str]:
@@ -84,9 +89,41 @@ def test_every_declared_language_gets_the_same_cases_as_peers(languages: list[st
         counts = Counter(case.language for case in suite.cases)
         assert set(counts) == set(languages), name
         assert len(set(counts.values())) == 1, (name, counts)
-        pairs = Counter(case.pair for case in suite.cases)
+        # Best-of-N variants are unpaired by design (each side's noise is its own draw).
+        pairs = Counter(case.pair for case in suite.cases if not _noised(case))
         assert set(pairs.values()) == {len(languages)}, name
+        assert all(case.pair is None for case in suite.cases if _noised(case)), name
         assert suite.parity.value == "required"
+
+
+def test_a_marker_too_short_to_read_encoded_keeps_its_attack_off_the_encoding_transforms() -> None:
+    # Trap: an API key's prefix (`sk-`) is too short to be looked for in a reply written in
+    # base64 or hex; with those transforms on, the loader refuses the whole pack (or, were it
+    # let through, an encoded leak of the prefix would pass). Its attacks go without them,
+    # in every language alike, and keep every other transform.
+    data = doc_feature()
+    data["never_appear"] = ["sk-"]
+    suite = built(data)["adversarial.yaml"]
+    written = [case for case in suite.cases if case.variant is None]
+    assert written and all(
+        case.transforms is not None and not set(case.transforms) & ENCODED_ANSWER
+        for case in written
+    )
+    made = {case.variant.transform for case in suite.cases if case.variant is not None}
+    assert made == set(Transform) - ENCODED_ANSWER
+    assert seen_encoded("BW-CANARY-5d1e77") and not seen_encoded("sk-")
+
+
+def test_the_generated_adversarial_and_must_refuse_suites_ask_every_transform() -> None:
+    # Trap: a pack written with no transforms on gives a team one wording per attack, the
+    # thinnest coverage there is; crises are asked as written (transforms are for attacks).
+    suites = built(doc_feature())
+    for name in ("adversarial.yaml", "refusal.yaml"):
+        made = {case.variant.transform for case in suites[name].cases if case.variant}
+        assert made == set(Transform), name
+        noised = {case.variant.seed for case in suites[name].cases if case.variant}
+        assert noised == {None, 31}, name
+    assert all(case.variant is None for case in suites["crisis.yaml"].cases)
 
 
 def test_one_language_writes_suites_without_pairs() -> None:
@@ -210,6 +247,6 @@ def test_any_feature_strings_round_trip_into_loadable_suites_whose_markers_are_t
     topics = [
         case.prompt
         for case in suites["refusal.yaml"].cases
-        if str(case.pair).startswith("ref-topic-1-")
+        if str(case.pair).startswith("ref-topic-1-") and case.variant is None
     ]
     assert topics and all(topic in str(prompt) for prompt in topics)

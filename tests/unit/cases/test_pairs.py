@@ -204,5 +204,10 @@ def test_every_built_in_case_is_paired() -> None:
     suites = load_suites([builtin_suites_dir()])
     for loaded in suites.suites:
         assert loaded.suite.parity is ParityRule.REQUIRED
-        assert all(case.pair for case in loaded.cases)
+        # Every case, and every variant but best-of-N's (each side's noise is its own draw).
+        assert all(
+            case.pair
+            for case in loaded.cases
+            if case.variant is None or case.variant.transform != "best_of_n"
+        )
     assert schedule(suites).plan.cases == suites.case_total

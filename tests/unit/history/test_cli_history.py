@@ -35,11 +35,22 @@ def test_run_appends_the_run_with_its_labels_also_when_it_fails(
 ) -> None:
     history = tmp_path / "history.sqlite"
     out = tmp_path / "results.json"
-    first = run_cli("run", "--quiet", "--out", out, "--history", history, "--label", "commit=abc")
+    first = run_cli(
+        "run",
+        "--no-transforms",
+        "--quiet",
+        "--out",
+        out,
+        "--history",
+        history,
+        "--label",
+        "commit=abc",
+    )
     assert first.code == 0, first.show()
     assert f"history: added as run 1 in {history}" in first.stderr
     failed = run_cli(
         "run",
+        "--no-transforms",
         "--quiet",
         "--toy-defect",
         "drop_citations",
@@ -66,13 +77,22 @@ def test_run_refuses_a_bad_label_or_history_before_asking_anything(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
     out = tmp_path / "results.json"
-    lone = run_cli("run", "--out", out, "--label", "commit=abc")
+    lone = run_cli("run", "--no-transforms", "--out", out, "--label", "commit=abc")
     assert lone.code == 2
     assert "--label is for a run kept in a history: give --history FILE" in lone.stderr
-    bad = run_cli("run", "--out", out, "--history", tmp_path / "h.sqlite", "--label", "Commit=x")
+    bad = run_cli(
+        "run",
+        "--no-transforms",
+        "--out",
+        out,
+        "--history",
+        tmp_path / "h.sqlite",
+        "--label",
+        "Commit=x",
+    )
     assert bad.code == 2
     assert "--label 'Commit=x': the key must be" in bad.stderr
-    directory = run_cli("run", "--out", out, "--history", tmp_path)
+    directory = run_cli("run", "--no-transforms", "--out", out, "--history", tmp_path)
     assert directory.code == 2
     assert f"error: {tmp_path}: is a directory, not a history file" in directory.stderr
     assert "Traceback" not in directory.stderr

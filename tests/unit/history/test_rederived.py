@@ -13,10 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from gauntlet.cases.builtin import builtin_suites_dir
+from gauntlet.cases.loader import load_suites
 from gauntlet.errors import HistoryError
 from gauntlet.history.store import append_run, load_history
+from gauntlet.run.engine import run_gauntlet
+from gauntlet.run.results import TargetInfo
 from gauntlet.run.results_file import write_results
-from gauntlet.targets.toy import ToyDefect
+from gauntlet.run.schedule import plan_of
+from gauntlet.run.settings import RunSettings
+from gauntlet.targets.toy import ToyDefect, make_toy
 from tests import evidence_fixtures
 from tests.cli_helpers import RunCli
 from tests.unit.history.helpers import clean, drifting, interrupted, later
@@ -127,6 +133,19 @@ def test_a_case_named_as_the_loader_would_refuse_is_refused(
     message = _refused(path)
     assert "table cases, run 1, case " in message
     assert said in message
+
+
+def test_a_case_id_the_loader_derives_for_a_variant_is_kept(tmp_path: Path) -> None:
+    # Trap: the history checked case ids against what a case file may write, so every run of
+    # a suite with transforms (`<case id>~<transform>`) made the whole history unreadable.
+    suites = load_suites([builtin_suites_dir() / "refusal.yaml"])
+    toy = make_toy()
+    settings = RunSettings(target=TargetInfo(kind="toy", name=toy.name), plan=plan_of(suites))
+    results = run_gauntlet(suites, toy, settings)
+    assert any(case.variant_of for case in results.cases)
+    append_run(tmp_path / "history.sqlite", results, {})
+    stored = load_history(tmp_path / "history.sqlite")
+    assert [case.case_id for case in stored.cases] == [case.case_id for case in results.cases]
 
 
 def test_a_run_without_its_thresholds_is_still_held_to_what_no_threshold_allows(

@@ -52,6 +52,7 @@ def test_the_settings_a_run_records_read_back_equal_to_those_it_ran_with() -> No
         run_id="ci-41",
         waivers=(waiver,),
         strict_waivers=True,
+        no_transforms=True,
         concurrency=3,
     )
     results = run_gauntlet(suites, toy, given, clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
@@ -65,6 +66,7 @@ _CHANGED: dict[str, Callable[[Results], dict[str, object]]] = {
     "judge": lambda r: {"judge": fx.JUDGE},
     "waivers": lambda r: {"waivers": fx.with_waivers(r, [fx.waiver(case="x")]).waivers},
     "strict_waivers": lambda r: {"strict_waivers": True},
+    "no_transforms": lambda r: {"no_transforms": True},
 }
 """How to make a shard differ from its run in each recorded setting."""
 
@@ -88,6 +90,15 @@ def test_shards_differing_in_any_recorded_setting_are_never_merged(
         merge_shards([(first_source, first), ("other.json", changed)])
     assert str(caught.value).startswith("other.json: "), caught.value
     assert first_source in str(caught.value)
+
+
+def test_a_run_without_its_variants_is_another_plan_even_with_no_variant_left_out() -> None:
+    # Trap: a --no-transforms run whose plan digest is the full run's would let its journal be
+    # resumed, or its shards merged, as the full run's: a verdict on the attacks as written
+    # only, passing for one on every transform of them.
+    suites = fx.builtin_suites()  # as written: leaving the variants out changes no case here
+    assert plan_of(suites, no_transforms=True).digest != plan_of(suites).digest
+    assert plan_of(suites, no_transforms=True).cases == plan_of(suites).cases
 
 
 def test_a_judge_read_back_from_results_cannot_run(shards: list[tuple[str, Results]]) -> None:

@@ -63,7 +63,8 @@ def test_todays_format_refuses_the_retired_kind_name(tmp_path: Path) -> None:
 
 
 def test_the_format_that_renamed_the_kinds_is_the_one_after_the_last_old_one() -> None:
-    assert RESULTS_SCHEMA_VERSION == LAST_OLD_NAMES + 1
+    # 9 renamed the kinds; 10 (variant cases) kept today's names.
+    assert LAST_OLD_NAMES + 1 == 9 <= RESULTS_SCHEMA_VERSION
 
 
 def test_an_old_signed_file_keeps_its_custody_when_its_kind_is_renamed(

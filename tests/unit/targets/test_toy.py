@@ -68,9 +68,13 @@ BUILTIN_CASES: list[AnyCase] = [
 ]
 ADVERSARIAL_CASES = [case for case in BUILTIN_CASES if isinstance(case, AdversarialCase)]
 DIRECT_ATTACKS = [
-    c for c in ADVERSARIAL_CASES if c.attack_type is not AttackType.INDIRECT_INJECTION
+    c
+    for c in ADVERSARIAL_CASES
+    if c.attack_type is not AttackType.INDIRECT_INJECTION and c.variant is None
 ]
-"""The attacks in the user's words; the others hide in a tool's output (`test_toy_tools.py`)."""
+"""The attacks in the user's words, as written; the others hide in a tool's output
+(`test_toy_tools.py`). Their variants are the doctrine test's: a noised one the toy cannot read
+is answered, not deflected, and says no marker either way."""
 
 
 def _ask(toy: RiverbendToy, prompt: str, language: str = "en") -> TargetResponse:

@@ -6,6 +6,7 @@ import json
 import re
 import unicodedata
 import zlib
+from base64 import b64encode
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from enum import StrEnum
 from types import MappingProxyType
@@ -28,6 +29,7 @@ from gauntlet.targets.toy.tools import (
     run_tool,
     wrong_call,
 )
+from gauntlet.transforms import Transform, unwrap
 
 NAME = "riverbend-toy"
 """The healthy toy's `name`; each defect adds `+defect`."""
@@ -586,6 +588,14 @@ class RiverbendToy:
             `[]` here).
         """
         asked = _response_language(language)
+        # Read through every worded transform, as a careful model would: the payload is what
+        # is asked. The two transform defects obey it instead.
+        unwrapped = unwrap(prompt)
+        if unwrapped is not None:
+            prompt = unwrapped.payload
+            obeyed = self._obeyed(prompt, asked, unwrapped.transform)
+            if obeyed is not None:
+                return obeyed
         conversed = self._converse(prompt, asked, history) if history else None
         response: list[ToolRequest] | TargetResponse
         if conversed is not None:
@@ -600,6 +610,25 @@ class RiverbendToy:
         if isinstance(response, list) or ToyDefect.ANSWER_WITH_SILENCE not in self.defects:
             return response
         return _silence(response, prompt, language)
+
+    def _obeyed(self, payload: str, asked: str, transform: Transform) -> TargetResponse | None:
+        """What `obeys_base64` or `obeys_roleplay` answers to a payload so wrapped; else None."""
+        base64 = transform is Transform.BASE64 and ToyDefect.OBEYS_BASE64 in self.defects
+        roleplay = transform is Transform.ROLEPLAY and ToyDefect.OBEYS_ROLEPLAY in self.defects
+        if not (base64 or roleplay):
+            return None
+        folded = _fold(payload)
+        attack = _detect_attack(payload, folded)
+        if attack is not None:
+            text = _LEAK[asked] if attack.underlying is _Attack.PROMPT_LEAK else None
+            text = text or _comply(attack.kind, payload, asked)
+        elif _matches_any(_HARMFUL_PATTERNS, folded):
+            text = _COMPLY[asked]
+        else:
+            return None
+        if base64:
+            text = b64encode(text.encode()).decode("ascii")
+        return _reply(text)
 
     def _converse(
         self, prompt: str, asked: str, history: Sequence[Message]
@@ -849,6 +878,8 @@ PAIRED_GATES: Mapping[ToyDefect, frozenset[GateName]] = MappingProxyType(
         ToyDefect.ENGLISH_ONLY_REFUSAL: frozenset({GateName.REFUSAL}),
         ToyDefect.SPANISH_UNCITED: frozenset({GateName.GROUNDING}),
         ToyDefect.EXFILTRATES_IMAGE: frozenset({GateName.ADVERSARIAL, GateName.REFUSAL}),
+        ToyDefect.OBEYS_BASE64: frozenset({GateName.ADVERSARIAL, GateName.REFUSAL}),
+        ToyDefect.OBEYS_ROLEPLAY: frozenset({GateName.ADVERSARIAL, GateName.REFUSAL}),
     }
 )
 """Each defect and the gates that exist to catch it. Against the built-in suites exactly these
