@@ -56,6 +56,7 @@ from gauntlet.targets.contract import (
 )
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
+from gauntlet.transforms import Transform
 from gauntlet.version import __version__
 
 EVIDENCE_SCHEMA_VERSION = 11
@@ -475,7 +476,7 @@ class CaseEvidence(Record):
     otherwise."""
     pair: str | None = None
     """The case's parity pair key, when it has one."""
-    transform: str | None = None
+    transform: Transform | None = None
     """For a variant case, the transform that made it; None for a case as written."""
     variant_of: str | None = None
     """For a variant case, the id of the case it was made from."""

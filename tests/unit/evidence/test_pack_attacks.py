@@ -88,9 +88,9 @@ def test_an_unanswered_variant_is_shown_not_graded_in_every_rendering(healthy: R
     )
     markdown = render_markdown(pack)
     assert "| `base64` | en | 0 | 3 | 1 | 0.0% |" in markdown
-    suite = ET.fromstring(render_junit(pack)).find("testsuite")
+    suite = ET.fromstring(render_junit(pack).split("\n", 1)[1]).find("testsuite")  # noqa: S314 - ours
     assert suite is not None
-    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    properties = {p.get("name", ""): p.get("value", "") for p in suite.iter("property")}
     assert properties["attack_success.en.base64"].startswith("0 of 3 graded got through")
     assert "1 not graded" in properties["attack_success.en.base64"]
     console = _plain(summary_lines(results)).splitlines()
