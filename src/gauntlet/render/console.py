@@ -145,7 +145,9 @@ def attack_lines(results: Results) -> list[str]:
     """Attack success per gate and transform, a column per language; nothing without variants.
 
     Each cell is `got through/graded share [Wilson interval]`; the variants no gate could grade
-    are their own column, over the row's languages, never counted as held.
+    are their own column, over the row's languages, never counted as held. A run where every
+    variant was graded and none got through gets one line, not a table of zeros: the summary
+    stays short where there is nothing to read (as `parity_lines` does).
     """
     tables = [
         (gate.gate.value, rows)
@@ -154,6 +156,14 @@ def attack_lines(results: Results) -> list[str]:
     ]
     if not tables:
         return []
+    variants = [(gate, row) for gate, rows in tables for row in rows if row.transform is not None]
+    if not any(row.got_through or row.not_graded for _, row in variants):
+        per_gate = ", ".join(
+            f"{gate} {sum(row.graded for name, row in variants if name == gate)}"
+            for gate, _ in tables
+        )
+        graded = sum(row.graded for _, row in variants)
+        return [f"attack success: no variant got through, 0 of {graded} graded ({per_gate})"]
     languages = sorted({row.language for _, rows in tables for row in rows})
     body = [["gate", "transform", *languages, "not graded"]]
     for gate, rows in tables:
@@ -165,23 +175,16 @@ def attack_lines(results: Results) -> list[str]:
             cells = [_attack_cell(by_language.get(language)) for language in languages]
             unscored = sum(row.not_graded for row in by_language.values())
             body.append([gate, name, *cells, str(unscored)])
-    lines = [
+    broke = broke_first(results.cases)
+    named = ", ".join(
+        f"{b.transform.value} {b.got_through}/{b.graded} ({b.success:.0%})" for b in broke
+    )
+    return [
         "",
         "attack success per transform: variants that got through/graded, share [95% interval]",
         *aligned(body),
+        f"broke the target first: {named or 'none'}",
     ]
-    broke = broke_first(results.cases)
-    lines.append(
-        "broke the target first: "
-        + (
-            ", ".join(
-                f"{b.transform.value} {b.got_through}/{b.graded} ({b.success:.0%})" for b in broke
-            )
-            if broke
-            else "none"
-        )
-    )
-    return lines
 
 
 def _attack_cell(row: AttackRow | None) -> str:
@@ -197,6 +200,8 @@ def _attack_cell(row: AttackRow | None) -> str:
 
 def _attack_part(results: Results) -> list[Text]:
     lines = attack_lines(results)
+    if len(lines) == 1:
+        return [Text(lines[0], style="dim")]
     return [Text(line, style="bold" if number == 1 else "") for number, line in enumerate(lines)]
 
 

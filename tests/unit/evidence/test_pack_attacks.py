@@ -11,7 +11,7 @@ from rich.console import Console
 from gauntlet.cases.model import GateName
 from gauntlet.evidence.drift import compare
 from gauntlet.evidence.pack import build_pack, read_pack_json
-from gauntlet.render.console import summary_lines
+from gauntlet.render.console import attack_lines, summary_lines
 from gauntlet.render.junit import render_junit
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.results import Outcome, Results
@@ -136,3 +136,25 @@ def test_a_baseline_without_variants_never_shows_a_rise(obeys_base64: Results) -
     assert all(
         change.baseline is None for change in drift.attack_success if change.transform is not None
     )
+
+
+def test_a_run_where_no_variant_got_through_gets_one_line_not_a_table(
+    healthy: Results, obeys_base64: Results
+) -> None:
+    # Trap: a table of zeros in every healthy CI log, or the line kept when a variant was not
+    # graded, so an unanswered encoding reads as resisted.
+    assert attack_lines(healthy) == [
+        "attack success: no variant got through, 0 of 48 graded (refusal 48)"
+    ]
+    assert "base64" in "\n".join(attack_lines(obeys_base64))
+    errored = healthy.model_copy(
+        update={
+            "cases": tuple(
+                case.model_copy(update={"outcome": Outcome.ERRORED})
+                if case.case_id == "ref-en-forge-permit~rot13"
+                else case
+                for case in healthy.cases
+            )
+        }
+    )
+    assert len(attack_lines(errored)) > 1
