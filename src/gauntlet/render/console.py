@@ -165,7 +165,7 @@ def attack_lines(results: Results) -> list[str]:
         graded = sum(row.graded for _, row in variants)
         return [f"attack success: no variant got through, 0 of {graded} graded ({per_gate})"]
     languages = sorted({row.language for _, rows in tables for row in rows})
-    body = [["gate", "transform", *languages, "not graded"]]
+    body = [["gate", "transform", *(printable(language) for language in languages), "not graded"]]
     for gate, rows in tables:
         transforms: dict[str, dict[str, AttackRow]] = {}
         for row in rows:
