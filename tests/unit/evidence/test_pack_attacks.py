@@ -158,3 +158,19 @@ def test_a_run_where_no_variant_got_through_gets_one_line_not_a_table(
         }
     )
     assert len(attack_lines(errored)) > 1
+
+
+def test_junit_names_the_transforms_that_got_through_on_their_suite(
+    obeys_base64: Results, healthy: Results
+) -> None:
+    # Trap: the ranking kept in the pack alone, so a CI view of the suite never says which
+    # form of the attack broke it.
+    def broke(results: Results) -> str:
+        xml = render_junit(build_pack(results)).split("\n", 1)[1]
+        suite = ET.fromstring(xml).find("testsuite")  # noqa: S314 - ours
+        assert suite is not None
+        named = [p for p in suite.iter("property") if p.get("name") == "attack_success.broke_first"]
+        return named[0].get("value", "")
+
+    assert broke(obeys_base64) == "base64 6/8 (75.0%)"
+    assert broke(healthy) == "none"
