@@ -536,3 +536,11 @@ def waived() -> Results:
             waiver(case="gold-en-311", created=-40, expires=-1, line=17),
         ],
     )
+
+
+def transformed(*defects: ToyDefect) -> Results:
+    """The toy (with `defects`) on the built-in refusal suite with its variant cases: every
+    must-refuse case asked as written and through each of the suite's transforms."""
+    toy = make_toy(list(defects))
+    suites = _suites(Path("suites") / "refusal.yaml")
+    return _results(suites, toy.ask, toy.name, defects=tuple(d.value for d in defects))

@@ -20,6 +20,11 @@ starts counting again is named, not just seen in the rates.
 Each parity pair decided in both runs is compared too (`pairs_now_differing`,
 `pairs_now_agreeing`), keyed by suite and pair: a pair whose languages drift apart is a change
 even when the gate's pass rate did not move.
+Each transform's attack success (`gauntlet.evidence.attacks`) is compared per gate and language,
+the cases as written too (`attack_success`): a form of attack that now gets through more often
+is a change to see even while the gate's pass rate hides it among the other variants. As with
+the scores, a baseline that did not measure a row (no such variants, or results before format
+10) leaves the change unknown, never a rise.
 """
 
 from __future__ import annotations
@@ -28,12 +33,14 @@ from datetime import date
 from enum import StrEnum
 
 from gauntlet.cases.model import GateName
+from gauntlet.evidence.attacks import attack_rows
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
 from gauntlet.gates import GATE_SPECS, GateFamily, gates_in
 from gauntlet.record import Record
 from gauntlet.run.results import CaseResult, Outcome, Results, WaiverResult, WaiverState
 from gauntlet.run.tally import pair_checks
+from gauntlet.transforms import Transform
 
 SAFETY_GATES = gates_in(GateFamily.SAFETY)
 """The safety gates, as their specs declare them (the pack's waivers, the report's headline)."""
@@ -79,6 +86,24 @@ class ScoreChange(Record):
     """`current - baseline`, when both were measured."""
     dropped: bool
     """The mean is lower than the baseline's (at the 4 places both are rounded to)."""
+
+
+class AttackChange(Record):
+    """A transform's attack success in one gate and language, in the baseline and now."""
+
+    gate: GateName
+    language: str
+    transform: Transform | None
+    """None for the cases as written."""
+    baseline: float | None
+    """The share of its variants that got through; None when the baseline graded none (or had
+    no such variants)."""
+    current: float | None
+    """The share now; None when this run graded none."""
+    delta: float | None
+    """`current - baseline`, when both were measured."""
+    rose: bool
+    """More of it got through than in the baseline (at the 4 places both are rounded to)."""
 
 
 class CaseChange(Record):
@@ -167,6 +192,10 @@ class Drift(Record):
     """Parity pairs decided in both runs whose sides agreed in the baseline and differ now."""
     pairs_now_agreeing: tuple[ParityChange, ...] = ()
     """Parity pairs decided in both runs whose sides differed in the baseline and agree now."""
+    attack_success: tuple[AttackChange, ...] = ()
+    """Each gate's attack success per transform and language (as written first) against the
+    baseline's, wherever either run graded such cases; `rose` marks a transform that now gets
+    through more often."""
 
 
 def compare(current: Results, baseline: Results) -> Drift:
@@ -229,6 +258,7 @@ def compare(current: Results, baseline: Results) -> Drift:
         **_waiver_changes(current, baseline),
         pairs_now_differing=_parity_changes(current, baseline, now_differing=True),
         pairs_now_agreeing=_parity_changes(current, baseline, now_differing=False),
+        attack_success=_attack_changes(current, baseline),
     )
 
 
@@ -375,6 +405,49 @@ def _scores(current: Results, baseline: Results) -> tuple[ScoreChange, ...]:
                 current=is_,
                 delta=delta,
                 dropped=delta is not None and delta < 0,
+            )
+        )
+    return tuple(changes)
+
+
+def _attack_changes(current: Results, baseline: Results) -> tuple[AttackChange, ...]:
+    """Attack success per gate, transform and language, where either run graded any."""
+
+    def table(results: Results) -> dict[tuple[GateName, Transform | None, str], float | None]:
+        return {
+            (gate, row.transform, row.language): row.success
+            for gate in GATE_SPECS
+            for row in attack_rows(case for case in results.cases if case.gate is gate)
+        }
+
+    now, before = table(current), table(baseline)
+    transforms = list(Transform)
+    keys = sorted(
+        (
+            key
+            for key in set(now) | set(before)
+            if now.get(key) is not None or before.get(key) is not None
+        ),
+        key=lambda key: (
+            list(GATE_SPECS).index(key[0]),
+            -1 if key[1] is None else transforms.index(key[1]),
+            key[2],
+        ),
+    )
+    changes = []
+    for key in keys:
+        was, is_ = before.get(key), now.get(key)
+        delta = None if was is None or is_ is None else _round(is_ - was)
+        gate, transform, language = key
+        changes.append(
+            AttackChange(
+                gate=gate,
+                language=language,
+                transform=transform,
+                baseline=was,
+                current=is_,
+                delta=delta,
+                rose=delta is not None and delta > 0,
             )
         )
     return tuple(changes)

@@ -16,6 +16,7 @@ from gauntlet.canonical import canonical_text
 from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.model import GateName, GoldenMatch, ParityRule, SuiteOption
 from gauntlet.display import clipped, json_escaped, masked, printable
+from gauntlet.evidence.attacks import AttackRow, TransformBreak, attack_rows, broke_first
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.drift import SAFETY_GATES, Drift, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
@@ -55,6 +56,7 @@ from gauntlet.targets.contract import (
 )
 from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
+from gauntlet.transforms import Transform
 from gauntlet.version import __version__
 
 EVIDENCE_SCHEMA_VERSION = 11
@@ -91,8 +93,11 @@ run (`run.run_options`), each with what its suite's file said. 10 names each tar
 its target file does (`run.target.kind`, as results format 9): the native contract is
 `gauntlet`, not `http`, and a target file of kind `http` is `http`, not `http-template`. 11
 added, for each variant case (a case asked through a transform), its `transform`, the id of
-the case it was made from (`variant_of`) and, for best-of-N noise, its `seed`; and the run's
-`run.no_transforms` (`--no-transforms`)."""
+the case it was made from (`variant_of`) and, for best-of-N noise, its `seed`; the run's
+`run.no_transforms` (`--no-transforms`); and attack success per transform: for each gate, per
+transform and language, the share of its variants that got through, with the unscored apart
+(`attack_success`), the transforms that broke the target first (`broke_first`), and drift's
+`attack_success` against the baseline's."""
 
 
 class VerdictStatus(StrEnum):
@@ -300,6 +305,10 @@ class GateEvidence(Record):
     """The gate's parity pairs compared across languages; None when it has no pairs."""
     answers: AnswerEvidence | None = None
     """Its answers as they came (finish reasons, time to first token); None before format 9."""
+    attack_success: tuple[AttackRow, ...] = ()
+    """Per transform and language, the share of its variant cases that got through (did not
+    pass), with the unscored apart, after the cases as written (`transform` None); empty for a
+    gate that asked no variant (see `gauntlet.evidence.attacks`)."""
 
 
 class ParitySuiteRule(Record):
@@ -471,7 +480,7 @@ class CaseEvidence(Record):
     otherwise."""
     pair: str | None = None
     """The case's parity pair key, when it has one."""
-    transform: str | None = None
+    transform: Transform | None = None
     """For a variant case, the transform that made it; None for a case as written."""
     variant_of: str | None = None
     """For a variant case, the id of the case it was made from."""
@@ -562,6 +571,9 @@ class EvidencePack(Record):
     """Sources, verification statuses, disclosure basis, and what a run does not establish."""
     waivers: tuple[WaiverEvidence, ...] = ()
     """Every waiver the run was given, in the order of its file."""
+    broke_first: tuple[TransformBreak, ...] = ()
+    """The transforms that got through at least once, over every gate and language, by their
+    share of variants that got through, highest first: what broke the target first."""
     trends: TrendsEvidence | None = None
     """This run against the comparable runs of a stored history (`gauntlet report --history`);
     None when no history was given."""
@@ -646,6 +658,7 @@ def build_pack(
                 informs=mapping.gates[gate.gate],
                 parity=_parity(results, gate.gate),
                 answers=_answers(results, gate.gate),
+                attack_success=attack_rows(c for c in results.cases if c.gate is gate.gate),
             )
             for gate in results.gates
         ),
@@ -653,6 +666,7 @@ def build_pack(
         baseline=_baseline(results, baseline, baseline_path, baseline_missing),
         california=mapping,
         waivers=_waivers(results),
+        broke_first=broke_first(results.cases),
         trends=trends,
     )
 
@@ -749,6 +763,7 @@ _GATE_COPIED = set(GateEvidence.model_fields) - {
     "trajectory_scores",
     "informs",
     "parity",
+    "attack_success",
 }
 _DECLARED = FieldSource(origin=Origin.DECLARED)
 

@@ -23,6 +23,7 @@ from rich.text import Text
 
 from gauntlet.cases.builtin import shown_source
 from gauntlet.display import printable
+from gauntlet.evidence.attacks import AS_WRITTEN, AttackRow, attack_rows, broke_first
 from gauntlet.evidence.scores import gate_distributions
 from gauntlet.run.results import (
     GateResult,
@@ -37,7 +38,7 @@ from gauntlet.run.tally import gate_state, pair_checks, parity_failures
 from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.client import missed_deadline
 from gauntlet.targets.contract import FINISH_REASON_LENGTH
-from gauntlet.text_columns import GAP, padded
+from gauntlet.text_columns import GAP, aligned, padded
 from gauntlet.words import plural
 
 _VERDICT_STYLE = {
@@ -138,6 +139,70 @@ def _gate_row(results: Results, gate: GateResult, languages: list[str]) -> tuple
 def _dim_figures(results: Results) -> list[Text]:
     """Tool accuracy and parity, one quiet line each, under the table."""
     return [Text(line, style="dim") for line in [*_accuracy_lines(results), *parity_lines(results)]]
+
+
+def attack_lines(results: Results) -> list[str]:
+    """Attack success per gate and transform, a column per language; nothing without variants.
+
+    Each cell is `got through/graded share [Wilson interval]`; the variants no gate could grade
+    are their own column, over the row's languages, never counted as held. A run where every
+    variant was graded and none got through gets one line, not a table of zeros: the summary
+    stays short where there is nothing to read (as `parity_lines` does).
+    """
+    tables = [
+        (gate.gate.value, rows)
+        for gate in results.gates
+        if (rows := attack_rows(case for case in results.cases if case.gate is gate.gate))
+    ]
+    if not tables:
+        return []
+    variants = [(gate, row) for gate, rows in tables for row in rows if row.transform is not None]
+    if not any(row.got_through or row.not_graded for _, row in variants):
+        per_gate = ", ".join(
+            f"{gate} {sum(row.graded for name, row in variants if name == gate)}"
+            for gate, _ in tables
+        )
+        graded = sum(row.graded for _, row in variants)
+        return [f"attack success: no variant got through, 0 of {graded} graded ({per_gate})"]
+    languages = sorted({row.language for _, rows in tables for row in rows})
+    body = [["gate", "transform", *(printable(language) for language in languages), "not graded"]]
+    for gate, rows in tables:
+        transforms: dict[str, dict[str, AttackRow]] = {}
+        for row in rows:
+            name = AS_WRITTEN if row.transform is None else row.transform.value
+            transforms.setdefault(name, {})[row.language] = row
+        for name, by_language in transforms.items():
+            cells = [_attack_cell(by_language.get(language)) for language in languages]
+            unscored = sum(row.not_graded for row in by_language.values())
+            body.append([gate, name, *cells, str(unscored)])
+    broke = broke_first(results.cases)
+    named = ", ".join(
+        f"{b.transform.value} {b.got_through}/{b.graded} ({b.success:.0%})" for b in broke
+    )
+    return [
+        "",
+        "attack success per transform: variants that got through/graded, share [95% interval]",
+        *aligned(body),
+        f"broke the target first: {named or 'none'}",
+    ]
+
+
+def _attack_cell(row: AttackRow | None) -> str:
+    if row is None:
+        return "-"
+    if row.success is None or row.wilson_low is None or row.wilson_high is None:
+        return "0/0"
+    return (
+        f"{row.got_through}/{row.graded} {row.success:.0%} "
+        f"[{row.wilson_low * 100:.0f}-{row.wilson_high * 100:.0f}%]"
+    )
+
+
+def _attack_part(results: Results) -> list[Text]:
+    lines = attack_lines(results)
+    if len(lines) == 1:
+        return [Text(lines[0], style="dim")]
+    return [Text(line, style="bold" if number == 1 else "") for number, line in enumerate(lines)]
 
 
 def _case_lines(results: Results) -> list[Text]:
@@ -385,6 +450,7 @@ _SECTIONS: tuple[Callable[[Results], list[Text]], ...] = (
     _heading,
     _gate_table,
     _dim_figures,
+    _attack_part,
     _case_lines,
     _parity_failure_lines,
     _not_asked_lines,

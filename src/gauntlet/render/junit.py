@@ -9,6 +9,15 @@ they went wrong marked. A waived failure is `<skipped>` too, its message naming 
 owner, ticket and expiry, and its text the reason it failed.
 they went wrong marked. A suite with parity pairs has one more `testcase`, `parity`: a
 `<failure>` naming each differing pair's sides when its parity is required and a pair differs.
+
+A suite with variant cases carries its attack success per transform as `<properties>` of its
+`testsuite`: `attack_success.<language>.<transform>` (and `.as_written`), each valued
+`3 of 4 graded got through: 75.0% [30.1%, 95.4%]`, with `; 1 not graded` when some were not,
+and `attack_success.broke_first` naming the transforms that got through, highest share first.
+Properties, not test cases: a share is no test, and a `testcase` per transform would change the
+counts a CI system gates on (each variant already is a `testcase` that fails when it got
+through); CI test views (Jenkins, GitLab, the JUnit report actions) list a suite's properties
+beside it, and a script reads them by name.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import xml.etree.ElementTree as ET  # building XML, never parsing it
 
 from gauntlet.cases.builtin import shown_source
 from gauntlet.display import printable
+from gauntlet.evidence.attacks import AttackRow, attack_rows, broke_first
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, PairEvidence, TrajectoryEvidence
 from gauntlet.run.results import Outcome, Totals, WaiverState
 from gauntlet.words import plural
@@ -63,6 +73,8 @@ def render_junit(pack: EvidencePack) -> str:
                 element.text = "\n".join(_clean(line) for line in _details(case))
     _count(root, list(pack.cases))
     _parity_cases(root, pack)
+    for suite in root.findall("testsuite"):
+        _attack_properties(suite, suites.get(suite.get("name", ""), []))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -101,6 +113,37 @@ def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
             for element in (suite, root):
                 for name, more in added.items():
                     element.set(name, str(int(element.get(name, "0")) + more))
+
+
+def _attack_properties(suite: ET.Element, cases: list[CaseEvidence]) -> None:
+    """The suite's attack success per transform, as its first child; nothing without variants."""
+    rows = attack_rows(cases)
+    if not rows:
+        return
+    properties = ET.Element("properties")
+    for attack in rows:
+        name = "as_written" if attack.transform is None else attack.transform.value
+        ET.SubElement(
+            properties,
+            "property",
+            name=_clean(f"attack_success.{attack.language}.{name}"),
+            value=_attack_value(attack),
+        )
+    broke = ", ".join(
+        f"{b.transform.value} {b.got_through}/{b.graded} ({b.success:.1%})"
+        for b in broke_first(cases)
+    )
+    ET.SubElement(properties, "property", name="attack_success.broke_first", value=broke or "none")
+    suite.insert(0, properties)
+
+
+def _attack_value(attack: AttackRow) -> str:
+    value = f"{attack.got_through} of {attack.graded} graded got through"
+    if attack.success is not None and attack.wilson_low is not None:
+        value += f": {attack.success:.1%} [{attack.wilson_low:.1%}, {attack.wilson_high:.1%}]"
+    if attack.not_graded:
+        value += f"; {attack.not_graded} not graded"
+    return value
 
 
 def _count(element: ET.Element, cases: list[CaseEvidence]) -> None:

@@ -13,7 +13,15 @@ from pydantic import JsonValue
 
 from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.model import ID_PATTERN, GateName, SuiteOption
-from gauntlet.evidence.drift import COMPETENCE_GATES, SAFETY_GATES, CaseChange, Drift, ScoreChange
+from gauntlet.evidence.attacks import AS_WRITTEN, AttackRow
+from gauntlet.evidence.drift import (
+    COMPETENCE_GATES,
+    SAFETY_GATES,
+    AttackChange,
+    CaseChange,
+    Drift,
+    ScoreChange,
+)
 from gauntlet.evidence.mapping import MappingRow
 from gauntlet.evidence.pack import (
     BaselineStatus,
@@ -769,6 +777,7 @@ def _drift_section(pack: EvidencePack) -> list[str]:
         )
     lines.append("")
     lines += _score_changes(drift.scores)
+    lines += _attack_drift(drift.attack_success)
     lines += _changes("Newly failing", drift.newly_failing)
     lines += _changes("Newly passing", drift.newly_passing)
     lines += _changes("Answer changed, same outcome", drift.answer_changed)
@@ -823,6 +832,86 @@ def _parity_section(pack: EvidencePack) -> list[str]:
             )
         lines.append("")
     return lines
+
+
+def _attack_section(pack: EvidencePack) -> list[str]:
+    """Per gate with variants: each transform's share that got through, per language."""
+    gates = [gate for gate in pack.gates if gate.attack_success]
+    if not gates:
+        return []
+    lines = ["## Attack success per transform", ""]
+    lines += [
+        "Each transform's variants that got through (their case did not pass its gate: the "
+        "attack worked), of those graded, with the share's 95% Wilson interval; *as written* "
+        "is the cases the variants were made from. A variant the gate could not grade "
+        "(errored, unjudged, not asked) is counted under *not graded*, never as held.",
+        "",
+    ]
+    if pack.broke_first:
+        lines.append(
+            "Broke the target first: "
+            + "; ".join(
+                f"{code(b.transform.value)} {b.got_through} of {b.graded} ({b.success:.1%})"
+                for b in pack.broke_first
+            )
+            + "."
+        )
+    else:
+        lines.append("No transform got through.")
+    lines.append("")
+    names = ("transform", "language", "got through", "held", "not graded", "success")
+    for gate in gates:
+        lines += [f"### Attack success: {gate.gate.value}", "", *head(*names, "95% interval")]
+        lines += [_attack_row(attack) for attack in gate.attack_success]
+        lines.append("")
+    return lines
+
+
+def _attack_row(attack: AttackRow) -> str:
+    transform = AS_WRITTEN if attack.transform is None else code(attack.transform.value)
+    share = "n/a" if attack.success is None else f"{attack.success:.1%}"
+    interval = (
+        "n/a"
+        if attack.wilson_low is None or attack.wilson_high is None
+        else f"{attack.wilson_low:.1%} to {attack.wilson_high:.1%}"
+    )
+    counts = (attack.got_through, attack.held, attack.not_graded)
+    return row(transform, escape(attack.language), *(str(n) for n in counts), share, interval)
+
+
+def _attack_drift(changes: tuple[AttackChange, ...]) -> list[str]:
+    """Attack success per transform against the baseline's; a rise said in words."""
+    if not changes:
+        return []
+    lines = ["### Attack success per transform", ""]
+    rose = [change for change in changes if change.rose]
+    if rose:
+        lines += [
+            "Attack success rose since the baseline: "
+            + "; ".join(
+                f"{c.gate.value} {AS_WRITTEN if c.transform is None else code(c.transform.value)}"
+                f" in {escape(c.language)}"
+                for c in rose
+            )
+            + ".",
+            "",
+        ]
+    lines += head("gate", "transform", "language", "baseline", "current", "change")
+    for change in changes:
+        delta = _delta(change.delta)
+        if change.rose:
+            delta = f"**{delta} (rose)**"
+        lines.append(
+            row(
+                change.gate.value,
+                AS_WRITTEN if change.transform is None else code(change.transform.value),
+                escape(change.language),
+                "not graded" if change.baseline is None else f"{change.baseline:.2%}",
+                "not graded" if change.current is None else f"{change.current:.2%}",
+                delta,
+            )
+        )
+    return [*lines, ""]
 
 
 def _sides(pair: PairEvidence) -> str:
@@ -1197,6 +1286,7 @@ SECTIONS: tuple[Callable[[EvidencePack], list[str]], ...] = (
     _suites_section,
     _fields_section,
     _parity_section,
+    _attack_section,
     _failing_section,
     _waivers_section,
     _flaky_section,
