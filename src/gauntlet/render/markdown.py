@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pydantic import JsonValue
 
 from gauntlet.cases.builtin import shown_source
-from gauntlet.cases.model import ID_PATTERN, GateName, SuiteOption
+from gauntlet.cases.model import CASE_ID_PATTERN, GateName, SuiteOption
 from gauntlet.evidence.attacks import AS_WRITTEN, AttackRow
 from gauntlet.evidence.drift import (
     COMPETENCE_GATES,
@@ -54,7 +54,7 @@ from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.contract import Origin
 from gauntlet.words import plural
 
-_IDENTIFIER = re.compile(ID_PATTERN)
+_IDENTIFIER = re.compile(CASE_ID_PATTERN)
 _DIGEST = re.compile(r"(?:sha256:)?[0-9a-f]{64}")
 
 
@@ -62,7 +62,8 @@ def code(identifier: str) -> str:
     """An identifier as inline code, where Markdown escapes would show literally.
 
     Case ids hold no backtick (the loader and the results reader allow letters, digits, `.`,
-    `_` and `-`); anything else is escaped as text instead, whatever its source.
+    `_` and `-`, and a variant's `~`); anything else is escaped as text instead, whatever its
+    source.
     """
     if _IDENTIFIER.fullmatch(identifier):
         return f"`{identifier}`"

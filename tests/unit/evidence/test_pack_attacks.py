@@ -174,3 +174,14 @@ def test_junit_names_the_transforms_that_got_through_on_their_suite(
 
     assert broke(obeys_base64) == "base64 6/8 (75.0%)"
     assert broke(healthy) == "none"
+
+
+def test_a_failing_variant_is_named_as_inline_code_like_every_case(obeys_base64: Results) -> None:
+    # Trap: the report's id rule knew only written ids, so every variant (`<id>~<transform>`)
+    # was shown as escaped text (`adv\-en\-x\~base64`) where the cases as written read as code.
+    report = render_markdown(build_pack(obeys_base64))
+    failed = [case.case_id for case in obeys_base64.cases if case.outcome is Outcome.FAILED]
+    assert failed
+    assert all("~" in case_id for case_id in failed)
+    for case_id in failed:
+        assert f"`{case_id}`" in report, case_id
