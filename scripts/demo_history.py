@@ -1,7 +1,9 @@
 """`make demo-history`: a run history of the toy getting worse, built through the real CLI.
 
-Thirteen runs of the built-in suites, each asked three times (`--repeat 3`), each appended to
-build/history/history.sqlite (made afresh) with `--label commit=... --label run=N`:
+Thirteen runs of the built-in suites as written (`--no-transforms`: the history shows answers
+drifting, which their transformed variants would only repeat at six times the cost), each asked
+three times (`--repeat 3`), each appended to build/history/history.sqlite (made afresh) with
+`--label commit=... --label run=N`:
 
 1. five healthy runs;
 2. seven runs in which `answer_drift` creeps in (scripts/flaky_toy.py): a growing share of
@@ -70,7 +72,7 @@ def main() -> int:
         env = {**env, "GAUNTLET_DEMO_SEED": str(number)}
         print(f"-- run {number}: {what}", flush=True)
         code = gauntlet(
-            "run", *target, "--repeat", "3", "--quiet",
+            "run", *target, "--no-transforms", "--repeat", "3", "--quiet",
             "--out", str((OUT / f"results-{number:02d}.json").relative_to(ROOT)),
             "--history", str(HISTORY.relative_to(ROOT)),
             "--label", f"commit={commit(number)}", "--label", f"run={number}",

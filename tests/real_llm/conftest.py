@@ -60,9 +60,15 @@ requires_server = pytest.mark.skipif(not os.environ.get(URL_VARIABLE), reason=NO
 
 
 def materialise(
-    source: Path, out: Path, *, base_url: str | None = None, stream: bool | None = None
+    source: Path,
+    out: Path,
+    *,
+    base_url: str | None = None,
+    stream: bool | None = None,
+    max_tokens: int | None = None,
 ) -> Path:
-    """Write `source` to `out` pointing at `base_url` and with `stream` set, each if given.
+    """Write `source` to `out` pointing at `base_url`, with `stream` and `max_tokens` set, each
+    if given.
 
     The lines are rewritten as text, so the file stays the one a user would write; each must
     occur exactly once.
@@ -76,6 +82,9 @@ def materialise(
             r"(?m)^stream: (?:true|false)$", f"stream: {str(stream).lower()}", text
         )
         assert found == 1, f"{source}: expected one top-level stream line, found {found}"
+    if max_tokens is not None:
+        text, found = re.subn(r"(?m)^max_tokens: \d+$", f"max_tokens: {max_tokens}", text)
+        assert found == 1, f"{source}: expected one top-level max_tokens line, found {found}"
     out.write_text(text, encoding="utf-8")
     return out
 
@@ -146,13 +155,19 @@ def example_base_url() -> str:
 
 
 def _built_in_run(where: Path, target: Path) -> Run:
-    """Every built-in suite asked through `target` at the default concurrency.
+    """Every built-in suite's cases as written asked through `target` at the default concurrency.
 
-    The grounding suite is run from a copy that accepts an absent `context_ids`.
+    The grounding suite is run from a copy that accepts an absent `context_ids`. Without the
+    variants their transforms derive (`--no-transforms`): these runs check the transport, twice,
+    and the variants multiply the asks sixfold; `test_transforms.py` asks the adversarial suite
+    with every variant once.
     """
     cases = suites_without_context_ids(where / "cases")
     out = where / "results.json"
-    return run_gauntlet("run", "--target", target, "--cases", cases, "--out", out), out
+    return (
+        run_gauntlet("run", "--target", target, "--cases", cases, "--no-transforms", "--out", out),
+        out,
+    )
 
 
 @pytest.fixture(scope="session")
