@@ -185,3 +185,32 @@ def test_a_failing_variant_is_named_as_inline_code_like_every_case(obeys_base64:
     assert all("~" in case_id for case_id in failed)
     for case_id in failed:
         assert f"`{case_id}`" in report, case_id
+
+
+def test_drift_says_when_one_side_ran_without_transforms(healthy: Results) -> None:
+    # Trap: a `--no-transforms` baseline compared with a full run (or the other way round):
+    # the variants read as cases added or removed and their figures as "not graded" there, as
+    # if the target had not answered them, and nothing says the runs asked different things.
+    quick = rederive(
+        healthy.model_copy(
+            update={
+                "cases": tuple(c for c in healthy.cases if c.transform is None),
+                "no_transforms": True,
+            }
+        )
+    )
+    for current, baseline, side in ((healthy, quick, "the baseline"), (quick, healthy, "this run")):
+        drift = compare(current, baseline)
+        assert (drift.baseline_no_transforms, drift.no_transforms) == (
+            baseline.no_transforms,
+            current.no_transforms,
+        )
+        pack = build_pack(current, baseline=baseline, baseline_path="b.json")
+        markdown = render_markdown(pack)
+        drift_part = markdown.split("## Drift since the baseline", 1)[1]
+        assert f"- **Transforms differ**: {side} was run with `--no-transforms`" in drift_part
+    same = compare(healthy, healthy)
+    assert not same.no_transforms and not same.baseline_no_transforms
+    assert "Transforms differ" not in render_markdown(
+        build_pack(healthy, baseline=healthy, baseline_path="b.json")
+    )
