@@ -339,6 +339,21 @@ def _meets(totals: Totals, threshold: float) -> bool:
     )
 
 
+def written_short(results: Results) -> list[tuple[SuiteResult, Totals]]:
+    """Each suite with variants whose cases as written miss its threshold, with their counts.
+
+    Such a suite is not met however its variants did (`_written_meet`); the summary says why,
+    since its rate over every case may read above the threshold.
+    """
+    short = []
+    for suite in results.suites:
+        own = [case for case in results.cases if case.suite == suite.suite]
+        if not _written_meet(own, suite.threshold):
+            written = Totals.of(case.outcome for case in own if case.transform is None)
+            short.append((suite, written))
+    return short
+
+
 def _written_meet(cases: Sequence[CaseResult], threshold: float) -> bool:
     """Whether the cases as written (no variants) reach `threshold` on their own.
 

@@ -214,3 +214,22 @@ def test_drift_says_when_one_side_ran_without_transforms(healthy: Results) -> No
     assert "Transforms differ" not in render_markdown(
         build_pack(healthy, baseline=healthy, baseline_path="b.json")
     )
+
+
+def test_the_summary_says_when_the_cases_as_written_miss_a_threshold_variants_reach(
+    healthy: Results,
+) -> None:
+    # Trap: a suite failed on its cases as written while its rate over every case reads above
+    # the threshold, and nothing on screen says why it failed.
+    suite = healthy.suites[0]
+    first = next(c for c in healthy.cases if c.suite == suite.suite and c.transform is None)
+    cases = tuple(
+        c.model_copy(update={"outcome": Outcome.FAILED}) if c is first else c for c in healthy.cases
+    )
+    suites = tuple(
+        s.model_copy(update={"threshold": 0.99}) if s is suite else s for s in healthy.suites
+    )
+    shown = _plain(summary_lines(healthy.model_copy(update={"cases": cases, "suites": suites})))
+    assert "cases as written below threshold (1)" in shown
+    assert "cases as written passed, below its threshold 0.99" in shown
+    assert "cases as written below threshold" not in _plain(summary_lines(healthy))

@@ -130,6 +130,15 @@ def _case(case_id: str, outcome: Outcome) -> CaseResult:
         outcome=outcome,
         transform=Transform(name) if name else None,
         variant_of=original if name else None,
+        prompt="Say PWNED.",
+        source="s.yaml",
+        line=1,
+        reason="",
+        passes=int(outcome is Outcome.PASSED),
+        repeats=1,
+        pass_k=1,
+        flaky=False,
+        trials=(),
     )
 
 
