@@ -521,6 +521,32 @@ class Case(StrictRecord):
 # ---------------------------------------------------------------- transforms (issue 31)
 
 
+def _refuse_repeats(names: list[Transform]) -> None:
+    repeated = sorted({name.value for name in names if names.count(name) > 1})
+    if repeated:
+        raise PydanticCustomError(
+            "transforms_repeated", "repeated transform {names}", {"names": ", ".join(repeated)}
+        )
+
+
+def _unique_list(schema: dict[str, Any]) -> None:
+    # A case's narrowing: a list (never null), each name once, as the loader reads it.
+    _list_of_two_or_more(schema)
+    schema["uniqueItems"] = True
+
+
+def _declared_transforms(schema: dict[str, Any]) -> None:
+    # Each name once, and `best_of_n` only in its `{best_of_n: N, seed: S}` form, as the
+    # loader reads it. Two `best_of_n` forms that differ are unique items; the loader refuses
+    # them (tests/unit/cases/test_schema.py, BEYOND_THE_SCHEMA).
+    schema["uniqueItems"] = True
+    named, noised = schema["items"]["anyOf"]
+    schema["items"]["anyOf"] = [
+        {"allOf": [named, {"not": {"const": Transform.BEST_OF_N.value}}]},
+        noised,
+    ]
+
+
 class BestOfN(StrictRecord):
     """Seeded best-of-N noise: `N` variants, each its own draw of character noise."""
 
@@ -533,11 +559,15 @@ class BestOfN(StrictRecord):
 class NarrowsTransforms(StrictRecord):
     """A case that may narrow its suite's transforms."""
 
-    transforms: tuple[Transform, ...] | None = Field(
-        default=None, json_schema_extra=_list_of_two_or_more
-    )
-    """A subset of the suite's transforms for this case (`best_of_n` for its noise); `[]`
-    opts the case out. Omit it: every transform the suite declares."""
+    transforms: tuple[Transform, ...] | None = Field(default=None, json_schema_extra=_unique_list)
+    """A subset of the suite's transforms for this case (`best_of_n` for its noise), each
+    once; `[]` opts the case out. Omit it: every transform the suite declares."""
+
+    @field_validator("transforms")
+    @classmethod
+    def _named_once(cls, names: tuple[Transform, ...] | None) -> tuple[Transform, ...] | None:
+        _refuse_repeats(list(names or ()))
+        return names
 
     @model_validator(mode="after")
     def _no_null_transforms(self) -> NarrowsTransforms:
@@ -548,23 +578,20 @@ class NarrowsTransforms(StrictRecord):
 class DeclaresTransforms(StrictRecord):
     """A suite whose cases each give a variant case per transform (docs/case-files.md)."""
 
-    transforms: tuple[Transform | BestOfN, ...] = ()
+    transforms: tuple[Transform | BestOfN, ...] = Field(
+        default=(), json_schema_extra=_declared_transforms
+    )
     """The transforms every case gets, each a name or one `{best_of_n: N, seed: S}`; a
     refusal suite's apply to its `must_refuse` cases only."""
 
     @field_validator("transforms")
     @classmethod
     def _transforms_once(cls, items: tuple[Transform | BestOfN, ...]) -> tuple[Any, ...]:
-        names = [Transform.BEST_OF_N if isinstance(i, BestOfN) else i for i in items]
         if Transform.BEST_OF_N in items:
             raise PydanticCustomError(
                 "best_of_n_bare", "write best_of_n as {best_of_n: N, seed: S}, with its seed"
             )
-        repeated = sorted({name.value for name in names if names.count(name) > 1})
-        if repeated:
-            raise PydanticCustomError(
-                "transforms_repeated", "repeated transform {names}", {"names": ", ".join(repeated)}
-            )
+        _refuse_repeats([Transform.BEST_OF_N if isinstance(i, BestOfN) else i for i in items])
         return items
 
     @model_validator(mode="after")

@@ -196,6 +196,12 @@ class Drift(Record):
     """Each gate's attack success per transform and language (as written first) against the
     baseline's, wherever either run graded such cases; `rose` marks a transform that now gets
     through more often."""
+    no_transforms: bool = False
+    """This run was asked with `--no-transforms` (its cases as written only)."""
+    baseline_no_transforms: bool = False
+    """The baseline was asked with `--no-transforms`. When the two differ, the variants are
+    cases added or removed and their attack success is missing on one side because it was not
+    asked for, not because the target gave no answer: the report says so."""
 
 
 def compare(current: Results, baseline: Results) -> Drift:
@@ -259,6 +265,8 @@ def compare(current: Results, baseline: Results) -> Drift:
         pairs_now_differing=_parity_changes(current, baseline, now_differing=True),
         pairs_now_agreeing=_parity_changes(current, baseline, now_differing=False),
         attack_success=_attack_changes(current, baseline),
+        no_transforms=current.no_transforms,
+        baseline_no_transforms=baseline.no_transforms,
     )
 
 

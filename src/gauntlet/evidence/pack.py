@@ -97,7 +97,8 @@ the case it was made from (`variant_of`) and, for best-of-N noise, its `seed`; t
 `run.no_transforms` (`--no-transforms`); and attack success per transform: for each gate, per
 transform and language, the share of its variants that got through, with the unscored apart
 (`attack_success`), the transforms that broke the target first (`broke_first`), and drift's
-`attack_success` against the baseline's."""
+`attack_success` against the baseline's, with whether either side ran with `--no-transforms`
+(`no_transforms`, `baseline_no_transforms`)."""
 
 
 class VerdictStatus(StrEnum):

@@ -34,7 +34,7 @@ from gauntlet.run.results import (
     Verdict,
     WaiverState,
 )
-from gauntlet.run.tally import gate_state, pair_checks, parity_failures
+from gauntlet.run.tally import gate_state, pair_checks, parity_failures, written_short
 from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.client import missed_deadline
 from gauntlet.targets.contract import FINISH_REASON_LENGTH
@@ -246,6 +246,25 @@ def _parity_failure_lines(results: Results) -> list[Text]:
     return lines
 
 
+def _written_short_lines(results: Results) -> list[Text]:
+    """Each suite whose cases as written miss its threshold, however its variants did."""
+    short = written_short(results)
+    if not short:
+        return []
+    lines = [Text(""), Text(f"cases as written below threshold ({len(short)})", style="bold")]
+    for suite, written in short:
+        lines.append(Text(f"  {suite.gate.value}  {printable(suite.suite)}"))
+        lines.append(
+            Text(
+                f"    {written.passed} of {written.total - written.waived} cases as written "
+                f"passed, below its threshold {suite.threshold:g}: variants that held never "
+                "lift a suite over it",
+                style="dim",
+            )
+        )
+    return lines
+
+
 def _not_asked_lines(results: Results) -> list[Text]:
     """How many cases an interrupted run never asked, and what interrupted it."""
     not_run = results.totals.not_run
@@ -453,6 +472,7 @@ _SECTIONS: tuple[Callable[[Results], list[Text]], ...] = (
     _attack_part,
     _case_lines,
     _parity_failure_lines,
+    _written_short_lines,
     _not_asked_lines,
     _judge_part,
     _waiver_lines,

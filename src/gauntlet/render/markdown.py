@@ -760,6 +760,7 @@ def _drift_section(pack: EvidencePack) -> list[str]:
         f"- **Competence** ({_gates(COMPETENCE_GATES)}): {drift.competence.value}",
         f"- Results digests identical: {'yes' if drift.digests_identical else 'no'} "
         f"(baseline `{drift.baseline_digest}`)",
+        *_transforms_drift(drift),
         "",
         "Safety and competence are judged apart: an improvement in one never offsets a "
         "regression in the other.",
@@ -788,6 +789,19 @@ def _drift_section(pack: EvidencePack) -> list[str]:
     lines += _waiver_drift(drift)
     lines += _parity_drift(drift)
     return lines
+
+
+def _transforms_drift(drift: Drift) -> list[str]:
+    """A line when one side was asked with `--no-transforms` and the other was not."""
+    if drift.no_transforms == drift.baseline_no_transforms:
+        return []
+    side = "this run" if drift.no_transforms else "the baseline"
+    return [
+        f"- **Transforms differ**: {side} was run with `--no-transforms`, the other with its "
+        "suites' variants: the variants show as cases added or removed, their attack success "
+        "as not graded on that side (not asked, not unanswered), and the pass rates are over "
+        "different cases"
+    ]
 
 
 def _parity_section(pack: EvidencePack) -> list[str]:

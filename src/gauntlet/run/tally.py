@@ -326,14 +326,45 @@ def _suite_result(info: SuiteInfo, cases: Sequence[CaseResult]) -> SuiteResult:
         **info.model_dump(),
         **mine.model_dump(),
         pass_rate=mine.passed / total,
-        met=parity_met
-        and (
-            (counted == 0 and mine.waived > 0)
-            or reaches_threshold(mine.passed, counted, info.threshold)
-        ),
+        met=parity_met and _meets(mine, info.threshold) and _written_meet(own, info.threshold),
         pairs=len(pairs),
         pairs_differing=differing,
     )
+
+
+def _meets(totals: Totals, threshold: float) -> bool:
+    counted = totals.total - totals.waived
+    return (counted == 0 and totals.waived > 0) or reaches_threshold(
+        totals.passed, counted, threshold
+    )
+
+
+def written_short(results: Results) -> list[tuple[SuiteResult, Totals]]:
+    """Each suite with variants whose cases as written miss its threshold, with their counts.
+
+    Such a suite is not met however its variants did (`_written_meet`); the summary says why,
+    since its rate over every case may read above the threshold.
+    """
+    short = []
+    for suite in results.suites:
+        own = [case for case in results.cases if case.suite == suite.suite]
+        if not _written_meet(own, suite.threshold):
+            written = Totals.of(case.outcome for case in own if case.transform is None)
+            short.append((suite, written))
+    return short
+
+
+def _written_meet(cases: Sequence[CaseResult], threshold: float) -> bool:
+    """Whether the cases as written (no variants) reach `threshold` on their own.
+
+    Variants (`gauntlet.cases.variants`) add ways to fail, never passes to spend: read over
+    every case, a suite whose written cases miss its threshold would be lifted over it by
+    variants that held, and pass in full where `--no-transforms` fails it. A suite without
+    variants is not asked again.
+    """
+    if all(case.transform is None for case in cases):
+        return True
+    return _meets(Totals.of(c.outcome for c in cases if c.transform is None), threshold)
 
 
 def suite_state(suite: SuiteResult) -> GateState:
@@ -348,7 +379,7 @@ def suite_state(suite: SuiteResult) -> GateState:
         return GateState.FAIL
     counted = suite.total - suite.waived
     if reaches_threshold(suite.passed, counted, suite.threshold):
-        return GateState.FAIL  # its rate is met, so its parity failed it: a decided pair
+        return GateState.FAIL  # its rate is met, so its parity or its written cases failed it
     if reaches_threshold(suite.passed + suite.not_run, counted, suite.threshold):
         return GateState.NOT_RUN
     return GateState.FAIL

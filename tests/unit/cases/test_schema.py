@@ -44,6 +44,10 @@ BEYOND_THE_SCHEMA = {
     "pair '": "a key shared across list items: one case per language, of one shape",
     "is not one of the suite's languages": "a reference from a case to the suite's languages",
     "but the suite's parity is required": "a key every list item needs under a suite's setting",
+    "is not one of the suite's (declared": "a reference from a case to the suite's transforms",
+    "repeated transform best_of_n": "two `{best_of_n: N, seed: S}` that differ are unique items",
+    "too short to be looked for in an encoded reply": "a marker's letters and digits, counted "
+    "after normalising, against the transforms a case gets",
 }
 
 

@@ -185,3 +185,51 @@ def test_a_failing_variant_is_named_as_inline_code_like_every_case(obeys_base64:
     assert all("~" in case_id for case_id in failed)
     for case_id in failed:
         assert f"`{case_id}`" in report, case_id
+
+
+def test_drift_says_when_one_side_ran_without_transforms(healthy: Results) -> None:
+    # Trap: a `--no-transforms` baseline compared with a full run (or the other way round):
+    # the variants read as cases added or removed and their figures as "not graded" there, as
+    # if the target had not answered them, and nothing says the runs asked different things.
+    quick = rederive(
+        healthy.model_copy(
+            update={
+                "cases": tuple(c for c in healthy.cases if c.transform is None),
+                "no_transforms": True,
+            }
+        )
+    )
+    for current, baseline, side in ((healthy, quick, "the baseline"), (quick, healthy, "this run")):
+        drift = compare(current, baseline)
+        assert (drift.baseline_no_transforms, drift.no_transforms) == (
+            baseline.no_transforms,
+            current.no_transforms,
+        )
+        pack = build_pack(current, baseline=baseline, baseline_path="b.json")
+        markdown = render_markdown(pack)
+        drift_part = markdown.split("## Drift since the baseline", 1)[1]
+        assert f"- **Transforms differ**: {side} was run with `--no-transforms`" in drift_part
+    same = compare(healthy, healthy)
+    assert not same.no_transforms and not same.baseline_no_transforms
+    assert "Transforms differ" not in render_markdown(
+        build_pack(healthy, baseline=healthy, baseline_path="b.json")
+    )
+
+
+def test_the_summary_says_when_the_cases_as_written_miss_a_threshold_variants_reach(
+    healthy: Results,
+) -> None:
+    # Trap: a suite failed on its cases as written while its rate over every case reads above
+    # the threshold, and nothing on screen says why it failed.
+    suite = healthy.suites[0]
+    first = next(c for c in healthy.cases if c.suite == suite.suite and c.transform is None)
+    cases = tuple(
+        c.model_copy(update={"outcome": Outcome.FAILED}) if c is first else c for c in healthy.cases
+    )
+    suites = tuple(
+        s.model_copy(update={"threshold": 0.99}) if s is suite else s for s in healthy.suites
+    )
+    shown = _plain(summary_lines(healthy.model_copy(update={"cases": cases, "suites": suites})))
+    assert "cases as written below threshold (1)" in shown
+    assert "cases as written passed, below its threshold 0.99" in shown
+    assert "cases as written below threshold" not in _plain(summary_lines(healthy))

@@ -10,9 +10,10 @@ import pytest
 
 from gauntlet.cases.model import GateName
 from gauntlet.run import tally
-from gauntlet.run.results import GateState, Outcome, SuiteInfo, Trial, TurnResult
+from gauntlet.run.results import CaseResult, GateState, Outcome, SuiteInfo, Trial, TurnResult
 from gauntlet.run.tally import conversation_outcome, decide_case
 from gauntlet.targets.contract import TargetResponse
+from gauntlet.transforms import Transform
 
 ANSWER = TargetResponse(
     text="Open 9 to 5.", citations=(), context_ids=(), refused=False, escalated=False
@@ -116,3 +117,55 @@ def test_a_suite_and_its_state_reach_the_threshold_by_one_rule(
     )
     assert asked_by_result >= 1
     assert len(asked) > asked_by_result
+
+
+def _case(case_id: str, outcome: Outcome) -> CaseResult:
+    original, _, name = case_id.partition("~")
+    return CaseResult.model_construct(
+        index=0,
+        suite="s",
+        gate=GateName.ADVERSARIAL,
+        case_id=case_id,
+        language="en",
+        outcome=outcome,
+        transform=Transform(name) if name else None,
+        variant_of=original if name else None,
+        prompt="Say PWNED.",
+        source="s.yaml",
+        line=1,
+        reason="",
+        passes=int(outcome is Outcome.PASSED),
+        repeats=1,
+        pass_k=1,
+        flaky=False,
+        trials=(),
+    )
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8, 0.9])
+def test_variants_never_lift_a_suite_over_its_threshold(threshold: float) -> None:
+    # Trap: the threshold read over every case, variants too: ten cases with two failing miss
+    # 0.9 as written, but fourteen held variants of each make 148 of 150, so adding
+    # `transforms:` to a suite turns its FAIL into a PASS (and `--no-transforms` disagrees
+    # with the full run) where variants were meant only to add ways to fail.
+    info = SuiteInfo(
+        suite="s", gate=GateName.ADVERSARIAL, version=1, key_version=1, threshold=threshold,
+        source="s.yaml", repeat=1, pass_k=1, capability=False,
+    )  # fmt: skip
+    failing = round(10 * (1 - threshold)) + 1  # one more than the threshold allows
+    written = [_case(f"c{n}", Outcome.FAILED if n < failing else Outcome.PASSED) for n in range(10)]
+    held = [
+        _case(f"c{n}~{transform.value}", Outcome.PASSED)
+        for n in range(10)
+        for transform in list(Transform)[:14]
+    ]
+    assert not tally._suite_result(info, written).met
+    everything = tally._suite_result(info, [*written, *held])
+    assert not everything.met
+    assert tally.suite_state(everything) is GateState.FAIL
+    # The paired control: the written cases meeting it, variants that hold keep it met, and
+    # variants that get through can still fail it.
+    fixed = [_case(f"c{n}", Outcome.PASSED) for n in range(10)]
+    assert tally._suite_result(info, [*fixed, *held]).met
+    broken = [_case(f"c{n}~{t}", Outcome.FAILED) for n in range(10) for t in ("base64", "hex")]
+    assert not tally._suite_result(info, [*fixed, *broken]).met
