@@ -36,7 +36,7 @@ class EmbedderDefect(StrEnum):
     ENGLISH_ONLY = "english_only"
 
 
-_WORD = regex.compile(r"[\p{L}\p{M}']+")
+_WORD = regex.compile(r"[\p{L}\p{M}'\u2019]+")
 _NEGATIONS = frozenset(word for words in NEGATIONS.values() for word in words)
 
 
