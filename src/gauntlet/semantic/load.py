@@ -8,13 +8,16 @@ toy embedder over it, and `toy:DEFECT[,DEFECT...]` the toy with defects
 
 from __future__ import annotations
 
-from gauntlet.errors import Parameter, UsageError
+from pathlib import Path
+
+from gauntlet.errors import ConfigError, ConfigErrors, Parameter, UsageError
 from gauntlet.redact import Redactor
 from gauntlet.semantic.embedder import Embedder
 
 BUILTIN = "builtin"
 TOY = "toy"
 EMBEDDER = Parameter("embedder")
+WHAT = "--embedder takes builtin, toy[:DEFECT,...] or a target file of kind openai-embeddings"
 
 
 def embedder_for(spec: str, *, redactor: Redactor) -> Embedder:
@@ -25,7 +28,6 @@ def embedder_for(spec: str, *, redactor: Redactor) -> Embedder:
         ConfigError: `spec` is a target file that cannot be read, or is not of kind
             `openai-embeddings`.
     """
-    del redactor  # the target file's secrets are added to it once files are read
     if spec == BUILTIN:
         from gauntlet.semantic.builtin import BuiltinEmbedder
 
@@ -42,7 +44,22 @@ def embedder_for(spec: str, *, redactor: Redactor) -> Embedder:
                 f": no toy embedder defect {', '.join(unknown)} (known: {', '.join(known)})",
             )
         return ToyEmbedder(known[name] for name in named if name)
-    raise UsageError(EMBEDDER, f": {spec!r} is not builtin, toy or a target file (not yet read)")
+    return _remote(Path(spec), redactor)
+
+
+def _remote(path: Path, redactor: Redactor) -> Embedder:
+    """The embedder a target file of kind `openai-embeddings` describes, its secrets taught."""
+    from gauntlet.semantic.remote import RemoteEmbedder
+    from gauntlet.targets.target_file import load_embedder_file
+
+    try:
+        loaded = load_embedder_file(path)
+    except ConfigErrors as refused:
+        if path.exists() or path.is_symlink():
+            raise
+        (error,) = refused.errors  # one file, not there: say what else the value could be
+        raise ConfigErrors([ConfigError(error.path, error.message, hint=WHAT)]) from None
+    return RemoteEmbedder(loaded, redactor=redactor)
 
 
 __all__ = ["BUILTIN", "EMBEDDER", "TOY", "embedder_for"]
