@@ -602,7 +602,10 @@ def test_schema_errors_are_schema_errors() -> None:
         ),
         (
             "version: 1\nkind: 7\n",
-            ["t.yaml:2:7: kind: must be one of gauntlet, openai-chat, http, openai-embeddings, not 7 (a number)"],
+            [
+                "t.yaml:2:7: kind: must be one of gauntlet, openai-chat, http, "
+                "openai-embeddings, not 7 (a number)"
+            ],
         ),
         (
             "version: 1\nkind: gauntlet\nurl: http://x\nname: " + "n" * 81 + "\n",
