@@ -26,6 +26,8 @@ from gauntlet.semantic.remote import RemoteEmbedder, embeddings_url
 from gauntlet.targets.target_file import load_embedder_file, load_target_file
 from gauntlet.targets.toy.openai import serving_app
 
+from ...cli_helpers import RunCli
+
 pytestmark = pytest.mark.network
 
 Reply = Callable[[list[str], dict[str, Any]], Awaitable[web.StreamResponse]]
@@ -461,3 +463,22 @@ def test_an_unset_api_key_variable_is_a_located_error(tmp_path: Path) -> None:
         load_embedder_file(path, environ={})
     (error,) = raised.value.errors
     assert "EMBED_KEY is not set" in str(error)
+
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "targets" / "toy-embeddings.yaml"
+
+
+@pytest.mark.parametrize("command", [["run", "--target"], ["probe", "--target"]])
+def test_a_command_that_asks_a_target_refuses_an_embedders_file_at_its_kind(
+    run_cli: RunCli, tmp_path: Path, command: list[str]
+) -> None:
+    # Trap: `run --target embedder.yaml` asking an embeddings server the suite's questions,
+    # every case unscoreable and a results file written as if something ran.
+    out = tmp_path / "r.json"
+    result = run_cli(*command, str(EXAMPLE), *(["--out", str(out)] if command[0] == "run" else []))
+    assert result.code == 2, result.show()
+    assert f"{EXAMPLE}:9:7: kind: openai-embeddings describes an embedder, not a target" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+    assert not out.exists()
