@@ -114,7 +114,8 @@ class RemoteEmbedder:
         """
         (vector,), named = await self._ask([PROBE_TEXT], dimension=self.spec.dimensions)
         self._dimension = len(vector)
-        model = named if named is not None else self.spec.model
+        # The name goes into results and packs: a server that echoes a secret there is masked.
+        model = self._client.redactor.text(named if named is not None else self.spec.model)
         return EmbedderFingerprint(
             kind="openai-embeddings",
             model=clipped(printable(model), 200),

@@ -221,6 +221,22 @@ def test_the_api_key_is_sent_and_never_shown(tmp_path: Path) -> None:
     assert "HTTP 400" in str(raised.value)
 
 
+def test_a_model_name_that_echoes_the_key_is_masked_in_the_fingerprint(tmp_path: Path) -> None:
+    # Trap: the reply's `model` copied into the fingerprint, and from there into results and
+    # the evidence pack, by a server that echoes the request's credentials.
+    key = "sk-embed-echoed-4b2a"
+
+    async def echo(texts: list[str], body: dict[str, Any]) -> web.StreamResponse:
+        return _json({"model": f"m\n{key}", "data": _data(texts)})
+
+    fingerprint, _, server = _embed(
+        tmp_path, echo, extra="api_key_env: EMBED_KEY\n", environ={"EMBED_KEY": key}
+    )
+    assert server.headers[0]["Authorization"] == f"Bearer {key}"
+    assert key not in fingerprint.model
+    assert "\n" not in fingerprint.model
+
+
 def test_a_429_is_retried_as_retry_after_says(tmp_path: Path) -> None:
     # Trap: an embedder's transport that gives up at the first 429, where targets retry.
     calls: list[int] = []
