@@ -103,8 +103,8 @@ class LoadedEmbedder:
     """Those values by variable name: what the embedder is built from."""
 
 
-Wanted = Literal["target", "embedder"]
-"""What a command reads a target file for: a target to ask, or an embedder."""
+Wanted = Literal["target", "embedder", "either"]
+"""What a command reads a target file for: a target to ask, an embedder, or either (probe)."""
 
 
 def load_embedder_file(path: FsPath, *, environ: Mapping[str, str] = os.environ) -> LoadedEmbedder:
@@ -123,6 +123,31 @@ def load_embedder_file(path: FsPath, *, environ: Mapping[str, str] = os.environ)
         source=str(path),
         secrets=checks.secrets(),
         environ_values=types.MappingProxyType(dict(checks.read)),
+    )
+
+
+def load_target_or_embedder_file(
+    path: FsPath, *, environ: Mapping[str, str] = os.environ
+) -> LoadedTarget | LoadedEmbedder:
+    """Read and load one target file of any kind: `gauntlet probe` tries either.
+
+    Raises:
+        ConfigErrors: as `load_target_file`, but a file of kind `openai-embeddings` loads.
+    """
+    raw = TARGET_FILE.read(path)
+    source = str(path)
+    spec, checks = _parse(raw, source, environ, path.parent, "either")
+    read = types.MappingProxyType(dict(checks.read))
+    if isinstance(spec, OpenAIEmbeddingsSpec):
+        return LoadedEmbedder(
+            spec=spec, source=source, secrets=checks.secrets(), environ_values=read
+        )
+    return LoadedTarget(
+        spec=spec,
+        source=source,
+        system_text=checks.system_text,
+        secrets=checks.secrets(),
+        environ_values=read,
     )
 
 

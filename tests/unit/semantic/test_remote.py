@@ -27,6 +27,7 @@ from gauntlet.targets.target_file import load_embedder_file, load_target_file
 from gauntlet.targets.toy.openai import serving_app
 
 from ...cli_helpers import RunCli
+from ...toy_servers import running_app
 
 pytestmark = pytest.mark.network
 
@@ -484,17 +485,40 @@ def test_an_unset_api_key_variable_is_a_located_error(tmp_path: Path) -> None:
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "targets" / "toy-embeddings.yaml"
 
 
-@pytest.mark.parametrize("command", [["run", "--target"], ["probe", "--target"]])
-def test_a_command_that_asks_a_target_refuses_an_embedders_file_at_its_kind(
-    run_cli: RunCli, tmp_path: Path, command: list[str]
+def test_run_refuses_an_embedders_file_as_its_target_at_its_kind(
+    run_cli: RunCli, tmp_path: Path
 ) -> None:
     # Trap: `run --target embedder.yaml` asking an embeddings server the suite's questions,
     # every case unscoreable and a results file written as if something ran.
     out = tmp_path / "r.json"
-    result = run_cli(*command, str(EXAMPLE), *(["--out", str(out)] if command[0] == "run" else []))
+    result = run_cli("run", "--target", str(EXAMPLE), "--out", str(out))
     assert result.code == 2, result.show()
     assert f"{EXAMPLE}:9:7: kind: openai-embeddings describes an embedder, not a target" in (
         result.stderr
     )
     assert "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def test_probe_of_an_embedders_file_shows_its_pre_flight_ask(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    # Trap: probe refusing the one file kind it could check before calibration needs it.
+    with running_app(Server(healthy).app()) as base_url:
+        path = _file(tmp_path, 0, url=base_url)
+        result = run_cli("probe", "--target", str(path))
+    assert result.code == 0, result.show()
+    assert "an embedder (kind openai-embeddings), for --embedder" in result.stdout
+    assert "model      served-model" in result.stdout
+    assert "dimension  3" in result.stdout
+
+
+def test_probe_of_an_embedder_that_cannot_be_reached_exits_2(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    # Trap: a failed pre-flight ask printed as a traceback, or exiting 0.
+    path = _file(tmp_path, 9, url="http://127.0.0.1:9/v1", extra="http: {retries: 0}\n")
+    result = run_cli("probe", "--target", str(path))
+    assert result.code == 2, result.show()
+    assert "127.0.0.1:9" in result.stderr
+    assert "Traceback" not in result.stderr
