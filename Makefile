@@ -36,7 +36,7 @@ dev: $(STAMP) ## create .venv with the locked tools and gauntlet installed edita
 lock: ## re-resolve dependencies; export requirements.lock (everything) and action.lock (to run)
 	@$(UV_BOOTSTRAP)
 	$(UV) lock --quiet
-	$(UV) export --quiet --format requirements-txt --all-groups --no-emit-project \
+	$(UV) export --quiet --format requirements-txt --all-groups --all-extras --no-emit-project \
 		--no-header --output-file requirements.lock
 	$(UV) export --quiet --format requirements-txt --no-default-groups --group build \
 		--no-emit-project --no-header --output-file action.lock

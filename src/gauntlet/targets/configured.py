@@ -74,6 +74,7 @@ from gauntlet.targets.spec import (
     GauntletSpec,
     HttpSpec,
     OpenAIChatSpec,
+    OpenAIEmbeddingsSpec,
     Placeholder,
     SessionFromHeader,
     SessionFromResponse,
@@ -172,9 +173,17 @@ def _auth_owner(spec: TargetSpec) -> str | None:
 
 
 def _auth(loaded: LoadedTarget) -> Authenticator | None:
-    spec = loaded.spec
-    environ = loaded.environ_values
-    if isinstance(spec, OpenAIChatSpec) and spec.api_key_env is not None:
+    return authenticator(loaded.spec, loaded.environ_values)
+
+
+def authenticator(
+    spec: TargetSpec | OpenAIEmbeddingsSpec, environ: Mapping[str, str]
+) -> Authenticator | None:
+    """What authorizes each request of the file `spec`, its secrets read from `environ`.
+
+    One place for every target file's kind, an embedder's among them (`api_key_env`, `auth`).
+    """
+    if isinstance(spec, OpenAIChatSpec | OpenAIEmbeddingsSpec) and spec.api_key_env is not None:
         return BearerAuth(environ[spec.api_key_env], what=f"the value of {spec.api_key_env}")
     match spec.auth:
         case None:

@@ -2,7 +2,9 @@
 
 A target file (`gauntlet run --target target.yaml`) is one YAML mapping whose `kind` is
 `gauntlet` (the native contract), `openai-chat` (any OpenAI-compatible chat completions
-server) or `http` (any JSON API, through a body template and a JMESPath response mapping).
+server) or `http` (any JSON API, through a body template and a JMESPath response mapping);
+a file of kind `openai-embeddings` describes an embedder instead (`--embedder`), reached the
+same way.
 Nothing is guessed: every field of the contract is either read from the answer (declared by
 the target), derived by a rule the file writes out, or declared absent; a gate that needs a
 field nobody supplies is refused before the first ask.
@@ -598,6 +600,39 @@ class HttpSpec(_Common):
     """A server-side conversation: where its id comes from, sent back on the next turn."""
 
 
+MAX_EMBEDDINGS_BATCH = 2048
+"""The most texts one `/v1/embeddings` request may carry (OpenAI's own limit)."""
+
+
+class OpenAIEmbeddingsSpec(_Common):
+    """Any OpenAI-compatible `/v1/embeddings` server: an embedder, not a target.
+
+    Given to `--embedder`, never to `--target`: it turns texts into vectors for similarity.
+    """
+
+    kind: Literal["openai-embeddings"]
+    url: HttpUrl
+    """Up to `/v1` (requests go to `<url>/embeddings`), or the whole `.../embeddings` URL."""
+    model: NonEmptyText
+    """The model name the server expects (the fingerprint records the one it answers with)."""
+    dimensions: Annotated[int, Field(ge=1, le=65536)] | None = None
+    """Sent when given, for models that can shorten their vectors; every vector must have it."""
+    encoding_format: Literal["float", "base64"] = "float"
+    """How the server sends each vector: JSON numbers, or base64 of little-endian float32."""
+    batch: Annotated[int, Field(ge=1, le=MAX_EMBEDDINGS_BATCH)] = 64
+    """Texts per request."""
+    api_key_env: EnvName | None = None
+    """Send `Authorization: Bearer $NAME`."""
+
+    @model_validator(mode="after")
+    def _one_auth(self) -> OpenAIEmbeddingsSpec:
+        if self.api_key_env is not None and self.auth is not None:
+            raise PydanticCustomError(
+                "two_auths", "give `api_key_env` or `auth`, not both", _at("api_key_env")
+            )
+        return self
+
+
 TargetKind = Literal["toy", "callable", "gauntlet", "openai-chat", "http"]
 """How a run reached its target, one word from the target file (or flag) to the results:
 `gauntlet` is the native contract (a target file of kind `gauntlet`, or `--http-url`),
@@ -606,9 +641,11 @@ targets `--toy-defect` and `--callable` name. Each file kind is `<Kind>Spec` and
 `<Kind>Target`."""
 
 TargetSpec = GauntletSpec | OpenAIChatSpec | HttpSpec
-"""A validated target file, of one of the three kinds."""
-TargetFile = Annotated[TargetSpec, Field(discriminator="kind")]
-TARGET_FILE_ADAPTER: TypeAdapter[TargetSpec] = TypeAdapter(
+"""A validated target file of one of the three kinds that describe a target."""
+TargetFileSpec = TargetSpec | OpenAIEmbeddingsSpec
+"""A validated target file of any kind: a target's, or an embedder's (`openai-embeddings`)."""
+TargetFile = Annotated[TargetFileSpec, Field(discriminator="kind")]
+TARGET_FILE_ADAPTER: TypeAdapter[TargetFileSpec] = TypeAdapter(
     TargetFile, config=ConfigDict(defer_build=True)
 )
 """Built on first use, as the records are: a run without a target file never builds it."""

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from pathlib import PurePath
-from typing import Any, NamedTuple, get_args, get_origin
+from typing import Any, Literal, NamedTuple, get_args, get_origin
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
@@ -53,7 +53,9 @@ from gauntlet.targets.spec import (
     GauntletSpec,
     HttpSpec,
     OpenAIChatSpec,
+    OpenAIEmbeddingsSpec,
     Placeholder,
+    TargetFileSpec,
     TargetSpec,
 )
 
@@ -67,6 +69,7 @@ _KINDS: dict[str, type[BaseModel]] = {
     "gauntlet": GauntletSpec,
     "openai-chat": OpenAIChatSpec,
     "http": HttpSpec,
+    "openai-embeddings": OpenAIEmbeddingsSpec,
 }
 _PLACEHOLDERS = [placeholder.value for placeholder in Placeholder]
 
@@ -85,6 +88,67 @@ class LoadedTarget:
     """The value of every environment variable the file reads, each once, to be masked."""
     environ_values: Mapping[str, str]
     """Those values by variable name: what the target is built from, not the environment."""
+
+
+@dataclass(frozen=True)
+class LoadedEmbedder:
+    """A validated target file of kind `openai-embeddings`, and what it read from the world."""
+
+    spec: OpenAIEmbeddingsSpec
+    source: str
+    """The file, as the user named it."""
+    secrets: tuple[Secret, ...]
+    """The value of every environment variable the file reads, each once, to be masked."""
+    environ_values: Mapping[str, str]
+    """Those values by variable name: what the embedder is built from."""
+
+
+Wanted = Literal["target", "embedder", "either"]
+"""What a command reads a target file for: a target to ask, an embedder, or either (probe)."""
+
+
+def load_embedder_file(path: FsPath, *, environ: Mapping[str, str] = os.environ) -> LoadedEmbedder:
+    """Read and load one target file of kind `openai-embeddings` (`--embedder FILE`).
+
+    Raises:
+        ConfigErrors: as `load_target_file`, or the file is of a kind that describes a
+            target (located at its `kind`).
+    """
+    raw = TARGET_FILE.read(path)
+    spec, checks = _parse(raw, str(path), environ, path.parent, "embedder")
+    if not isinstance(spec, OpenAIEmbeddingsSpec):  # pragma: no cover - refused by the checks
+        raise AssertionError(spec.kind)
+    return LoadedEmbedder(
+        spec=spec,
+        source=str(path),
+        secrets=checks.secrets(),
+        environ_values=types.MappingProxyType(dict(checks.read)),
+    )
+
+
+def load_target_or_embedder_file(
+    path: FsPath, *, environ: Mapping[str, str] = os.environ
+) -> LoadedTarget | LoadedEmbedder:
+    """Read and load one target file of any kind: `gauntlet probe` tries either.
+
+    Raises:
+        ConfigErrors: as `load_target_file`, but a file of kind `openai-embeddings` loads.
+    """
+    raw = TARGET_FILE.read(path)
+    source = str(path)
+    spec, checks = _parse(raw, source, environ, path.parent, "either")
+    read = types.MappingProxyType(dict(checks.read))
+    if isinstance(spec, OpenAIEmbeddingsSpec):
+        return LoadedEmbedder(
+            spec=spec, source=source, secrets=checks.secrets(), environ_values=read
+        )
+    return LoadedTarget(
+        spec=spec,
+        source=source,
+        system_text=checks.system_text,
+        secrets=checks.secrets(),
+        environ_values=read,
+    )
 
 
 def load_target_file(path: FsPath, *, environ: Mapping[str, str] = os.environ) -> LoadedTarget:
@@ -115,26 +179,34 @@ def parse_target_file(
         base_dir: The directory a relative `system_file` is read from: the target file's.
 
     Raises:
-        ConfigErrors: every problem found, each located.
+        ConfigErrors: every problem found, each located; a file of kind
+            `openai-embeddings` (an embedder, not a target) among them.
     """
+    spec, checks = _parse(raw, source, environ, base_dir, "target")
+    if isinstance(spec, OpenAIEmbeddingsSpec):  # pragma: no cover - refused by the checks
+        raise AssertionError(spec.kind)
+    return LoadedTarget(
+        spec=spec,
+        source=source,
+        system_text=checks.system_text,
+        secrets=checks.secrets(),
+        environ_values=types.MappingProxyType(dict(checks.read)),
+    )
+
+
+def _parse(
+    raw: bytes | str, source: str, environ: Mapping[str, str], base_dir: FsPath, wanted: Wanted
+) -> tuple[TargetFileSpec, _Checks]:
     if isinstance(raw, str):  # bytes are measured as they are decoded
         size = len(raw.encode("utf-8", "surrogatepass"))
         if size > MAX_TARGET_FILE_BYTES:
             raise TARGET_FILE.words.too_large_error(source, size, MAX_TARGET_FILE_BYTES)
     spec, document = TARGET_FILE.parse(raw, source)
-    checks = _Checks(spec, document, source, environ, base_dir)
+    checks = _Checks(spec, document, source, environ, base_dir, wanted)
     checks.run()
     if checks.errors:
         raise ConfigErrors(sorted(checks.errors, key=by_position))
-    return LoadedTarget(
-        spec=spec,
-        source=source,
-        system_text=checks.system_text,
-        secrets=tuple(
-            Secret(value, f"environment variable {name}") for name, value in checks.read.items()
-        ),
-        environ_values=types.MappingProxyType(dict(checks.read)),
-    )
+    return spec, checks
 
 
 # ------------------------------------------------------------------ schema error messages
@@ -327,7 +399,8 @@ def _unknown_key(where: _Where, root: type[BaseModel] | None) -> tuple[str, str 
     if len(path) == 1:
         owners = [tag for tag, model in _KINDS.items() if key in model.model_fields]
         if owners:
-            return label, f"'{key}' is a key of {' and '.join(owners)} targets", None
+            listed = ", ".join(owners[:-1]) + " and " if len(owners) > 1 else ""
+            return label, f"'{key}' is a key of {listed}{owners[-1]} files", None
     return label, f"keys here are: {', '.join(allowed)}", None
 
 
@@ -338,7 +411,12 @@ def _data_at(data: Any, path: NodePath) -> Any:
     return data
 
 
-_KIND_ARTICLES = {"gauntlet": "a gauntlet", "openai-chat": "an openai-chat", "http": "an http"}
+_KIND_ARTICLES = {
+    "gauntlet": "a gauntlet",
+    "openai-chat": "an openai-chat",
+    "http": "an http",
+    "openai-embeddings": "an openai-embeddings",
+}
 
 
 _PATTERNS: dict[str, tuple[str, str | None]] = {
@@ -449,13 +527,15 @@ class _Checks:
 
     def __init__(
         self,
-        spec: TargetSpec,
+        spec: TargetFileSpec,
         document: Document,
         source: str,
         environ: Mapping[str, str],
         base_dir: FsPath,
+        wanted: Wanted,
     ) -> None:
         self.spec = spec
+        self.wanted = wanted
         self.document = document
         self.source = source
         self.environ = environ
@@ -480,13 +560,20 @@ class _Checks:
             )
         )
 
+    def secrets(self) -> tuple[Secret, ...]:
+        """Every value read from the environment, each once, as a secret to mask."""
+        return tuple(
+            Secret(value, f"environment variable {name}") for name, value in self.read.items()
+        )
+
     def run(self) -> None:
         spec = self.spec
+        self.check_wanted()
         self.check_urls()
         self.check_headers()
+        if isinstance(spec, OpenAIChatSpec | OpenAIEmbeddingsSpec) and spec.api_key_env:
+            self.read_variable(("api_key_env",), spec.api_key_env)
         if isinstance(spec, OpenAIChatSpec):
-            if spec.api_key_env is not None:
-                self.read_variable(("api_key_env",), spec.api_key_env)
             self.system_text = spec.system
             if spec.system_file is not None:
                 self.system_text = self.read_system_file(spec.system_file)
@@ -498,6 +585,29 @@ class _Checks:
             self.read_variable(("auth", "client_secret_env"), auth.client_secret_env)
         if isinstance(spec, HttpSpec):
             self.check_body(spec)
+
+    def check_wanted(self) -> None:
+        """Refuse an embedder's file where a target is wanted, and a target's for an embedder.
+
+        Both are target files (one reader, one schema), so the kind is what tells them apart:
+        an embeddings server given as `--target` would be asked chat questions it cannot
+        answer, and a chat server given as `--embedder` would never return a vector.
+        """
+        embedder = isinstance(self.spec, OpenAIEmbeddingsSpec)
+        if self.wanted == "target" and embedder:
+            self.refuse(
+                ("kind",),
+                "openai-embeddings describes an embedder, not a target",
+                "give it to --embedder; --target and --judge take a file of kind gauntlet, "
+                "openai-chat or http",
+            )
+        elif self.wanted == "embedder" and not embedder:
+            self.refuse(
+                ("kind",),
+                f"{self.spec.kind} describes a target, not an embedder",
+                "--embedder takes builtin, toy[:DEFECT,...] or a target file of kind "
+                "openai-embeddings",
+            )
 
     # ---------------------------------------------------------------- URLs
 
@@ -557,7 +667,8 @@ class _Checks:
 
     def check_headers(self) -> None:
         sets_authorization = self.spec.auth is not None or (
-            isinstance(self.spec, OpenAIChatSpec) and self.spec.api_key_env is not None
+            isinstance(self.spec, OpenAIChatSpec | OpenAIEmbeddingsSpec)
+            and self.spec.api_key_env is not None
         )
         for header, value in self.spec.headers.items():
             path: NodePath = ("headers", header)

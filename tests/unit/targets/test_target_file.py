@@ -557,7 +557,7 @@ def test_schema_errors_are_schema_errors() -> None:
         (
             "version: 1\nkind: gauntlet\nurl: http://x\nbody: {}\n",
             ["t.yaml:4:1: body: unknown key for a gauntlet target\n"
-             "  hint: 'body' is a key of http targets"],
+             "  hint: 'body' is a key of http files"],
         ),
         (
             "version: 1\nkind: gauntlet\nurl: http://x\nhttp: {timeot: 3}\n",
@@ -602,7 +602,10 @@ def test_schema_errors_are_schema_errors() -> None:
         ),
         (
             "version: 1\nkind: 7\n",
-            ["t.yaml:2:7: kind: must be one of gauntlet, openai-chat, http, not 7 (a number)"],
+            [
+                "t.yaml:2:7: kind: must be one of gauntlet, openai-chat, http, "
+                "openai-embeddings, not 7 (a number)"
+            ],
         ),
         (
             "version: 1\nkind: gauntlet\nurl: http://x\nname: " + "n" * 81 + "\n",

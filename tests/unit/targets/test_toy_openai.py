@@ -955,7 +955,8 @@ def test_toy_serve_refuses_an_unknown_api(run_cli: RunCli):
     assert result.code == 2
     said = " ".join(result.stderr.replace("│", " ").split())
     assert (
-        "Invalid value for '--api': Value error, 'grpc' is not one of 'gauntlet', 'openai'." in said
+        "Invalid value for '--api': Value error, 'grpc' is not one of 'gauntlet', 'openai', "
+        "'embeddings'." in said
     )
 
 
