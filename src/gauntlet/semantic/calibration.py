@@ -46,6 +46,7 @@ from gauntlet.semantic.labels import (
     similarity_labels_digest,
 )
 from gauntlet.strict_json import loads
+from gauntlet.text_columns import aligned
 from gauntlet.version import __version__
 from gauntlet.words import plural
 
@@ -493,25 +494,40 @@ def _structure(record: SimilarityRecord) -> Iterator[str]:
 
 
 def summary_lines(record: SimilarityRecord) -> list[str]:
-    """The calibration, one line per language, for a console or a log."""
+    """The calibration for a console or a CI log: a table per language, then each verdict."""
     lines = [
-        f"similarity calibration of {record.embedder.model} ({record.embedder.kind}) on "
-        f"{plural(record.labels.items, 'labelled pair')} ({record.labels.source})"
+        f"similarity calibration of {record.embedder.model} ({record.embedder.kind})",
+        f"labels: {plural(record.labels.items, 'pair')} ({record.labels.source}); "
+        f"min precision {record.minimums.min_precision:g}, min recall "
+        f"{record.minimums.min_recall:g}",
+        "",
     ]
+    rows = [["language", "n", "same", "threshold", "precision", "95% interval", "recall",
+             "95% interval", "negation"]]  # fmt: skip
+    rows.extend(_row(f) for f in record.languages)
+    lines += aligned(rows, right={1, 2})
+    lines.append("")
     for f in record.languages:
-        threshold = "none" if f.threshold is None else f"{f.threshold:.3f}"
-        precision = "n/a" if f.precision is None else f"{f.precision:.2f}"
-        verdict = "accepted" if f.accepted else f"refused: {f.refused}"
-        lines.append(
-            f"{f.language}: threshold {threshold}, precision {precision} "
-            f"[{f.precision_low:.2f}, {f.precision_high:.2f}] ({f.true_positives}/{f.passed}), "
-            f"recall {f.recall:.2f} [{f.recall_low:.2f}, {f.recall_high:.2f}] "
-            f"({f.true_positives}/{f.positives}), n {f.pairs}, negation "
-            f"{'guarded' if f.negation_guarded else 'unguarded'}; {verdict}"
-        )
         passed = ", ".join(f"{k.kind} {k.passed}/{k.pairs}" for k in f.kinds)
-        lines.append(f"  passed by kind: {passed}")
+        lines.append(f"{f.language} passed by kind: {passed}")
+    for f in record.languages:
+        lines.append(f"{f.language}: " + ("ACCEPTED" if f.accepted else f"REFUSED ({f.refused})"))
     return lines
+
+
+def _row(f: LanguageFigures) -> list[str]:
+    precision = "n/a" if f.precision is None else f"{f.precision:.2f}"
+    return [
+        f.language,
+        str(f.pairs),
+        str(f.positives),
+        "none" if f.threshold is None else f"{f.threshold:.3f}",
+        f"{precision} ({f.true_positives}/{f.passed})",
+        f"{f.precision_low:.2f} to {f.precision_high:.2f}",
+        f"{f.recall:.2f} ({f.true_positives}/{f.positives})",
+        f"{f.recall_low:.2f} to {f.recall_high:.2f}",
+        "guarded" if f.negation_guarded else "unguarded",
+    ]
 
 
 __all__ = [
