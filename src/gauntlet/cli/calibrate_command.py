@@ -300,7 +300,9 @@ def _calibrate_embedder(
         finally:
             await chosen.aclose()
 
-    with ProgressDisplay(stderr(), quiet=quiet, verb="scored", noun="pairs") as progress:
+    with ProgressDisplay(
+        stderr(), quiet=quiet, doing="scoring", verb="scored", noun="pairs"
+    ) as progress:
         record = asyncio.run(score(progress))
     write_similarity_record(record, out)
     console = stdout()

@@ -494,11 +494,12 @@ class ProgressDisplay:
         quiet: bool = False,
         every: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        doing: str = "asking",
         verb: str = "asked",
         noun: str = "cases",
     ) -> None:
         self._console = console
-        self._verb, self._noun = verb, noun
+        self._doing, self._verb, self._noun = doing, verb, noun
         self._quiet = quiet
         self._every = every
         self._clock = clock
@@ -509,7 +510,7 @@ class ProgressDisplay:
     def __enter__(self) -> ProgressDisplay:
         if not self._quiet and self._console.is_terminal:
             self._bar = Progress(
-                TextColumn(self._verb),
+                TextColumn(self._doing),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
