@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Field, ValidationError
 
@@ -193,6 +193,13 @@ def default_minimums(
         blind_score=BLIND_SCORE,
         blind_share=BLIND_SHARE,
     )
+
+
+def similarity_record_schema() -> dict[str, Any]:
+    """The JSON Schema of a similarity calibration record, for other tools."""
+    schema = SimilarityRecord.model_json_schema()
+    schema["title"] = "gauntlet similarity calibration record"
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
 # ------------------------------------------------------------------ scoring
@@ -555,6 +562,7 @@ __all__ = [
     "read_similarity_record",
     "score_pairs",
     "similarity_record_problems",
+    "similarity_record_schema",
     "summary_lines",
     "write_similarity_record",
 ]
