@@ -395,8 +395,8 @@ def _refused(
             )
     if threshold is None or precision is None:
         return (
-            f"no threshold passes a same-meaning pair at precision {bar.min_precision:g} "
-            "(different meanings score as high as the best rewordings)"
+            f"no threshold passes a same-meaning pair at precision {bar.min_precision:g}: "
+            "different meanings score as high as the best rewordings"
         )
     if precision < bar.min_precision:  # pragma: no cover - the threshold is chosen to reach it
         return f"precision {precision:.2f} is below {bar.min_precision:g}"
