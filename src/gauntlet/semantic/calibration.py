@@ -297,14 +297,17 @@ def choose_threshold(pairs: Sequence[ScoredPair], min_precision: float) -> float
     open_ = sorted((p for p in pairs if not p.guards), key=lambda p: p.score, reverse=True)
     best: tuple[int, float] | None = None  # (true positives, lowest passed same score)
     passed = true = 0
+    lowest_same: float | None = None  # scores fall as the loop goes: the last same is lowest
     for index, pair in enumerate(open_):
         passed += 1
         true += pair.same
-        tied = index + 1 < len(open_) and open_[index + 1].score == pair.score
-        if tied or not pair.same:
-            continue  # a threshold passes every pair of one score, and ends on a same pair
-        if true >= min_precision * passed and (best is None or true > best[0]):
-            best = (true, pair.score)
+        lowest_same = pair.score if pair.same else lowest_same
+        if index + 1 < len(open_) and open_[index + 1].score == pair.score:
+            continue  # a threshold passes every pair of one score: try it after the last
+        if lowest_same is None or true < min_precision * passed:
+            continue
+        if best is None or true > best[0]:
+            best = (true, lowest_same)
     if best is None:
         return None
     lowest = best[1]

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from gauntlet.cases.yaml_nodes import Mark
 from gauntlet.redact import Redactor
@@ -20,6 +22,7 @@ from gauntlet.semantic.calibration import (
     choose_threshold,
     default_minimums,
     parse_similarity_record,
+    passes,
     read_similarity_record,
     write_similarity_record,
 )
@@ -300,3 +303,32 @@ def test_the_builtin_is_not_blind_and_keeps_precision_in_en_and_es(
         assert figures.threshold is not None and (figures.precision or 0) >= 0.95
         assert all(k.identical == 0 for k in figures.kinds if k.kind != "reworded"), figures
         assert all(k.passed == 0 for k in figures.kinds if k.kind in ("negation", "number"))
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.5, 0.6, 0.7, 0.8, 0.9, 0.95]), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=40,
+    )
+)
+@example([(0.9, True, False)] * 20 + [(0.9, False, False)])  # a tie whose last pair differs
+def test_the_threshold_passes_the_most_rewordings_any_precise_threshold_can(
+    drawn: list[tuple[float, bool, bool]],
+) -> None:
+    # Trap: walking the scores one pair at a time, so within a tie the pair that comes last
+    # decides whether the tie's score is tried, and a better threshold is missed.
+    pairs = [
+        pair(n, score, same=same, guards=("a number",) if guarded else ())
+        for n, (score, same, guarded) in enumerate(drawn)
+    ]
+    best = 0
+    for candidate in sorted({p.score for p in pairs}):
+        passed = [p for p in pairs if passes(p, candidate)]
+        true = sum(p.same for p in passed)
+        if passed and true >= 0.95 * len(passed):
+            best = max(best, true)
+    threshold = choose_threshold(pairs, 0.95)
+    passed = [p for p in pairs if passes(p, threshold)]
+    assert sum(p.same for p in passed) == best
+    assert not passed or sum(p.same for p in passed) >= 0.95 * len(passed)
