@@ -17,8 +17,9 @@ either fails the answer whatever its similarity:
   spaces or with negation bound into the verb, its negation parts (`NEGATION_PARTS`),
   matched anywhere in the text: Chinese 不, 没, 无... inside any word (不能, 没有), Korean
   않, 못, 없 bound into a verb (하지 않습니다, 할 수 없어요) and 안 only as a word of its own
-  (안 돼요; 안내 is no negation). Words are compared casefolded and without accents, and
-  every apostrophe (’ ʼ ‘) is read as `'`, so `don’t`, `dont` and `jamas` count. A part
+  (안 돼요; 안내 is no negation). Words are compared casefolded, in en, es and tl without
+  accents (`ACCENT_BLIND`; Vietnamese keeps its tone marks), and every apostrophe (’ ʼ ‘)
+  is read as `'`, so `don’t`, `dont` and `jamas` count. A part
   matched inside a word that is no negation (中文 非常, Korean 잘못) fails a rewording that
   drops it: the safe side. A language with neither list has no negation guard, and
   `guarded_languages` says which have one.
@@ -68,6 +69,11 @@ NEGATION_PARTS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 )  # fmt: skip
 """Each language's negation parts, matched anywhere in the text (see the module's doc)."""
 
+ACCENT_BLIND = frozenset({"en", "es", "tl"})
+"""Languages whose negation words are matched without accents (`jamas` is `jamás`). Not
+Vietnamese, whose tone marks tell words apart: without them `đúng` (correct) is `đừng`
+(don't) and `cho` (for) is `chớ` (do not)."""
+
 _WORDS = regex.compile(r"[\p{L}\p{M}']+")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'"})
 
@@ -87,8 +93,13 @@ def _folded(text: str) -> str:
     return unicodedata.normalize("NFKC", kept).casefold().translate(_APOSTROPHES)
 
 
-def _word_form(word: str) -> str:
-    """A word without its accents (é is e, ñ is n), so a reply typed without them matches."""
+def _word_form(word: str, language: str) -> str:
+    """A word as compared: composed, and without accents in an `ACCENT_BLIND` language.
+
+    So a reply typed without accents (é as e, ñ as n) matches there.
+    """
+    if language not in ACCENT_BLIND:
+        return unicodedata.normalize("NFC", word)
     decomposed = unicodedata.normalize("NFD", word)
     bare = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
     return unicodedata.normalize("NFC", bare)
@@ -109,9 +120,9 @@ def _problems(expected: str, answer: str, language: str) -> Iterator[str]:
 def _negated(text: str, language: str) -> bool:
     if any(part in text for part in NEGATION_PARTS.get(language, ())):
         return True
-    words = frozenset(_word_form(word) for word in NEGATIONS.get(language, ()))
+    words = frozenset(_word_form(word, language) for word in NEGATIONS.get(language, ()))
     for word in _WORDS.findall(text):
-        form = _word_form(word)
+        form = _word_form(word, language)
         if form in words or (language == "en" and form.endswith("n't")):
             return True
     return False
@@ -139,4 +150,4 @@ def _readings(number: str) -> set[Decimal]:
     return readings
 
 
-__all__ = ["NEGATIONS", "NEGATION_PARTS", "guard_problems", "guarded_languages"]
+__all__ = ["ACCENT_BLIND", "NEGATIONS", "NEGATION_PARTS", "guard_problems", "guarded_languages"]

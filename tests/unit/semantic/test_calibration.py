@@ -255,6 +255,7 @@ def test_open_similarity_reads_a_record_and_applies_it(
 def test_an_embedder_that_calls_everything_similar_is_refused(builtin: BuiltinEmbedder) -> None:
     # Trap: a threshold found anyway (every score is 1.0, so any threshold "separates").
     record = shipped_record(toy_over(builtin, EmbedderDefect.SIMILAR_EVERYTHING))
+    assert len(record.languages) >= 2
     for figures in record.languages:
         assert not figures.accepted and "blind to" in (figures.refused or ""), figures
 
@@ -263,8 +264,10 @@ def test_a_negation_blind_embedder_is_refused(builtin: BuiltinEmbedder) -> None:
     # Trap: accepting it because the guards caught every negated pair, so a negation outside
     # the guards' lists would pass.
     record = shipped_record(toy_over(builtin, EmbedderDefect.NEGATION_BLIND))
-    for figures in record.languages:
-        assert not figures.accepted and "blind to negation" in (figures.refused or ""), figures
+    assert not record.accepted()
+    for figures in record.languages:  # the toy drops negation words, not zh's or ko's parts
+        if figures.language in ("en", "es", "vi"):
+            assert "blind to negation" in (figures.refused or ""), figures
 
 
 def test_an_english_only_embedder_is_refused_in_spanish(builtin: BuiltinEmbedder) -> None:

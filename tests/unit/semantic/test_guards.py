@@ -121,3 +121,13 @@ def test_a_language_without_a_negation_list_is_not_said_to_be_guarded() -> None:
     # Trap: a guard that silently passes a language it has no words for while claiming it.
     assert "fr" not in guarded_languages()
     assert not guard_problems("Vous pouvez payer.", "Vous ne pouvez pas payer.", "fr")
+
+
+def test_vietnamese_negation_words_keep_their_tone_marks() -> None:
+    # Trap: folding accents away for every language, so Vietnamese "đúng" (correct) reads as
+    # "đừng" (don't) and "cho" (for) as "chớ" (do not): a rewording fails, and two texts that
+    # each hold one such word hide a real negation.
+    assert not guard_problems("Nộp trước hoặc đúng ngày 31.", "Hạn nộp là ngày 31.", "vi")
+    assert not guard_problems("Thư viện cho mượn 5 cuốn.", "Được mượn 5 cuốn ở thư viện.", "vi")
+    assert guard_problems("Chợ phiên cần giấy phép.", "Chợ phiên không cần giấy phép.", "vi")
+    assert guard_problems("Đặt chỗ trước.", "Đừng đặt chỗ trước.", "vi")
