@@ -20,7 +20,11 @@ from gauntlet.display import printable
 from gauntlet.errors import describe_raised
 from gauntlet.languages import primary_language
 from gauntlet.record import Record
-from gauntlet.semantic.calibration import SimilarityRecord, default_minimums
+from gauntlet.semantic.calibration import (
+    SimilarityRecord,
+    default_minimums,
+    similarity_record_problems,
+)
 from gauntlet.semantic.embedder import EmbedderError, Embeddings, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.semantic.guards import guard_problems
@@ -119,7 +123,8 @@ def similarity_of(
 ) -> Similarity:
     """The similarity `record` lets the embedder of `fingerprint` have.
 
-    Refused (every check unjudged) when the record is for another embedder (the differing
+    Refused (every check unjudged) when the record disagrees with itself (its figures are
+    derived again from its pairs), is for another embedder (the differing
     fields are named), was held to weaker minimums than gauntlet's, or accepted no language;
     otherwise the thresholds of the languages it accepted, and no other.
     """
@@ -134,6 +139,9 @@ def similarity_of(
 
 
 def _record_refused(record: SimilarityRecord, fingerprint: EmbedderFingerprint) -> str | None:
+    problems = similarity_record_problems(record)
+    if problems:
+        return f"the calibration record disagrees with itself ({problems[0]})"
     if record.embedder != fingerprint:
         differing = "; ".join(
             f"{name} {_short(getattr(record.embedder, name))} in the record, "

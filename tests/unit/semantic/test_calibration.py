@@ -335,3 +335,17 @@ def test_the_threshold_passes_the_most_rewordings_any_precise_threshold_can(
     passed = [p for p in pairs if passes(p, threshold)]
     assert sum(p.same for p in passed) == best
     assert not passed or sum(p.same for p in passed) >= 0.95 * len(passed)
+
+
+def test_a_record_that_disagrees_with_itself_gates_nothing_even_when_never_read_from_a_file() -> (
+    None
+):
+    # Trap: checking a record's figures only in the file reader, so a record built or edited
+    # in memory (a caller's model_copy) lets a refused language gate.
+    refused = record_of(separable()[:30] + [pair(30 + n, 0.95, same=False) for n in range(30)])
+    (figures,) = refused.languages
+    forged = refused.model_copy(
+        update={"languages": (figures.model_copy(update={"accepted": True, "refused": None}),)}
+    )
+    similarity = similarity_of(forged, FINGERPRINT, None, record_sha256="0" * 64)
+    assert similarity.thresholds == {} and "disagrees with itself" in (similarity.refused or "")
