@@ -36,7 +36,7 @@ from gauntlet.record import Record
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.semantic.embedder import Embeddings, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
-from gauntlet.semantic.guards import guard_problems, guarded_languages
+from gauntlet.semantic.guards import guard_problems, guarded_languages, guards_digest
 from gauntlet.semantic.labels import (
     MIN_CLASS,
     MIN_ITEMS,
@@ -163,6 +163,9 @@ class SimilarityRecord(Record):
     embedder: EmbedderFingerprint
     """The embedder calibrated: the record holds for this fingerprint and no other."""
     labels: LabelsInfo
+    guards: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+    """`guards_digest` when the pairs were guarded: a record made under other guards gates
+    nothing, since its threshold was chosen among other pairs."""
     minimums: Minimums
     languages: tuple[LanguageFigures, ...]
     """Per language (primary subtag), in order of language."""
@@ -275,6 +278,7 @@ def build_similarity_record(
             source=labels.source,
             items=len(labels.items),
         ),
+        guards=guards_digest(),
         minimums=minimums,
         languages=derive_languages(pairs, minimums),
         pairs=tuple(pairs),

@@ -27,7 +27,7 @@ from gauntlet.semantic.calibration import (
 )
 from gauntlet.semantic.embedder import EmbedderError, Embeddings, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
-from gauntlet.semantic.guards import guard_problems
+from gauntlet.semantic.guards import guard_problems, guards_digest
 
 SimilarityOutcome = Literal["passed", "failed", "unjudged"]
 """What one similarity check came to."""
@@ -124,9 +124,9 @@ def similarity_of(
     """The similarity `record` lets the embedder of `fingerprint` have.
 
     Refused (every check unjudged) when the record disagrees with itself (its figures are
-    derived again from its pairs), is for another embedder (the differing
-    fields are named), was held to weaker minimums than gauntlet's, or accepted no language;
-    otherwise the thresholds of the languages it accepted, and no other.
+    derived again from its pairs), is for another embedder (the differing fields are named),
+    was made under other guards, was held to weaker minimums than gauntlet's, or accepted
+    no language; otherwise the thresholds of the languages it accepted, and no other.
     """
     refused = _record_refused(record, fingerprint)
     return Similarity(
@@ -150,6 +150,11 @@ def _record_refused(record: SimilarityRecord, fingerprint: EmbedderFingerprint) 
             if getattr(record.embedder, name) != getattr(fingerprint, name)
         )
         return f"the calibration record is for another embedder: {differing}"
+    if record.guards != guards_digest():
+        return (
+            "the calibration record was made under other guards (another gauntlet's number "
+            "and negation rules); calibrate again"
+        )
     weaker = _weaker_minimums(record)
     if weaker:
         return f"the calibration record was held to weaker minimums than gauntlet's: {weaker}"

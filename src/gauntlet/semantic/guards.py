@@ -27,6 +27,8 @@ either fails the answer whatever its similarity:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import unicodedata
 from collections.abc import Iterator, Mapping
 from decimal import Decimal, InvalidOperation
@@ -76,6 +78,26 @@ Vietnamese, whose tone marks tell words apart: without them `đúng` (correct) i
 
 _WORDS = regex.compile(r"[\p{L}\p{M}']+")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'"})
+
+
+GUARDS_VERSION = 1
+"""Bumped whenever the guards' rules change in a way their word lists do not show."""
+
+
+def guards_digest() -> str:
+    """`sha256:` over the guards' rules and word lists: what a calibration record was made under.
+
+    A threshold is chosen among the pairs the guards let through, so a record made under other
+    guards chose it among other pairs.
+    """
+    rules = {
+        "version": GUARDS_VERSION,
+        "negations": {k: list(v) for k, v in sorted(NEGATIONS.items())},
+        "parts": {k: list(v) for k, v in sorted(NEGATION_PARTS.items())},
+        "accent_blind": sorted(ACCENT_BLIND),
+    }
+    text = json.dumps(rules, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def guarded_languages() -> frozenset[str]:
@@ -150,4 +172,12 @@ def _readings(number: str) -> set[Decimal]:
     return readings
 
 
-__all__ = ["ACCENT_BLIND", "NEGATIONS", "NEGATION_PARTS", "guard_problems", "guarded_languages"]
+__all__ = [
+    "ACCENT_BLIND",
+    "GUARDS_VERSION",
+    "NEGATIONS",
+    "NEGATION_PARTS",
+    "guard_problems",
+    "guarded_languages",
+    "guards_digest",
+]

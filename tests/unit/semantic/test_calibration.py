@@ -349,3 +349,13 @@ def test_a_record_that_disagrees_with_itself_gates_nothing_even_when_never_read_
     )
     similarity = similarity_of(forged, FINGERPRINT, None, record_sha256="0" * 64)
     assert similarity.thresholds == {} and "disagrees with itself" in (similarity.refused or "")
+
+
+def test_a_record_made_under_other_guards_gates_nothing() -> None:
+    # Trap: a threshold chosen while the guards failed some pairs, applied after the guards
+    # changed (a word added or dropped), when those pairs would now be scored and passed.
+    record = record_of(separable())
+    stale = record.model_copy(update={"guards": "sha256:" + "0" * 64})
+    similarity = similarity_of(stale, FINGERPRINT, None, record_sha256="0" * 64)
+    assert similarity.thresholds == {} and "other guards" in (similarity.refused or "")
+    assert similarity_of(record, FINGERPRINT, None, record_sha256="0" * 64).thresholds
