@@ -82,6 +82,8 @@ def test_a_negation_blind_embedder_is_refused_in_every_language_and_exits_1(
         (["--judge", "j.yaml", "--embedder", "builtin"], "exactly one of --judge"),
         ([], "exactly one of --judge FILE (a model judge) or --embedder SPEC"),
         (["--embedder", "builtin", "--judge-labels", "x"], "--judge-labels is for --judge"),
+        (["--embedder", "builtin", "--min-kappa", "0.8"], "--min-kappa is for --judge"),
+        (["--embedder", "builtin", "--concurrency", "2"], "--concurrency is for --judge"),
         (["--judge", "j.yaml", "--min-precision", "0.99"], "--min-precision is for --embedder"),
         (["--embedder", "builtin", "--min-precision", "0.9"], "must be from 0.95 to 1"),
         (["--embedder", "builtin", "--min-recall", "0.2"], "must be from 0.5 to 1"),

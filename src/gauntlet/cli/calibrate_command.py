@@ -74,20 +74,33 @@ def calibrate(
         ),
     ] = None,
     min_kappa: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--min-kappa",
             metavar="K",
-            help="The least Cohen's kappa, overall and in each language; never below 0.4.",
+            help="The least Cohen's kappa, overall and in each language; never below 0.4. "
+            "[default: 0.7]",
+            show_default=False,
         ),
-    ] = 0.7,
+    ] = None,
     min_items: Annotated[
-        int,
-        typer.Option("--min-items", metavar="N", help="The fewest labelled items per language."),
-    ] = 30,
+        int | None,
+        typer.Option(
+            "--min-items",
+            metavar="N",
+            help="The fewest labelled items per language. [default: 30]",
+            show_default=False,
+        ),
+    ] = None,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, help="Items asked at once.")
-    ] = DEFAULT_CONCURRENCY,
+        int | None,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help=f"Items asked at once. [default: {DEFAULT_CONCURRENCY}]",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, only the table.")
     ] = False,
@@ -142,8 +155,14 @@ def calibrate(
             "(similarity)" + ("; not both" if judge_file is not None else "")
         )
     if embedder is not None:
-        if labels_dir is not None:
-            raise UsageError("--judge-labels is for --judge; with --embedder, give --labels DIR")
+        for given, flag in (
+            (labels_dir, "--judge-labels"),
+            (min_kappa, "--min-kappa"),
+            (min_items, "--min-items"),
+            (concurrency, "--concurrency"),
+        ):
+            if given is not None:
+                raise UsageError(f"{flag} is for --judge, not --embedder")
         if similarity_labels is not None and len(similarity_labels) > 1:
             raise UsageError("--labels: give one directory of similarity labels, once")
         _calibrate_embedder(
@@ -159,8 +178,16 @@ def calibrate(
     for extra, flag in ((min_precision, "--min-precision"), (min_recall, "--min-recall")):
         if extra is not None:
             raise UsageError(f"{flag} is for --embedder, not --judge")
-    from gauntlet.judge.calibration import DEFAULT_MIN_POSITION_CONSISTENCY, check_thresholds
+    from gauntlet.judge.calibration import (
+        DEFAULT_MIN_ITEMS,
+        DEFAULT_MIN_KAPPA,
+        DEFAULT_MIN_POSITION_CONSISTENCY,
+        check_thresholds,
+    )
 
+    min_kappa = DEFAULT_MIN_KAPPA if min_kappa is None else min_kappa
+    min_items = DEFAULT_MIN_ITEMS if min_items is None else min_items
+    concurrency = DEFAULT_CONCURRENCY if concurrency is None else concurrency
     check_thresholds(min_kappa, min_items, DEFAULT_MIN_POSITION_CONSISTENCY)
     labels_path = labels_dir if labels_dir is not None else _builtin_labels()
     out = out if out is not None else Path("calibration.json")
