@@ -80,6 +80,8 @@ schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema target > schemas/target.schema.json
 	$(BIN)/gauntlet schema waivers > schemas/waivers.schema.json
 	$(BIN)/gauntlet schema feature > schemas/feature.schema.json
+	$(BIN)/gauntlet schema similarity-labels > schemas/similarity-labels.schema.json
+	$(BIN)/gauntlet schema similarity-calibration > schemas/similarity-calibration.schema.json
 
 demo: $(STAMP) ## run the built-in suites against the toy, natively, through a target file, with a calibrated model judge, and with parity and waivers; write the evidence
 	$(BIN)/gauntlet run --out results.json

@@ -14,6 +14,8 @@ import pytest
 
 from gauntlet import __version__
 from gauntlet.cases.model import case_file_schema
+from gauntlet.semantic.calibration import similarity_record_schema
+from gauntlet.semantic.labels import similarity_labels_schema
 from gauntlet.targets.spec import target_file_schema
 
 from ..cli_helpers import RunCli
@@ -119,7 +121,13 @@ def test_validate_defaults_to_the_built_in_suites(run_cli: RunCli) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "generate"), [("cases", case_file_schema), ("target", target_file_schema)]
+    ("name", "generate"),
+    [
+        ("cases", case_file_schema),
+        ("target", target_file_schema),
+        ("similarity-labels", similarity_labels_schema),
+        ("similarity-calibration", similarity_record_schema),
+    ],
 )
 def test_schema_prints_the_committed_schema(
     run_process: RunCli, name: str, generate: Callable[[], dict[str, Any]]

@@ -29,6 +29,7 @@ from gauntlet.cli.app import app
 from gauntlet.errors import ConfigErrors, GauntletError
 from gauntlet.judge.judge_file import judge_fingerprint
 from gauntlet.judge.labels import load_labels
+from gauntlet.semantic.labels import parse_similarity_labels
 from gauntlet.targets.http import parse_contract_body
 from gauntlet.targets.target_file import load_embedder_file, load_target_file
 
@@ -148,6 +149,12 @@ def _labels(block: Block, tmp_path: Path) -> object:
     return load_labels(path)
 
 
+def _similarity_labels(block: Block, tmp_path: Path) -> object:
+    """One similarity labels file: its items (a set's counts per language are checked across
+    every file of a directory, so a short example is read as one file)."""
+    return parse_similarity_labels(block.body, "labels.yaml")
+
+
 def _workflow(block: Block, tmp_path: Path) -> object:
     """A GitHub workflow, or a part of one: GitHub reads `on` as a key, gauntlet's reader
     as YAML 1.1's boolean, so it is quoted before the strict read."""
@@ -180,6 +187,7 @@ YAML_KINDS: dict[str, Callable[[Block, Path], object]] = {
     "embedder-file": _embedder_file,
     "waivers": _waivers,
     "labels": _labels,
+    "similarity-labels": _similarity_labels,
     "workflow": _workflow,
     "schema-comment": _schema_comment,
     "feature-file": _feature_file,

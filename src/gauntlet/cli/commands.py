@@ -169,6 +169,8 @@ class SchemaName(StrEnum):
     TARGET = "target"
     WAIVERS = "waivers"
     FEATURE = "feature"
+    SIMILARITY_LABELS = "similarity-labels"
+    SIMILARITY_CALIBRATION = "similarity-calibration"
 
 
 def schema(
@@ -177,7 +179,9 @@ def schema(
         typer.Argument(
             help="'cases' for a case file, 'evidence' for an evidence pack, "
             "'target' for a target file, 'waivers' for a waivers file, "
-            "'feature' for a feature file (`gauntlet init`)."
+            "'feature' for a feature file (`gauntlet init`), "
+            "'similarity-labels' for a similarity labels file, 'similarity-calibration' for "
+            "a similarity calibration record."
         ),
     ],
 ) -> None:
@@ -208,6 +212,14 @@ def schema(
             from gauntlet.cases.feature_file import feature_schema
 
             document = feature_schema()
+        case SchemaName.SIMILARITY_LABELS:
+            from gauntlet.semantic.labels import similarity_labels_schema
+
+            document = similarity_labels_schema()
+        case SchemaName.SIMILARITY_CALIBRATION:
+            from gauntlet.semantic.calibration import similarity_record_schema
+
+            document = similarity_record_schema()
     echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 

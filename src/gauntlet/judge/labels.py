@@ -208,8 +208,8 @@ class LabelSet:
         return tuple(item for loaded in self.files for item in loaded.file.items)
 
 
-def builtin_labels_dir() -> FsPath:
-    """The directory of the labelled set gauntlet ships (the Riverbend domain).
+def labels_root() -> FsPath:
+    """The directory of every labelled set gauntlet ships, one subdirectory each.
 
     A wheel carries it as `gauntlet/_builtin_labels` (see `pyproject.toml`); an editable
     install reads the checkout's `labels/` directly.
@@ -218,6 +218,15 @@ def builtin_labels_dir() -> FsPath:
     if bundled.is_dir():  # pragma: no cover - an installed wheel, tested in a subprocess
         return bundled
     return _PACKAGE.parent.parent / "labels"
+
+
+def builtin_labels_dir() -> FsPath:
+    """The judge's labelled set gauntlet ships (the Riverbend domain).
+
+    Its own subdirectory of `labels_root`, so the similarity labels beside it (another kind
+    of file) are never read as a judge's.
+    """
+    return labels_root() / "riverbend"
 
 
 def labels_digest(labels: LabelSet | Iterable[LabelItem]) -> str:
@@ -390,6 +399,7 @@ __all__ = [
     "Preferred",
     "builtin_labels_dir",
     "labels_digest",
+    "labels_root",
     "load_labels",
     "parse_labels",
 ]

@@ -494,8 +494,12 @@ class ProgressDisplay:
         quiet: bool = False,
         every: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        doing: str = "asking",
+        verb: str = "asked",
+        noun: str = "cases",
     ) -> None:
         self._console = console
+        self._doing, self._verb, self._noun = doing, verb, noun
         self._quiet = quiet
         self._every = every
         self._clock = clock
@@ -506,7 +510,7 @@ class ProgressDisplay:
     def __enter__(self) -> ProgressDisplay:
         if not self._quiet and self._console.is_terminal:
             self._bar = Progress(
-                TextColumn("asking"),
+                TextColumn(self._doing),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
@@ -521,12 +525,12 @@ class ProgressDisplay:
             self._bar.__exit__(None, None, None)
 
     def __call__(self, done: int, total: int) -> None:
-        """Show that `done` of `total` cases are answered."""
+        """Show that `done` of `total` cases (or what `noun` names) are done."""
         if self._quiet:
             return
         if self._bar is not None:
             if self._task is None:
-                self._task = self._bar.add_task("cases", total=total)
+                self._task = self._bar.add_task(self._noun, total=total)
             self._bar.update(self._task, completed=done)
             return
         # Plain lines for CI logs: one every `every` seconds, so a short run prints none and a
@@ -534,4 +538,6 @@ class ProgressDisplay:
         now = self._clock()
         if now - self._last_line >= self._every:
             self._last_line = now
-            self._console.print(f"asked {done}/{total} cases", markup=False, highlight=False)
+            self._console.print(
+                f"{self._verb} {done}/{total} {self._noun}", markup=False, highlight=False
+            )

@@ -16,12 +16,18 @@ from typing import Literal
 
 from pydantic import Field
 
+from gauntlet.display import printable
 from gauntlet.errors import describe_raised
 from gauntlet.languages import primary_language
 from gauntlet.record import Record
+from gauntlet.semantic.calibration import (
+    SimilarityRecord,
+    default_minimums,
+    similarity_record_problems,
+)
 from gauntlet.semantic.embedder import EmbedderError, Embeddings, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
-from gauntlet.semantic.guards import guard_problems
+from gauntlet.semantic.guards import guard_problems, guards_digest
 
 SimilarityOutcome = Literal["passed", "failed", "unjudged"]
 """What one similarity check came to."""
@@ -108,4 +114,80 @@ async def similarity_check(
     )
 
 
-__all__ = ["Similarity", "SimilarityCheck", "SimilarityOutcome", "similarity_check"]
+def similarity_of(
+    record: SimilarityRecord,
+    fingerprint: EmbedderFingerprint,
+    embeddings: Embeddings | None,
+    *,
+    record_sha256: str,
+) -> Similarity:
+    """The similarity `record` lets the embedder of `fingerprint` have.
+
+    Refused (every check unjudged) when the record disagrees with itself (its figures are
+    derived again from its pairs), is for another embedder (the differing fields are named),
+    was made under other guards, was held to weaker minimums than gauntlet's, or accepted
+    no language; otherwise the thresholds of the languages it accepted, and no other.
+    """
+    refused = _record_refused(record, fingerprint)
+    return Similarity(
+        fingerprint=fingerprint,
+        thresholds=MappingProxyType({} if refused else record.accepted()),
+        refused=refused,
+        record_sha256=record_sha256,
+        embeddings=embeddings,
+    )
+
+
+def _record_refused(record: SimilarityRecord, fingerprint: EmbedderFingerprint) -> str | None:
+    problems = similarity_record_problems(record)
+    if problems:
+        return f"the calibration record disagrees with itself ({problems[0]})"
+    if record.embedder != fingerprint:
+        differing = "; ".join(
+            f"{name} {_short(getattr(record.embedder, name))} in the record, "
+            f"{_short(getattr(fingerprint, name))} here"
+            for name in EmbedderFingerprint.model_fields
+            if getattr(record.embedder, name) != getattr(fingerprint, name)
+        )
+        return f"the calibration record is for another embedder: {differing}"
+    if record.guards != guards_digest():
+        return (
+            "the calibration record was made under other guards (another gauntlet's number "
+            "and negation rules); calibrate again"
+        )
+    weaker = _weaker_minimums(record)
+    if weaker:
+        return f"the calibration record was held to weaker minimums than gauntlet's: {weaker}"
+    if not record.accepted():
+        reasons = "; ".join(f"{f.language}: {f.refused}" for f in record.languages)
+        return f"the calibration record accepted no language ({reasons})"
+    return None
+
+
+def _weaker_minimums(record: SimilarityRecord) -> str:
+    """Each minimum of `record` less strict than gauntlet's, named; empty when none is."""
+    shipped, used = default_minimums(), record.minimums
+    weaker = [
+        n
+        for n in ("min_precision", "min_recall", "min_items", "min_class")
+        if getattr(used, n) < getattr(shipped, n)
+    ]
+    weaker += [n for n in ("blind_score", "blind_share") if getattr(used, n) > getattr(shipped, n)]
+    return ", ".join(
+        f"{name} {getattr(used, name):g} (gauntlet's is {getattr(shipped, name):g})"
+        for name in weaker
+    )
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return printable(text if len(text) <= 24 else text[:22] + "…'")
+
+
+__all__ = [
+    "Similarity",
+    "SimilarityCheck",
+    "SimilarityOutcome",
+    "similarity_check",
+    "similarity_of",
+]

@@ -5,17 +5,30 @@ a rewording (0.88 to 0.98 for the models measured for issue 32), so two rules ru
 either fails the answer whatever its similarity:
 
 - **Numbers.** Every number in the gold answer appears in the answer. A number is a run of
-  digits (any script's, after NFKC, so full-width digits count), with `.` or `,` between
-  groups read every way the languages here write them: `1,000` is one thousand or one point
-  zero; `3.5` is three and a half, never thirty-five. A number written as a word is not read,
-  so a reworded answer that spells a number out fails: the safe side.
+  digits (any script's; after NFKC full-width digits are ASCII ones), with `.` or `,`
+  between groups read every way the languages here write them, and a no-break or thin space
+  between groups of three read as a thousands mark: `1,234.5` and `1.234,5` are one number,
+  `3.5` is three and a half, never thirty-five. A single mark followed by exactly three
+  digits that are all zeros (`1,000`, `2.000`) is read as thousands only: a decimal reading
+  of it would let `$1` match `$1,000`. A number written as a word is not read, so a reworded
+  answer that spells a number out fails: the safe side.
 - **Negation.** A negation present in one and not the other fails it. Each language has its
-  negation words (`NEGATIONS`); a language without a list has no negation guard, and
+  negation words (`NEGATIONS`), matched as whole words, and, for a script written without
+  spaces or with negation bound into the verb, its negation parts (`NEGATION_PARTS`),
+  matched anywhere in the text: Chinese 不, 没, 无... inside any word (不能, 没有), Korean
+  않, 못, 없 bound into a verb (하지 않습니다, 할 수 없어요) and 안 only as a word of its own
+  (안 돼요; 안내 is no negation). Words are compared casefolded, in en, es and tl without
+  accents (`ACCENT_BLIND`; Vietnamese keeps its tone marks), and every apostrophe (’ ʼ ‘)
+  is read as `'`, so `don’t`, `dont` and `jamas` count. A part
+  matched inside a word that is no negation (中文 非常, Korean 잘못) fails a rewording that
+  drops it: the safe side. A language with neither list has no negation guard, and
   `guarded_languages` says which have one.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import unicodedata
 from collections.abc import Iterator, Mapping
 from decimal import Decimal, InvalidOperation
@@ -25,28 +38,71 @@ import regex
 
 from gauntlet.languages import primary_language
 
-_NUMBER = regex.compile(r"\d+(?:[.,]\d+)*")
+_GROUP_SPACES = str.maketrans(dict.fromkeys("\u00a0\u202f\u2009", "\ue000"))
+"""A no-break, narrow no-break or thin space between digit groups is a thousands mark; NFKC
+would make it a plain space, so it is kept as a private-use character through folding."""
+_NUMBER = regex.compile(r"\d+(?:(?:[.,]\d+)|(?:\ue000\d{3}(?!\d)))*")
 
 NEGATIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "en": (
-            "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot",
-            "without", "n't",
+            "not", "no", "never", "none", "nobody", "nothing", "nowhere", "neither", "nor",
+            "cannot", "without", "n't", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt",
+            "werent", "cant", "wont", "shouldnt", "wouldnt", "couldnt", "havent", "hasnt",
+            "hadnt", "mustnt", "neednt",
         ),
         "es": (
-            "no", "nunca", "jamás", "ni", "ningún", "ninguna", "ninguno", "nadie", "nada",
-            "tampoco", "sin",
+            "no", "nunca", "jamas", "ni", "ningun", "ninguna", "ninguno", "ningunas",
+            "ningunos", "nadie", "nada", "tampoco", "sin",
         ),
+        "ko": ("안",),
+        "vi": ("không", "chẳng", "chả", "chưa", "đừng", "chớ", "khỏi"),
+        "tl": ("hindi", "di", "'di", "wala", "walang", "huwag", "ayaw", "hwag"),
     }
 )  # fmt: skip
-"""Each language's negation words, casefolded; a word ending in `'t` counts for English."""
+"""Each language's negation words, matched as whole words, compared as `_word_form` makes
+them (casefolded, accents dropped); a word ending in `n't` counts for English."""
+
+NEGATION_PARTS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "zh": ("不", "没", "沒", "无", "無", "非", "别", "別", "未", "勿", "莫", "否"),
+        "ko": ("않", "못", "없", "아니", "아닌", "아닙", "지 마", "지마"),
+    }
+)  # fmt: skip
+"""Each language's negation parts, matched anywhere in the text (see the module's doc)."""
+
+ACCENT_BLIND = frozenset({"en", "es", "tl"})
+"""Languages whose negation words are matched without accents (`jamas` is `jamás`). Not
+Vietnamese, whose tone marks tell words apart: without them `đúng` (correct) is `đừng`
+(don't) and `cho` (for) is `chớ` (do not)."""
 
 _WORDS = regex.compile(r"[\p{L}\p{M}']+")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'"})
+
+
+GUARDS_VERSION = 1
+"""Bumped whenever the guards' rules change in a way their word lists do not show."""
+
+
+def guards_digest() -> str:
+    """`sha256:` over the guards' rules and word lists: what a calibration record was made under.
+
+    A threshold is chosen among the pairs the guards let through, so a record made under other
+    guards chose it among other pairs.
+    """
+    rules = {
+        "version": GUARDS_VERSION,
+        "negations": {k: list(v) for k, v in sorted(NEGATIONS.items())},
+        "parts": {k: list(v) for k, v in sorted(NEGATION_PARTS.items())},
+        "accent_blind": sorted(ACCENT_BLIND),
+    }
+    text = json.dumps(rules, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def guarded_languages() -> frozenset[str]:
     """The languages (primary subtags) whose negation is guarded."""
-    return frozenset(NEGATIONS)
+    return frozenset(NEGATIONS) | frozenset(NEGATION_PARTS)
 
 
 def guard_problems(expected: str, answer: str, language: str) -> tuple[str, ...]:
@@ -55,7 +111,20 @@ def guard_problems(expected: str, answer: str, language: str) -> tuple[str, ...]
 
 
 def _folded(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'")
+    kept = text.translate(_GROUP_SPACES)
+    return unicodedata.normalize("NFKC", kept).casefold().translate(_APOSTROPHES)
+
+
+def _word_form(word: str, language: str) -> str:
+    """A word as compared: composed, and without accents in an `ACCENT_BLIND` language.
+
+    So a reply typed without accents (é as e, ñ as n) matches there.
+    """
+    if language not in ACCENT_BLIND:
+        return unicodedata.normalize("NFC", word)
+    decomposed = unicodedata.normalize("NFD", word)
+    bare = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
+    return unicodedata.normalize("NFC", bare)
 
 
 def _problems(expected: str, answer: str, language: str) -> Iterator[str]:
@@ -63,31 +132,39 @@ def _problems(expected: str, answer: str, language: str) -> Iterator[str]:
     for number in dict.fromkeys(_NUMBER.findall(expected)):
         if not _readings(number) & found:
             yield f"the answer does not have the number {number} the expected answer has"
-    words = NEGATIONS.get(language)
-    if words is not None:
-        said, says = _negated(expected, words), _negated(answer, words)
+    if language in guarded_languages():
+        said, says = _negated(expected, language), _negated(answer, language)
         if said != says:
             where = "the expected answer" if said else "the answer"
             yield f"{where} has a negation the other does not"
 
 
-def _negated(text: str, words: tuple[str, ...]) -> bool:
+def _negated(text: str, language: str) -> bool:
+    if any(part in text for part in NEGATION_PARTS.get(language, ())):
+        return True
+    words = frozenset(_word_form(word, language) for word in NEGATIONS.get(language, ()))
     for word in _WORDS.findall(text):
-        if word in words or ("n't" in words and word.endswith("n't")):
+        form = _word_form(word, language)
+        if form in words or (language == "en" and form.endswith("n't")):
             return True
     return False
 
 
 def _readings(number: str) -> set[Decimal]:
     """Every value `number` can be read as: `.` and `,` each a decimal mark or a thousands one."""
+    number = number.replace("\ue000", "")
+    digits = "".join(str(unicodedata.digit(c)) if c.isdigit() else c for c in number)
     readings = set()
     for decimal_mark, group_mark in ((".", ","), (",", ".")):
-        groups = number.split(group_mark)
+        groups = digits.split(group_mark)
         if len(groups) > 1 and any(len(group.split(decimal_mark)[0]) != 3 for group in groups[1:]):
             continue  # not a thousands mark: groups after it have three digits
         plain = "".join(groups)
         if plain.count(decimal_mark) > 1:
             continue
+        whole, _, fraction = plain.partition(decimal_mark)
+        if fraction == "000" and decimal_mark in digits and group_mark not in digits:
+            continue  # 1,000 is a thousand: nobody writes one with three decimal zeros
         try:
             readings.add(Decimal(plain.replace(decimal_mark, ".")).normalize())
         except InvalidOperation:  # pragma: no cover - the pattern allows only digits and marks
@@ -95,4 +172,12 @@ def _readings(number: str) -> set[Decimal]:
     return readings
 
 
-__all__ = ["NEGATIONS", "guard_problems", "guarded_languages"]
+__all__ = [
+    "ACCENT_BLIND",
+    "GUARDS_VERSION",
+    "NEGATIONS",
+    "NEGATION_PARTS",
+    "guard_problems",
+    "guarded_languages",
+    "guards_digest",
+]

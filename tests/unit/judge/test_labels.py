@@ -533,7 +533,7 @@ def test_a_preferred_side_changes_the_digest(tmp_path: Path) -> None:
 
 
 def test_a_checkout_reads_its_labels_directory() -> None:
-    assert builtin_labels_dir() == ROOT / "labels"
+    assert builtin_labels_dir() == ROOT / "labels" / "riverbend"
 
 
 def test_an_installed_gauntlet_reads_its_bundled_labels(unpacked_wheel: Path) -> None:
@@ -552,4 +552,4 @@ def test_an_installed_gauntlet_reads_its_bundled_labels(unpacked_wheel: Path) ->
         text=True,
         check=True,
     )
-    assert done.stdout.strip() == str(bundled)
+    assert done.stdout.strip() == str(bundled / "riverbend")
