@@ -19,6 +19,7 @@ is pure, so this runs first and its `MeaningMatches` is handed to `build_pack`.
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 
 from gauntlet.evidence.drift import (
     FAILED_OUTCOMES,
@@ -27,9 +28,11 @@ from gauntlet.evidence.drift import (
     new_failures,
 )
 from gauntlet.languages import primary_language
+from gauntlet.redact import Redactor
 from gauntlet.run.results import CaseResult, Outcome, Results
 from gauntlet.semantic.check import Similarity, same_failure_check
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
+from gauntlet.semantic.setup import open_similarity
 
 
 async def reworded_failures(
@@ -109,6 +112,32 @@ async def reworded_failures(
     return MeaningMatches(matched=tuple(matched), not_matched=tuple(why))
 
 
+async def reworded_with(
+    spec: str,
+    record: Path | None,
+    current: Results,
+    baseline: Results,
+    *,
+    redactor: Redactor,
+) -> MeaningMatches:
+    """`reworded_failures` with the embedder `spec` names and its calibration `record`.
+
+    The embedder is opened (its pre-flight ask) only when there are new failures to match,
+    and closed after.
+
+    Raises:
+        UsageError, ConfigError, EmbedderError: as `open_similarity`.
+    """
+    if not new_failures(current, baseline):
+        return MeaningMatches()
+    similarity = await open_similarity(spec, record, redactor=redactor)
+    try:
+        return await reworded_failures(current, baseline, similarity)
+    finally:
+        if similarity.embeddings is not None:
+            await similarity.embeddings.embedder.aclose()
+
+
 def _candidates(case: CaseResult, old: list[CaseResult]) -> list[CaseResult]:
     """The baseline failures of `case`'s gate and language, in the order they were asked."""
     language = primary_language(case.language)
@@ -149,4 +178,4 @@ def _named(fingerprint: EmbedderFingerprint) -> str:
     return f"{fingerprint.kind} {fingerprint.model}"
 
 
-__all__ = ["reworded_failures"]
+__all__ = ["reworded_failures", "reworded_with"]
