@@ -119,11 +119,14 @@ async def reworded_with(
     baseline: Results,
     *,
     redactor: Redactor,
+    current_embedder: EmbedderFingerprint | None = None,
+    baseline_embedder: EmbedderFingerprint | None = None,
 ) -> MeaningMatches:
     """`reworded_failures` with the embedder `spec` names and its calibration `record`.
 
     The embedder is opened (its pre-flight ask) only when there are new failures to match,
-    and closed after.
+    and closed after. `current_embedder` and `baseline_embedder` are as `reworded_failures`
+    takes them: what each results file recorded.
 
     Raises:
         UsageError, ConfigError, EmbedderError: as `open_similarity`.
@@ -132,7 +135,13 @@ async def reworded_with(
         return MeaningMatches()
     similarity = await open_similarity(spec, record, redactor=redactor)
     try:
-        return await reworded_failures(current, baseline, similarity)
+        return await reworded_failures(
+            current,
+            baseline,
+            similarity,
+            current_embedder=current_embedder,
+            baseline_embedder=baseline_embedder,
+        )
     finally:
         if similarity.embeddings is not None:
             await similarity.embeddings.embedder.aclose()

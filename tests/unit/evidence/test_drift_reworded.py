@@ -15,7 +15,8 @@ import pytest
 from gauntlet.cases.model import GateName
 from gauntlet.evidence.drift import Direction, MeaningMatches, compare
 from gauntlet.evidence.pack import build_pack
-from gauntlet.evidence.reworded import reworded_failures
+from gauntlet.evidence.reworded import reworded_failures, reworded_with
+from gauntlet.redact import Redactor
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.results import Outcome, Results
 from gauntlet.semantic.check import Similarity, same_failure_check
@@ -344,3 +345,25 @@ def test_an_embedders_long_error_is_cut_not_raised() -> None:
     [why] = _matched(current, baseline, similarity).not_matched
     assert why.startswith("the embedder gave no usable vectors: xxx")
     assert len(why) <= 2000
+
+
+def test_the_embedder_is_opened_only_when_there_are_new_failures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Trap: a report with nothing to match still loading a model or asking a server.
+    opened: list[str] = []
+    similarity = _similarity()  # the model loaded here, outside the event loop
+
+    async def opening(spec: str, record: object, *, redactor: object) -> Similarity:
+        opened.append(spec)
+        return similarity
+
+    monkeypatch.setattr("gauntlet.evidence.reworded.open_similarity", opening)
+    baseline = fx.answered(BASELINE)
+    quiet = asyncio.run(reworded_with("toy", None, baseline, baseline, redactor=Redactor()))
+    assert quiet == MeaningMatches()
+    assert opened == []
+    current = fx.answered({**BASELINE, "gnd-en-pool-hours": DEFLECT_REWORDED})
+    found = asyncio.run(reworded_with("toy", None, current, baseline, redactor=Redactor()))
+    assert opened == ["toy"]
+    assert _pairs(found) == {("gnd-en-pool-hours", "gnd-en-bulky-waste")}
