@@ -17,7 +17,9 @@ options). In one run it measures:
   same cases in 4 shards merged with ``gauntlet merge``, against one unsharded run, digests
   compared; peak memory at 5,000, 20,000 and 80,000 cases and its growth per 1,000 cases;
 - with ``--baseline-src DIR`` (alone with ``--goals-only``): the pipeline's own cost for this
-  working tree and for a baseline checkout's ``src/``, in the same run (``goals.py``).
+  working tree and for a baseline checkout's ``src/``, in the same run (``goals.py``);
+- the cost of ``match: semantic`` on 2,000 golden cases with the builtin embedder against
+  ``match: exact`` (alone with ``--semantic-only``), and the cache's figure (``semantic.py``).
 
 It prints a table as it goes and writes the figures, with the command that made them and a
 computed verdict per target, to ``benchmarks/RESULTS.md``. See ``benchmarks/README.md``.

@@ -544,3 +544,22 @@ def transformed(*defects: ToyDefect) -> Results:
     toy = make_toy(list(defects))
     suites = _suites(Path("suites") / "refusal.yaml")
     return _results(suites, toy.ask, toy.name, defects=tuple(d.value for d in defects))
+
+
+def answered(texts: Mapping[str, str]) -> Results:
+    """The healthy toy on every built-in suite, except the cases named in `texts` (by id),
+    which answer with the text given, citing and retrieving nothing."""
+    suites = builtin_suites()
+    prompts = {
+        case.prompt: texts[case.id] for s in suites.suites for case in s.cases if case.id in texts
+    }
+    toy = make_toy()
+
+    def answer(prompt: str, language: str, history: object = None) -> TargetResponse:
+        if prompt in prompts:
+            return TargetResponse(
+                text=prompts[prompt], citations=(), context_ids=(), refused=False, escalated=False
+            )
+        return toy.ask(prompt, language, history)  # type: ignore[arg-type]
+
+    return _results(suites, answer, toy.name)

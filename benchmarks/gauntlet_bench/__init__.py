@@ -10,6 +10,7 @@
 - `streaming`: the openai-chat target streamed and not;
 - `scale`: performance at scale;
 - `goals`: the pipeline's own cost against a baseline source tree (issue 19);
+- `semantic`: the cost of `match: semantic` against `match: exact` (issue 32);
 - `markdown`, `report`: the console and RESULTS.md;
 - `plan`: the command line; `profiling`: `--profile`; `driver`: every section in turn.
 """

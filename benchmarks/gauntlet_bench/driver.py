@@ -43,6 +43,7 @@ from gauntlet_bench.report import (
     write_markdown,
 )
 from gauntlet_bench.scale import SCALE_HEADING, Scale, run_scale, scale_markdown
+from gauntlet_bench.semantic import SEMANTIC_HEADING, Semantic, run_semantic, semantic_markdown
 from gauntlet_bench.startup import Startup, measure_startup
 from gauntlet_bench.stub import Stub
 
@@ -73,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return main_scale_only(plan)
     if plan.goals_only:
         return main_goals_only(plan)
+    if plan.semantic_only:
+        return main_semantic_only(plan)
     started_at = datetime.now(UTC)
     began = time.perf_counter()
     load_before = os.getloadavg()[0]
@@ -82,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stream: streaming.Streaming | None = None
     scale: Scale | None = None
     goals: Goals | None = None
+    semantic: Semantic | None = None
     with tempfile.TemporaryDirectory(prefix="gauntlet-bench-") as temp, no_proxies():
         work = Path(temp)
         cases_dir = write_case_files(work / "cases", plan.cases)
@@ -110,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             scale = run_scale(plan, work)
         if plan.baseline_src is not None:
             goals = measure_goals(plan, work)
+        if plan.semantic_cases:
+            semantic = measure_semantic(plan, work)
     elapsed = time.perf_counter() - began
     loads = (load_before, os.getloadavg()[0])
     verdicts = judge_targets(rows, memory, stream)
@@ -121,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\nbenchmarks took {elapsed:.0f} s")
     if plan.results is not None:
         kept = read_section(plan.results, GOALS_HEADING)
+        kept_semantic = read_section(plan.results, SEMANTIC_HEADING)
         write_markdown(
             plan,
             started_at,
@@ -138,6 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         section = goals_markdown(goals) if goals is not None else kept
         if section:
             splice_section(plan.results, GOALS_HEADING, section)
+        # Likewise the `match: semantic` section, when this run skipped it.
+        section = semantic_markdown(semantic) if semantic is not None else kept_semantic
+        if section:
+            splice_section(plan.results, SEMANTIC_HEADING, section)
         print(f"wrote {plan.results}")
     return 0
 
@@ -163,6 +174,26 @@ def main_goals_only(plan: Plan) -> int:
     if plan.results is not None:
         splice_section(plan.results, GOALS_HEADING, goals_markdown(goals))
         print(f"wrote the pipeline-cost section of {plan.results}")
+    return 0
+
+
+def measure_semantic(plan: Plan, work: Path) -> Semantic:
+    """The `match: semantic` section: its cost against `match: exact`, and the cache's figure."""
+    print(f"\n`match: semantic` against `match: exact`: {plan.semantic_cases:,} golden cases")
+    semantic = run_semantic(work, plan.semantic_cases, plan.repeats)
+    for line in semantic.lines():
+        print("  " + line, flush=True)
+    return semantic
+
+
+def main_semantic_only(plan: Plan) -> int:
+    """`--semantic-only`: the `match: semantic` section alone, spliced into RESULTS.md."""
+    print(f"gauntlet benchmarks, the cost of `match: semantic` only: {os.cpu_count()} CPUs")
+    with tempfile.TemporaryDirectory(prefix="gauntlet-bench-") as temp:
+        semantic = measure_semantic(plan, Path(temp))
+    if plan.results is not None:
+        splice_section(plan.results, SEMANTIC_HEADING, semantic_markdown(semantic))
+        print(f"wrote the `match: semantic` section of {plan.results}")
     return 0
 
 

@@ -39,6 +39,9 @@ class Plan:
     goals_repeats: int = 5
     goals_startup_runs: int = 21
     goals_load_runs: int = 5
+    semantic_only: bool = False
+    semantic_cases: int = 2_000
+    """Golden cases of the `match: semantic` section; 0 skips it."""
 
 
 def parse_plan(argv: Sequence[str] | None) -> Plan:
@@ -149,6 +152,18 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         help="where to write the Markdown results (benchmarks/RESULTS.md; none with --quick)",
     )
     parser.add_argument(
+        "--semantic-only",
+        action="store_true",
+        help="only the cost of `match: semantic` against `match: exact`, a minute or two; "
+        "replaces its section of RESULTS.md",
+    )
+    parser.add_argument(
+        "--semantic-cases",
+        type=int,
+        default=2000,
+        help="golden cases of the `match: semantic` section (2000; 0: skip)",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="instead of benchmarking, run the engine once per configuration under cProfile "
@@ -172,6 +187,10 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         parser.error("--scale-repeat and --scale-concurrency at least 1, --scale-shards 2")
     if options.scale_only and not (options.scale_cases or scale_memory):
         parser.error("--scale-only with nothing to measure")
+    if options.semantic_only and (options.profile or options.scale_only or options.goals_only):
+        parser.error("--semantic-only goes with none of --profile, --scale-only, --goals-only")
+    if options.semantic_cases < 0 or (options.semantic_only and not options.semantic_cases):
+        parser.error("--semantic-cases must be positive (0 skips, but not with --semantic-only)")
     if options.goals_only and (options.profile or options.scale_only):
         parser.error("--goals-only goes with neither --profile nor --scale-only")
     if options.goals_only and options.baseline_src is None:
@@ -206,6 +225,8 @@ def parse_plan(argv: Sequence[str] | None) -> Plan:
         goals_repeats=options.goals_repeats or (1 if quick else 5),
         goals_startup_runs=options.goals_startup_runs or (3 if quick else 21),
         goals_load_runs=options.goals_load_runs or (1 if quick else 5),
+        semantic_only=options.semantic_only,
+        semantic_cases=options.semantic_cases,
     )
 
 

@@ -6,6 +6,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from gauntlet_bench import goals  # noqa: E402 - found through the line above
+from gauntlet.cases.loader import load_suites  # noqa: E402
+from gauntlet.cases.model import GoldenCase  # noqa: E402
+from gauntlet.semantic.guards import guard_problems  # noqa: E402
+from gauntlet_bench import goals, semantic  # noqa: E402 - found through the line above
 from gauntlet_bench.markdown import read_section, splice_section  # noqa: E402
 from gauntlet_bench.plan import baseline_problem, parse_plan  # noqa: E402
 from gauntlet_bench.stub import Stub  # noqa: E402
@@ -248,3 +252,73 @@ def test_the_goals_plan_defaults_and_quick() -> None:
     quick = parse_plan(["--quick", "--baseline-src", str(ROOT / "src")])
     assert (quick.goals_repeats, quick.goals_startup_runs, quick.goals_load_runs) == (1, 3, 1)
     assert parse_plan([]).baseline_src is None
+
+
+def test_the_semantic_cases_are_golden_and_each_answer_reaches_the_embedder(
+    tmp_path: Path,
+) -> None:
+    # Trap: answers a guard fails (a number dropped, a negation added), which skip the
+    # embedder, so the section would time the guards and call it the cost of meaning.
+    suites = load_suites([semantic.write_golden_files(tmp_path, 1200)])
+    cases = [case for loaded in suites.suites for case in loaded.cases]
+    assert len(cases) == 1200 and len(suites.suites) == 3
+    assert all(isinstance(case, GoldenCase) for case in cases)
+    texts = {semantic.expected_of(i) for i in range(1200)} | {
+        semantic.reworded_of(i) for i in range(1200)
+    }
+    assert len(texts) == 2400  # every text distinct: the cache has nothing to share
+    for index in range(1200):
+        expected, answer = semantic.expected_of(index), semantic.reworded_of(index)
+        assert answer != expected
+        assert guard_problems(expected, answer, "en") == ()
+
+
+def test_a_semantic_run_whose_checks_skipped_the_embedder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: a figure reported from checks that failed their guards before any embedding.
+    monkeypatch.setattr(semantic, "reworded_of", lambda index: "The library is not open.")
+    with pytest.raises(RuntimeError, match="the checks came to"):
+        semantic.run_semantic(tmp_path, 4, 1)
+
+
+def test_the_semantic_section_says_its_ratio_and_the_caches_figure() -> None:
+    measured = semantic.Semantic(
+        cases=2000,
+        load_seconds=1.5,
+        started_at=datetime(2026, 12, 5, 11, 0, tzinfo=UTC),
+        load_before=0.5,
+        elapsed=60.0,
+        load_after=0.7,
+        exact=[0.3, 0.2, 0.25],
+        semantic=[5.0, 4.0, 4.5],
+        checks=[4.2, 3.8, 4.25],
+        batched=[2.0, 2.1, 2.2],
+        asked=4000,
+        wanted=4000,
+        outcomes={"passed": 2000},
+    )
+    assert measured.ratio == pytest.approx(18.0)
+    section = semantic.semantic_markdown(measured)
+    assert section[0] == semantic.SEMANTIC_HEADING
+    assert "| `match: semantic` | 4.500 | 2.25 | 18.00× |" in section
+    assert any("4,000 texts asked of the embedder, of 4,000 looked up" in line for line in section)
+    assert not any("taken while other work" in line for line in section)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--semantic-only", "--scale-only"], "--semantic-only goes with none of"),
+        (["--semantic-only", "--semantic-cases", "0"], "not with --semantic-only"),
+        (["--semantic-cases", "-1"], "--semantic-cases must be positive"),
+    ],
+)
+def test_the_semantic_options_are_checked(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as raised:
+        parse_plan(argv)
+    assert raised.value.code == 2
+    assert message in capsys.readouterr().err
+    assert parse_plan([]).semantic_cases == 2000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 from enum import StrEnum
@@ -15,11 +16,13 @@ from gauntlet.cli.options import (
     echo,
     replace_out,
 )
+from gauntlet.cli.state import safe
 from gauntlet.display import printable
-from gauntlet.errors import UsageError
+from gauntlet.errors import GauntletError, UsageError
 
 if TYPE_CHECKING:
     from gauntlet.evidence.build import BuiltPack
+    from gauntlet.evidence.drift import MeaningMatches
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.evidence.trends import TrendsEvidence
     from gauntlet.run.results import Results
@@ -127,6 +130,27 @@ def report(
             "such as branch.",
         ),
     ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option(
+            "--embedder",
+            metavar="SPEC",
+            help="With --baseline: match each new failure with the baseline's failures by "
+            "meaning, with this embedder (builtin, toy[:DEFECT,...] or a target file of kind "
+            "openai-embeddings); one that matches is reported as the same failure, reworded, "
+            "and still fails.",
+        ),
+    ] = None,
+    embedder_calibration: Annotated[
+        Path | None,
+        typer.Option(
+            "--embedder-calibration",
+            metavar="RECORD",
+            help="With --embedder: the similarity calibration record (gauntlet calibrate "
+            "--embedder) whose accepted thresholds per language matching needs; without it "
+            "nothing is matched, and the report says so.",
+        ),
+    ] = None,
 ) -> None:
     """Build the evidence pack from a results file and render it. Runs nothing.
 
@@ -141,13 +165,28 @@ def report(
 
     if source_root is not None and output_format is not ReportFormat.SARIF:
         raise UsageError("--source-root needs --format sarif")
+    if embedder_calibration is not None and embedder is None:
+        raise UsageError("--embedder-calibration needs --embedder")
+    if embedder is not None and baseline is None:
+        raise UsageError("--embedder needs --baseline: it matches new failures with the baseline's")
     if out is not None:
         replace_out(out, inputs=[results_path, *([baseline] if baseline else [])])
-    built = build_evidence_pack(
-        results_path,
-        baseline=baseline,
-        trends=lambda results: _report_trends(results, history, window, z_threshold, compare_on),
-    )
+    try:
+        built = build_evidence_pack(
+            results_path,
+            baseline=baseline,
+            trends=lambda results: _report_trends(
+                results, history, window, z_threshold, compare_on
+            ),
+            reworded=lambda results, previous: _report_reworded(
+                results, previous, embedder, embedder_calibration
+            ),
+        )
+    except GauntletError as error:
+        error.name_options(
+            {"embedder": "--embedder", "embedder_calibration": "--embedder-calibration"}
+        )
+        raise
     pack = built.pack
     match output_format:
         case ReportFormat.MD:
@@ -160,6 +199,9 @@ def report(
             text = _sarif(built, source_root)
     if built.baseline_missing:
         stderr().print(f"note: baseline {baseline} does not exist; no drift computed", markup=False)
+    if embedder is not None:
+        for line in _reworded_lines(pack):
+            stderr().print(safe(line), markup=False, highlight=False)
     _github(pack, github_output, github_summary, github_annotations)
     if out is None:
         if github_output or github_summary or github_annotations:
@@ -194,6 +236,36 @@ def _sarif(built: BuiltPack, source_root: Path | None) -> str:
     except UsageError as error:
         error.name_options({"source_root": "--source-root"})
         raise
+
+
+def _report_reworded(
+    results: Results, previous: Results, spec: str | None, record: Path | None
+) -> MeaningMatches | None:
+    """What `report --embedder` found matching the new failures by meaning; None without it."""
+    if spec is None:
+        return None
+    from gauntlet.cli.state import Invocation
+    from gauntlet.evidence.reworded import reworded_with
+
+    return asyncio.run(reworded_with(spec, record, results, previous, redactor=Invocation.redactor))
+
+
+def _reworded_lines(pack: EvidencePack) -> list[str]:
+    """The console's drift lines for matching by meaning: how many matched, and why not."""
+    drift = pack.baseline.drift
+    if drift is None:
+        return []
+    lines = [
+        f"drift: {change.case_id} is {change.baseline_case_id} reworded "
+        f"({change.gate.value}, {change.language}, similarity {change.score:.3f}); it still "
+        "fails"
+        for change in drift.reworded
+    ]
+    lines += [
+        f"note: new failures were not matched by meaning: {why}"
+        for why in drift.not_matched_by_meaning
+    ]
+    return lines
 
 
 def _report_trends(

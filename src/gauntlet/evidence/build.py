@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from gauntlet.evidence.drift import MeaningMatches
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.evidence.trends import TrendsEvidence
     from gauntlet.run.results import Results
@@ -30,6 +31,7 @@ def build_evidence_pack(
     *,
     baseline: Path | None = None,
     trends: Callable[[Results], TrendsEvidence | None] = lambda results: None,
+    reworded: Callable[[Results, Results], MeaningMatches | None] = lambda current, old: None,
 ) -> BuiltPack:
     """The evidence pack of the results file at `results_path`, with drift and trends.
 
@@ -39,6 +41,10 @@ def build_evidence_pack(
             recorded in the pack, not an error.
         trends: Gives the Trends section for the results once read (from a run history,
             which this stage does not read itself), or None for none.
+        reworded: Gives, for the results and the baseline once both are read, what matching
+            the new failures with the baseline's by meaning found
+            (`gauntlet.evidence.reworded`; it asks an embedder, which this stage does not
+            open itself), or None when no embedder was given. Not called without a baseline.
 
     Raises:
         ResultsError: the results or the baseline cannot be read as a results file.
@@ -57,5 +63,6 @@ def build_evidence_pack(
         baseline_missing=missing,
         trends=trends(results),
         signing_key=signing_key(),
+        reworded=reworded(results, previous) if previous is not None else None,
     )
     return BuiltPack(pack, missing, results)

@@ -29,8 +29,11 @@ the scores, a baseline that did not measure a row (no such variants, or results 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+
+from pydantic import Field
 
 from gauntlet.cases.model import GateName
 from gauntlet.evidence.attacks import attack_rows
@@ -154,6 +157,26 @@ class ParityChange(Record):
     pair: str
 
 
+class RewordedFailure(Record):
+    """A new failure that is a baseline failure of its gate and language, reworded.
+
+    It still fails: matching never turns a failure into a pass; it tells a reviewer which
+    new failures are old ones said another way (`gauntlet.evidence.reworded`).
+    """
+
+    gate: GateName
+    suite: str
+    case_id: str
+    language: str
+    baseline_suite: str
+    baseline_case_id: str
+    """The baseline failure it matched: the one most similar to it."""
+    score: float = Field(ge=-1.0, le=1.0)
+    """The similarity of the two failures (each its answer and its reason)."""
+    threshold: float = Field(ge=-1.0, le=1.0)
+    """The calibrated threshold of the language it cleared."""
+
+
 class Drift(Record):
     """Everything that changed since the baseline."""
 
@@ -202,10 +225,51 @@ class Drift(Record):
     """The baseline was asked with `--no-transforms`. When the two differ, the variants are
     cases added or removed and their attack success is missing on one side because it was not
     asked for, not because the target gave no answer: the report says so."""
+    reworded: tuple[RewordedFailure, ...] = ()
+    """New failures (failing now; passing or absent in the baseline) whose failure matches a
+    baseline failure of the same gate and language by meaning: "the same failure,
+    reworded". Each is still among the failures, and in `newly_failing` or `cases_added`."""
+    not_matched_by_meaning: tuple[str, ...] = ()
+    """Why new failures were not matched by meaning, each reason once: no embedder was given,
+    the two runs' embedders differ, a language has no accepted threshold, the embedder
+    failed. Empty when every new failure was tried (or there was none)."""
 
 
-def compare(current: Results, baseline: Results) -> Drift:
-    """What changed from `baseline` to `current`."""
+@dataclass(frozen=True)
+class MeaningMatches:
+    """What matching new failures by meaning found (`gauntlet.evidence.reworded`)."""
+
+    matched: tuple[RewordedFailure, ...] = ()
+    """Each new failure that is a baseline failure reworded, with the one it matched."""
+    not_matched: tuple[str, ...] = ()
+    """Why new failures were not matched by meaning (or not all of them), each reason once."""
+
+
+NO_EMBEDDER = "no embedder was given"
+"""Why drift built without `MeaningMatches` matched no new failure by meaning."""
+
+FAILED_OUTCOMES = frozenset({Outcome.FAILED, Outcome.WAIVED})
+"""The outcomes of a case a gate failed (waived or not): what a failure to match is."""
+
+
+def new_failures(current: Results, baseline: Results) -> tuple[CaseResult, ...]:
+    """The cases failing now that passed in the baseline or were not in it, in run order."""
+    before = {case.case_id: case for case in baseline.cases}
+    return tuple(
+        case
+        for case in current.cases
+        if case.outcome in FAILED_OUTCOMES
+        and (case.case_id not in before or _passed(before[case.case_id]))
+    )
+
+
+def compare(current: Results, baseline: Results, reworded: MeaningMatches | None = None) -> Drift:
+    """What changed from `baseline` to `current`.
+
+    `reworded` is what matching the new failures by meaning found; None when no embedder
+    was given, which drift then says (when there are new failures) rather than claiming
+    that none matched.
+    """
     now = {case.case_id: case for case in current.cases}
     before = {case.case_id: case for case in baseline.cases}
     newly_failing = tuple(
@@ -244,6 +308,7 @@ def compare(current: Results, baseline: Results) -> Drift:
     current_gates = [gate.gate for gate in current.gates]
     baseline_gates = [gate.gate for gate in baseline.gates]
     baseline_digest = results_digest(baseline)
+    matched, not_matched = _reworded(current, baseline, reworded)
     return Drift(
         safety=_direction(newly_failing, newly_passing, gates_in(GateFamily.SAFETY)),
         competence=_direction(newly_failing, newly_passing, gates_in(GateFamily.COMPETENCE)),
@@ -267,7 +332,22 @@ def compare(current: Results, baseline: Results) -> Drift:
         attack_success=_attack_changes(current, baseline),
         no_transforms=current.no_transforms,
         baseline_no_transforms=baseline.no_transforms,
+        reworded=matched,
+        not_matched_by_meaning=not_matched,
     )
+
+
+def _reworded(
+    current: Results, baseline: Results, reworded: MeaningMatches | None
+) -> tuple[tuple[RewordedFailure, ...], tuple[str, ...]]:
+    """Drift's reworded failures and why others were not matched, for new failures only."""
+    fresh = {case.case_id for case in new_failures(current, baseline)}
+    if not fresh:
+        return (), ()
+    if reworded is None:
+        return (), (NO_EMBEDDER,)
+    matched = tuple(match for match in reworded.matched if match.case_id in fresh)
+    return matched, tuple(dict.fromkeys(reworded.not_matched))
 
 
 def _parity_changes(

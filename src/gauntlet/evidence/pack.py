@@ -18,7 +18,7 @@ from gauntlet.cases.model import GateName, GoldenMatch, ParityRule, SuiteOption
 from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.attacks import AttackRow, TransformBreak, attack_rows, broke_first
 from gauntlet.evidence.digest import results_digest
-from gauntlet.evidence.drift import SAFETY_GATES, Drift, compare
+from gauntlet.evidence.drift import SAFETY_GATES, Drift, MeaningMatches, compare
 from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
 from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
 from gauntlet.evidence.trends import TrendsEvidence
@@ -589,11 +589,15 @@ def build_pack(
     mapping: CaliforniaMapping = CALIFORNIA,
     trends: TrendsEvidence | None = None,
     signing_key: bytes | None = None,
+    reworded: MeaningMatches | None = None,
 ) -> EvidencePack:
     """Build the evidence pack. Pure: the same inputs always give the same pack.
 
     `signing_key` is the key the results were read with, if any: the pack says whether their
-    signature was verified (`gauntlet.run.custody`).
+    signature was verified (`gauntlet.run.custody`). `reworded` is what matching this run's
+    new failures with the baseline's by meaning found (`gauntlet.evidence.reworded`), done
+    before the pack is built since it asks an embedder; None when no embedder was given,
+    which drift then says.
     """
     languages = sorted({case.language for case in results.cases})
     return EvidencePack(
@@ -664,7 +668,7 @@ def build_pack(
             for gate in results.gates
         ),
         cases=tuple(_case(results, case) for case in results.cases),
-        baseline=_baseline(results, baseline, baseline_path, baseline_missing),
+        baseline=_baseline(results, baseline, baseline_path, baseline_missing, reworded),
         california=mapping,
         waivers=_waivers(results),
         broke_first=broke_first(results.cases),
@@ -1077,12 +1081,16 @@ def _shown(text: str, limit: int) -> str:
 
 
 def _baseline(
-    results: Results, baseline: Results | None, path: str | None, missing: bool
+    results: Results,
+    baseline: Results | None,
+    path: str | None,
+    missing: bool,
+    reworded: MeaningMatches | None,
 ) -> BaselineEvidence:
     if missing:
         return BaselineEvidence(status=BaselineStatus.MISSING, path=path, drift=None)
     if baseline is None:
         return BaselineEvidence(status=BaselineStatus.NONE, path=None, drift=None)
     return BaselineEvidence(
-        status=BaselineStatus.COMPARED, path=path, drift=compare(results, baseline)
+        status=BaselineStatus.COMPARED, path=path, drift=compare(results, baseline, reworded)
     )

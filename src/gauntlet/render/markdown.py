@@ -781,6 +781,7 @@ def _drift_section(pack: EvidencePack) -> list[str]:
     lines += _score_changes(drift.scores)
     lines += _attack_drift(drift.attack_success)
     lines += _changes("Newly failing", drift.newly_failing)
+    lines += _reworded_drift(drift)
     lines += _changes("Newly passing", drift.newly_passing)
     lines += _changes("Answer changed, same outcome", drift.answer_changed)
     lines += _changes("Cases added", drift.cases_added)
@@ -1013,6 +1014,46 @@ def _score_changes(changes: tuple[ScoreChange, ...]) -> list[str]:
             )
         )
     return [*lines, ""]
+
+
+def _reworded_drift(drift: Drift) -> list[str]:
+    """The new failures that are baseline failures reworded, and those that are not.
+
+    With why any were not matched by meaning; nothing when there is no new failure.
+    """
+    failed = (Outcome.FAILED, Outcome.WAIVED)
+    fresh = [
+        change
+        for change in (*drift.newly_failing, *drift.cases_added)
+        if change.current in failed and change.baseline in (Outcome.PASSED, None)
+    ]
+    if not fresh:
+        return []
+    lines = [f"### The same failure, reworded ({len(drift.reworded)})", ""]
+    whys = [
+        f"New failures were not matched by meaning: {escape(why)}."
+        for why in drift.not_matched_by_meaning
+    ]
+    if not drift.reworded and whys:
+        return [*lines, *(line for why in whys for line in (why, ""))]
+    lines += [
+        "Each still fails: matching by meaning only says which new failures are baseline "
+        "failures of the same gate and language said another way.",
+        "",
+    ]
+    lines.extend(
+        f"- {escape(match.language)}: {code(match.case_id)} is "
+        f"{code(match.baseline_case_id)} reworded ({match.gate.value}, similarity "
+        f"{match.score:.3f}, threshold {match.threshold:.3f})"
+        for match in drift.reworded
+    )
+    if drift.reworded:
+        lines.append("")
+    matched = {match.case_id for match in drift.reworded}
+    others = [code(change.case_id) for change in fresh if change.case_id not in matched]
+    if others:
+        lines += [f"Not matched: {', '.join(others)}.", ""]
+    return [*lines, *(line for why in whys for line in (why, ""))]
 
 
 def _changes(title: str, changes: tuple[CaseChange, ...]) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from gauntlet.display import printable
+from gauntlet.display import clipped, printable
 from gauntlet.errors import describe_raised
 from gauntlet.languages import primary_language
 from gauntlet.record import Record
@@ -29,6 +29,9 @@ from gauntlet.semantic.embedder import EmbedderError, Embeddings, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.semantic.guards import guard_problems, guards_digest
 
+MAX_REASON = 2000
+"""The most characters a check's reason keeps: an embedder's error is cut to it."""
+
 SimilarityOutcome = Literal["passed", "failed", "unjudged"]
 """What one similarity check came to."""
 
@@ -37,7 +40,7 @@ class SimilarityCheck(Record):
     """One similarity check of one answer against the text it should mean."""
 
     outcome: SimilarityOutcome
-    reason: str = Field(default="", max_length=2000)
+    reason: str = Field(default="", max_length=MAX_REASON)
     """Why it failed or is unjudged; empty when it passed."""
     score: float | None = Field(default=None, ge=-1.0, le=1.0)
     """The cosine of the two texts' embeddings; None when the embedder was not asked."""
@@ -92,17 +95,51 @@ async def similarity_check(
     if why is not None or similarity.embeddings is None:
         return SimilarityCheck(outcome="unjudged", reason=why or "")
     threshold = similarity.thresholds[primary_language(language)]
+    return await _compared(similarity.embeddings, threshold, expected, answer)
+
+
+async def same_failure_check(
+    similarity: Similarity,
+    before: tuple[str, str],
+    now: tuple[str, str],
+    language: str,
+) -> SimilarityCheck:
+    """Whether failure `now` is failure `before` reworded: each is `(answer, answer and reason)`.
+
+    The variant of `similarity_check` for two failures rather than an answer and its key: the
+    guards run on the two answers both ways (a number either has and the other lacks, or a
+    negation in one only, keeps them apart), and the threshold is compared with the
+    similarity of the answers with their reasons.
+    """
+    (before_answer, before_text), (now_answer, now_text) = before, now
+    guards = tuple(
+        dict.fromkeys(
+            guard_problems(before_answer, now_answer, language)
+            + guard_problems(now_answer, before_answer, language)
+        )
+    )
+    if guards:
+        return SimilarityCheck(outcome="failed", reason="; ".join(guards), guards=guards)
+    why = similarity.why_not(language)
+    if why is not None or similarity.embeddings is None:
+        return SimilarityCheck(outcome="unjudged", reason=why or "")
+    threshold = similarity.thresholds[primary_language(language)]
+    return await _compared(similarity.embeddings, threshold, before_text, now_text)
+
+
+async def _compared(
+    embeddings: Embeddings, threshold: float, expected: str, answer: str
+) -> SimilarityCheck:
+    """The cosine of the two texts against the language's threshold, the guards held."""
     try:
-        first, second = await similarity.embeddings.vectors([expected, answer])
+        first, second = await embeddings.vectors([expected, answer])
         score = cosine(first, second)
     except (EmbedderError, ValueError) as exc:
-        return SimilarityCheck(
-            outcome="unjudged", reason=f"the embedder gave no usable vectors: {exc}"
-        )
+        why = f"the embedder gave no usable vectors: {exc}"
+        return SimilarityCheck(outcome="unjudged", reason=clipped(why, MAX_REASON))
     except Exception as exc:  # an embedder that fails is unjudged, not a crash
-        return SimilarityCheck(
-            outcome="unjudged", reason=f"the embedder raised {describe_raised(exc)}"
-        )
+        why = f"the embedder raised {describe_raised(exc)}"
+        return SimilarityCheck(outcome="unjudged", reason=clipped(why, MAX_REASON))
     score = round(score, 6)
     if score >= threshold:
         return SimilarityCheck(outcome="passed", score=score, threshold=threshold)
@@ -188,6 +225,7 @@ __all__ = [
     "Similarity",
     "SimilarityCheck",
     "SimilarityOutcome",
+    "same_failure_check",
     "similarity_check",
     "similarity_of",
 ]
