@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 
 _NEGATION = {
-    "en": re.compile(r"\b(?:not|never|no)\s+", re.IGNORECASE),
-    "es": re.compile(r"\b(?:no|nunca)\s+", re.IGNORECASE),
+    "en": re.compile(r"\s*\b(?:not|never|no)\b", re.IGNORECASE),
+    "es": re.compile(r"\s*\b(?:no|nunca)\b", re.IGNORECASE),
 }
-"""A negation the toy's answers may hold, with the space after it."""
+"""A negation the toy's answers may hold, with the space before it."""
 _VERB = {
     "en": re.compile(r"\b(is|are|can|will|must)\b"),
     "es": re.compile(r"\b(es|son|abre|cierra|se|puede|necesita|cuesta|atiende)\b"),
@@ -32,7 +32,7 @@ def states_opposite(text: str, language: str) -> str:
     """`text` saying the opposite: its first negation dropped, or else one put in."""
     negation = _NEGATION[language]
     if negation.search(text):
-        dropped = negation.sub("", text, count=1)
+        dropped = negation.sub("", text, count=1).lstrip()
         return dropped[:1].upper() + dropped[1:]
     verb = _VERB[language].search(text)
     if verb is not None:
