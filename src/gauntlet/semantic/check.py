@@ -76,9 +76,18 @@ class Similarity:
 
 
 async def similarity_check(
-    similarity: Similarity, expected: str, answer: str, language: str
+    similarity: Similarity,
+    expected: str,
+    answer: str,
+    language: str,
+    *,
+    at_least: float | None = None,
 ) -> SimilarityCheck:
-    """Whether `answer` says what `expected` says: guards first, then the calibrated threshold."""
+    """Whether `answer` says what `expected` says: guards first, then the calibrated threshold.
+
+    `at_least` (a case's `min_similarity`) can only raise the bar: the threshold is the higher
+    of it and the calibrated one, and without a calibrated one the check is unjudged still.
+    """
     guards = guard_problems(expected, answer, language)
     why = similarity.why_not(language)
     if guards:
@@ -86,6 +95,8 @@ async def similarity_check(
     if why is not None or similarity.embeddings is None:
         return SimilarityCheck(outcome="unjudged", reason=why or "")
     threshold = similarity.thresholds[primary_language(language)]
+    if at_least is not None:
+        threshold = max(threshold, at_least)
     try:
         first, second = await similarity.embeddings.vectors([expected, answer])
         score = cosine(first, second)
@@ -104,7 +115,8 @@ async def similarity_check(
         outcome="failed",
         score=score,
         threshold=threshold,
-        reason=f"similarity {score:.3f} is below the calibrated threshold {threshold:.3f}",
+        reason=f"similarity {score:.4g} is below the threshold {threshold:.4g}"
+        + (" (the case's min_similarity)" if threshold == at_least else " (calibrated)"),
     )
 
 
