@@ -25,6 +25,7 @@ from gauntlet.semantic.check import Similarity
 from gauntlet.semantic.embedder import Embeddings
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.semantic.toy import EmbedderDefect, ToyEmbedder
+from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.toy import ToyDefect, make_toy
 
 from .cli_helpers import RunCli
@@ -158,6 +159,42 @@ def test_similarity_is_never_asked_about_an_answer_the_gate_failed(
     # embedder asked about answers it could only agree to fail.
     similarity = _similarity(opened_toy_embedder)
     results = _run(semantic_golden, similarity, ToyDefect.REFUSE_EVERYTHING)
+    assert {case.outcome for case in results.cases} == {Outcome.FAILED}
+    assert all("refused" in case.reason for case in results.cases)
+    assert _checks(results) == [None] * len(results.cases)
+    assert similarity.embeddings is not None and similarity.embeddings.wanted == 0
+
+
+class _RefusesWithTheKey:
+    """Answers every prompt with its case's expected text, marked refused: the gate fails it,
+    and nothing but the gate stops the embedder being asked (the guards all hold)."""
+
+    name = "refuses-with-the-key"
+
+    def __init__(self, suites: SuiteSet) -> None:
+        self.keys = {
+            case.final_prompt: getattr(case, "expected", "")
+            for loaded in suites.suites
+            for case in loaded.cases
+        }
+
+    def ask(self, prompt: str, language: str) -> TargetResponse:
+        return TargetResponse(
+            text=self.keys[prompt], citations=[], context_ids=[], refused=True, escalated=False
+        )
+
+
+def test_the_embedder_is_never_asked_about_an_answer_the_gate_failed(
+    semantic_golden: SuiteSet, opened_toy_embedder: Any
+) -> None:
+    # Trap: a similarity check made before (or whatever) the gate's own verdict: a refusal
+    # that repeats the key word for word would score 1.0 and, were it kept, read as a match.
+    similarity = _similarity(opened_toy_embedder)
+    target = _RefusesWithTheKey(semantic_golden)
+    info = TargetInfo(kind="callable", name=target.name)
+    results = run_gauntlet(
+        semantic_golden, target, settings_for(semantic_golden, info, similarity=similarity)
+    )
     assert {case.outcome for case in results.cases} == {Outcome.FAILED}
     assert all("refused" in case.reason for case in results.cases)
     assert _checks(results) == [None] * len(results.cases)
