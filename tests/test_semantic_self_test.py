@@ -180,7 +180,7 @@ class _RefusesWithTheKey:
 
     def ask(self, prompt: str, language: str) -> TargetResponse:
         return TargetResponse(
-            text=self.keys[prompt], citations=[], context_ids=[], refused=True, escalated=False
+            text=self.keys[prompt], citations=(), context_ids=(), refused=True, escalated=False
         )
 
 
