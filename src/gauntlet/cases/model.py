@@ -772,6 +772,7 @@ TRAJECTORY_CHECKS = (
     "must_contain",
     "expected",
     "min_faithfulness",
+    "min_similarity",
 )
 """The keys of a trajectory case that check something; a case states at least one."""
 
@@ -787,6 +788,7 @@ class TrajectoryCase(Case, UsesTools):
         json_schema_extra={
             "oneOf": [{"required": ["prompt"]}, {"required": ["turns"]}],
             "anyOf": [{"required": [key]} for key in TRAJECTORY_CHECKS],
+            "dependentRequired": {"min_similarity": ["expected"]},
         }
     )
 
@@ -815,12 +817,24 @@ class TrajectoryCase(Case, UsesTools):
     claim_overlap: Fraction = 0.5
     """The share of a claim's content words a source must hold for the claim to count as
     supported (for `min_faithfulness` and `expected`); every number in it must be there too."""
+    min_similarity: Fraction | None = Field(default=None, json_schema_extra=_fraction_only)
+    """The least similarity of the final answer to `expected`, by the run's embedder
+    (`gauntlet run --embedder`). It can only raise the bar: the answer must also clear the
+    threshold the embedder's calibration accepted for the case's language, and the guards
+    (numbers, negation) must hold; without an accepted calibration the ask is unjudged."""
 
     @model_validator(mode="after")
     def _no_null_checks(self) -> TrajectoryCase:
         _refuse_written_nulls(
-            self, ("max_calls", "min_tool_accuracy", "expected", "min_faithfulness")
+            self,
+            ("max_calls", "min_tool_accuracy", "expected", "min_faithfulness", "min_similarity"),
         )
+        if self.min_similarity is not None and self.expected is None:
+            raise PydanticCustomError(
+                "similarity_without_expected",
+                "min_similarity compares the final answer with `expected`: give `expected`",
+                {"at": ("min_similarity",)},
+            )
         if not self.model_fields_set & set(TRAJECTORY_CHECKS):
             raise PydanticCustomError(
                 "no_check",
@@ -1080,6 +1094,9 @@ class GoldenMatch(StrEnum):
     """Equal once whitespace is collapsed."""
     JUDGE = "judge"
     """No worse than `expected`, by a model judge comparing the two blind, in both orders."""
+    SEMANTIC = "semantic"
+    """The same meaning as `expected`: the guards (every number, no negation in one only) hold
+    and the embedder's similarity clears the threshold its calibration accepted."""
 
 
 class GoldenSuite(SuiteBase):
@@ -1089,8 +1106,10 @@ class GoldenSuite(SuiteBase):
     key_version: PositiveInt
     """Version of the answer key; bump it when any `expected` changes."""
     match: GoldenMatch = GoldenMatch.EXACT
-    """`exact` (the default), or `judge`: a model judge (`gauntlet run --judge`) compares the
-    answer with `expected` blind, in both orders; a reworded answer may pass."""
+    """`exact` (the default); `judge`: a model judge (`gauntlet run --judge`) compares the
+    answer with `expected` blind, in both orders; or `semantic`: the run's embedder
+    (`gauntlet run --embedder`) compares their meaning, after the number and negation guards.
+    With `judge` or `semantic` a reworded answer may pass."""
     cases: Annotated[tuple[GoldenCase, ...], Field(min_length=1)]
     """The cases, at least one."""
 

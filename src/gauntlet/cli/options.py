@@ -138,6 +138,31 @@ SuiteSettingOption = Annotated[
 ]
 
 
+EmbedderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--embedder",
+        metavar="SPEC",
+        help="The embedder that compares meanings (`match: semantic` golden suites, "
+        "trajectory `min_similarity`): `builtin` (in process, the gauntlet[semantic] extra), "
+        "`toy[:DEFECT,...]`, or a target file of kind openai-embeddings. It is asked only "
+        "about answers the gates passed, and can fail them, never pass them.",
+        show_default=False,
+    ),
+]
+EmbedderCalibrationOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--embedder-calibration",
+        metavar="RECORD",
+        help="The embedder's similarity calibration record (from `gauntlet calibrate "
+        "--embedder`). Without one, or for another embedder, or in a language it did not "
+        "accept, every similarity check is unjudged and the verdict is withheld (exit 2).",
+        show_default=False,
+    ),
+]
+
+
 WaiversOption = Annotated[
     Path | None,
     typer.Option(

@@ -13,6 +13,8 @@ import typer
 from gauntlet.cli.console import stderr, stdout
 from gauntlet.cli.options import (
     CasesOption,
+    EmbedderCalibrationOption,
+    EmbedderOption,
     ExcludeGateOption,
     GateOption,
     HistoryOption,
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
     from gauntlet.run.results import Results, Shard, TargetInfo
     from gauntlet.run.settings import Judge, RunSettings
+    from gauntlet.semantic.check import Similarity
     from gauntlet.targets.build import BuiltTarget
     from gauntlet.targets.http import Header
 
@@ -214,6 +217,8 @@ def run_command(
             help="The fewest labelled items the calibration must hold in every language.",
         ),
     ] = 30,
+    embedder: EmbedderOption = None,
+    embedder_calibration: EmbedderCalibrationOption = None,
     waivers: WaiversOption = None,
     strict_waivers: Annotated[
         bool,
@@ -277,6 +282,8 @@ def run_command(
             judge_labels=judge_labels,
             min_kappa=min_kappa,
             min_items=min_items,
+            embedder=embedder,
+            embedder_calibration=embedder_calibration,
             waivers=waivers,
             strict_waivers=strict_waivers,
             no_transforms=no_transforms,
@@ -340,6 +347,8 @@ class RunRequest:
     judge_labels: list[Path] | None
     min_kappa: float
     min_items: int
+    embedder: str | None
+    embedder_calibration: Path | None
     waivers: Path | None
     strict_waivers: bool
     no_transforms: bool
@@ -430,7 +439,17 @@ def _parse(request: RunRequest) -> ParsedRun:
         UsageError: a bad option, or options that do not go together.
         HistoryError: the history could not be appended to.
     """
-    inputs = (request.target.target_file, request.judge_file, request.calibration)
+    if request.embedder_calibration is not None and request.embedder is None:
+        raise UsageError(
+            "--embedder-calibration is for an embedder: give --embedder builtin (or a target "
+            "file of kind openai-embeddings)"
+        )
+    inputs = (
+        request.target.target_file,
+        request.judge_file,
+        request.calibration,
+        request.embedder_calibration,
+    )
     given = [*(request.cases or ()), *(path for path in (*inputs, request.waivers) if path)]
     replace_out(request.out, inputs=given)
     shard = _parse_shard(request.shard)
@@ -479,6 +498,7 @@ def _build(parsed: ParsedRun) -> BuiltRun:
         target=info,
         shard=shard,
         judge=_build_judge(request, judge_seed(request.run_id, plan)),
+        similarity=_open_similarity(request),
         run_id=request.run_id,
         waivers=tuple(waived),
         strict_waivers=request.strict_waivers,
@@ -516,6 +536,45 @@ def _build_judge(request: RunRequest, seed: str) -> Judge | None:
     )
 
 
+def _open_similarity(request: RunRequest) -> Similarity | None:
+    """The similarity `--embedder` names, its embedder opened; None without `--embedder`.
+
+    Without `--embedder-calibration` it may gate nothing, and the run says so before it asks.
+
+    Raises:
+        UsageError, ConfigError: as `gauntlet.semantic.setup.open_similarity`.
+        EmbedderError: the embedder cannot be loaded or reached (its pre-flight ask).
+    """
+    if request.embedder is None:
+        return None
+    import asyncio
+
+    from gauntlet.semantic.setup import open_similarity
+
+    with named_options(embedder="--embedder", embedder_calibration="--embedder-calibration"):
+        similarity = asyncio.run(
+            open_similarity(
+                request.embedder, request.embedder_calibration, redactor=Invocation.redactor
+            )
+        )
+    if similarity.refused is not None:
+        stderr().print(
+            f"similarity: {similarity.refused}; every similarity check will be unjudged",
+            markup=False,
+            style="yellow",
+        )
+    return similarity
+
+
+def _close_similarity(settings: RunSettings) -> None:
+    """Let go of the embedder `--embedder` opened, once the run is over (or never began)."""
+    embeddings = settings.similarity.embeddings if settings.similarity is not None else None
+    if embeddings is not None:
+        import asyncio
+
+        asyncio.run(embeddings.embedder.aclose())
+
+
 def _execute(parsed: ParsedRun, built: BuiltRun) -> None:
     """Run, journalled beside the results; write them, summarise, keep the history, and exit."""
     from gauntlet.cli.collector import young_only_while_running
@@ -542,6 +601,7 @@ def _execute(parsed: ParsedRun, built: BuiltRun) -> None:
         # The journal goes only once the results file holds every case: an interrupted run
         # keeps it, so --resume continues where it stopped.
         journal.close(remove=finished)
+        _close_similarity(settings)
     console = stdout()
     hint = TimeoutHintSettings(
         concurrency=settings.concurrency,

@@ -46,6 +46,8 @@ from gauntlet.run.results import (
     exit_code_for,
 )
 from gauntlet.run.tally import PairCheck, gate_state, pair_checks
+from gauntlet.semantic.check import SimilarityCheck
+from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.targets.contract import (
     FINISH_REASON_LENGTH,
     FieldSource,
@@ -59,7 +61,7 @@ from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.transforms import Transform
 from gauntlet.version import __version__
 
-EVIDENCE_SCHEMA_VERSION = 11
+EVIDENCE_SCHEMA_VERSION = 12
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -98,7 +100,13 @@ the case it was made from (`variant_of`) and, for best-of-N noise, its `seed`; t
 transform and language, the share of its variants that got through, with the unscored apart
 (`attack_success`), the transforms that broke the target first (`broke_first`), and drift's
 `attack_success` against the baseline's, with whether either side ran with `--no-transforms`
-(`no_transforms`, `baseline_no_transforms`)."""
+(`no_transforms`, `baseline_no_transforms`). 12 added similarity (issue 32): the run's embedder
+beside the judge (`embedder`: its fingerprint, calibration record sha256, the thresholds
+accepted per language, whether it was let gate and why not, and its checks counted), for each
+case compared by meaning the similarity check of the ask that decided it (`similarity_ask`,
+`similarity`: outcome, score, threshold, failed guards), and the trajectory scores'
+`similarity` beside tool accuracy and faithfulness (per gate and language, per failing ask,
+and in drift)."""
 
 
 class VerdictStatus(StrEnum):
@@ -434,6 +442,9 @@ class TrajectoryEvidence(Record):
     faithfulness: float | None
     """The share of the ask's answer a tool's output or the context supports; None when its
     case does not ask for it."""
+    similarity: float | None
+    """The ask's final answer's similarity to `expected`; None when its case does not ask
+    for it (`min_similarity`) or the embedder was not asked."""
     omitted_before: int
     """Calls left out before the first row, when there are more than `CALLS_SHOWN`."""
     omitted_after: int
@@ -444,7 +455,11 @@ class TrajectoryEvidence(Record):
     @property
     def figures(self) -> tuple[str, ...]:
         """The ask's measured scores as a reader sees them: `tool accuracy 0.500`, ..."""
-        scores = (("tool accuracy", self.tool_accuracy), ("faithfulness", self.faithfulness))
+        scores = (
+            ("tool accuracy", self.tool_accuracy),
+            ("faithfulness", self.faithfulness),
+            ("similarity", self.similarity),
+        )
         return tuple(f"{name} {value:.3f}" for name, value in scores if value is not None)
 
 
@@ -479,6 +494,12 @@ class CaseEvidence(Record):
     """For a failing case of a gate that reads tool calls (trajectory, and adversarial cases
     whose ask reported calls or forbids some), the calls of its first failing ask; None
     otherwise."""
+    similarity_ask: int | None
+    """The ask (from 1) whose similarity check `similarity` is: the first with the case's
+    outcome, else the first not passed, else the first; None when no ask was compared."""
+    similarity: SimilarityCheck | None
+    """That ask's similarity check (`match: semantic`, `min_similarity`): its outcome, score,
+    threshold and failed guards."""
     pair: str | None = None
     """The case's parity pair key, when it has one."""
     transform: Transform | None = None
@@ -521,6 +542,34 @@ class JudgeEvidence(Record):
     checks: JudgeCheckCounts
 
 
+class SimilarityCheckCounts(Record):
+    """The run's similarity checks over every ask."""
+
+    total: int
+    passed: int
+    failed: int
+    unjudged: int
+    guarded: int
+    """Checks a guard failed (a number missing, a negation in one only) before similarity."""
+
+
+class EmbedderEvidence(Record):
+    """The embedder a run compared meanings with, and whether it was let gate."""
+
+    fingerprint: EmbedderFingerprint
+    """What the embedder is (kind, model, dimension, weights sha256 or host): a calibration
+    holds for this fingerprint and no other."""
+    calibration_sha256: str | None
+    """The sha256 of the calibration record the run was given; None when none was."""
+    thresholds: dict[str, float]
+    """The threshold the record accepted in each language; other languages are unjudged."""
+    allowed_to_gate: bool
+    """The run let similarity pass answers; when false, every similarity check is unjudged."""
+    refused: str | None
+    """Why the embedder was not let gate; None when it was."""
+    checks: SimilarityCheckCounts
+
+
 class BaselineStatus(StrEnum):
     """Whether drift was computed."""
 
@@ -560,6 +609,8 @@ class EvidencePack(Record):
     verdict: VerdictEvidence
     judge: JudgeEvidence | None
     """The model judge, for a run that had one; None otherwise."""
+    embedder: EmbedderEvidence | None
+    """The embedder, for a run that compared meanings; None otherwise."""
     totals: Totals
     languages: tuple[LanguageCounts, ...]
     """Cases per language across the run; a language not listed was not tested."""
@@ -627,6 +678,7 @@ def build_pack(
         ),
         verdict=_verdict(results),
         judge=_judge(results),
+        embedder=_embedder(results),
         totals=results.totals,
         languages=tuple(
             LanguageCounts(language=language, **totals.model_dump())
@@ -922,8 +974,51 @@ def _judge(results: Results) -> JudgeEvidence | None:
     )
 
 
+def _embedder(results: Results) -> EmbedderEvidence | None:
+    embedder = results.embedder
+    if embedder is None:
+        return None
+    checks = [
+        trial.similarity
+        for case in results.cases
+        for trial in case.trials
+        if trial.similarity is not None
+    ]
+    return EmbedderEvidence(
+        fingerprint=embedder.fingerprint,
+        calibration_sha256=embedder.calibration_sha256,
+        thresholds=embedder.thresholds,
+        allowed_to_gate=embedder.refused is None,
+        refused=embedder.refused,
+        checks=SimilarityCheckCounts(
+            total=len(checks),
+            passed=sum(1 for check in checks if check.outcome == "passed"),
+            failed=sum(1 for check in checks if check.outcome == "failed"),
+            unjudged=sum(1 for check in checks if check.outcome == "unjudged"),
+            guarded=sum(1 for check in checks if check.guards),
+        ),
+    )
+
+
+def _compared(case: CaseResult) -> tuple[int | None, SimilarityCheck | None]:
+    """The ask whose similarity check shows why the case came out as it did, and that check."""
+    asks = [(n, trial) for n, trial in enumerate(case.trials, 1) if trial.similarity is not None]
+    if not asks:
+        return None, None
+    number, trial = min(
+        asks,
+        key=lambda ask: (
+            ask[1].outcome is not case.outcome,
+            ask[1].outcome is Outcome.PASSED,
+            ask[0],
+        ),
+    )
+    return number, trial.similarity
+
+
 def _case(results: Results, case: CaseResult) -> CaseEvidence:
     judged_ask, judged = _judged(case)
+    similarity_ask, similarity = _compared(case)
     return CaseEvidence(
         **case.model_dump(include=_CASE_FIELDS - {"source"}),
         source=shown_source(case.source),
@@ -932,6 +1027,8 @@ def _case(results: Results, case: CaseResult) -> CaseEvidence:
         judged=judged,
         calibration=_calibration(results, case.language) if judged else None,
         trajectory=_trajectory(case),
+        similarity_ask=similarity_ask,
+        similarity=similarity,
     )
 
 
@@ -1040,6 +1137,7 @@ def _calls(
         departed_step=None if departed is None else departed + 1,
         tool_accuracy=_rounded(scores.tool_accuracy if scores is not None else None),
         faithfulness=_rounded(scores.faithfulness if scores is not None else None),
+        similarity=_rounded(scores.similarity if scores is not None else None),
         omitted_before=first,
         omitted_after=len(rows) - first - len(shown),
         rows=tuple(shown),

@@ -1,7 +1,8 @@
 """How a gate's trajectory scores are spread over its asks: the figures a reviewer reads. Pure.
 
 A gate that reads tool calls scores each ask it graded (`Trial.scores`): tool accuracy and,
-when the case asks for it, faithfulness. A pass rate says how many cases met their
+when the case asks for them, faithfulness and similarity (`min_similarity`: the final answer's
+similarity to `expected` by the run's embedder). A pass rate says how many cases met their
 thresholds; these figures say how close the agent came, which a threshold hides: a gate can
 pass every case at 0.8 or at 1.0, and fail one case at 0.79 or at 0.
 
@@ -35,10 +36,10 @@ from gauntlet.cases.model import GateName
 from gauntlet.record import Record
 from gauntlet.run.results import CaseResult, Results
 
-ScoreName = Literal["tool_accuracy", "faithfulness"]
+ScoreName = Literal["tool_accuracy", "faithfulness", "similarity"]
 """A score a gate that reads tool calls measures of an ask."""
 
-SCORE_NAMES: tuple[ScoreName, ...] = ("tool_accuracy", "faithfulness")
+SCORE_NAMES: tuple[ScoreName, ...] = ("tool_accuracy", "faithfulness", "similarity")
 
 
 class Distribution(Record):
@@ -68,10 +69,13 @@ class ScoreDistributions(Record):
     """None when no ask has it."""
     faithfulness: Distribution | None
     """None when no ask has it (a case states `min_faithfulness` to have it measured)."""
+    similarity: Distribution | None = None
+    """None when no ask has it (a case states `min_similarity` to have it measured)."""
 
     def figures(self, score: ScoreName) -> Distribution | None:
         """The figures of `score`."""
-        return self.tool_accuracy if score == "tool_accuracy" else self.faithfulness
+        figures: Distribution | None = getattr(self, score)
+        return figures
 
 
 def distribution(values: Sequence[float]) -> Distribution | None:
@@ -106,7 +110,7 @@ def gate_distributions(results: Results, gate: GateName) -> tuple[ScoreDistribut
         _row(language, [c for c in mine if language is None or c.language == language])
         for language in (None, *languages)
     )
-    if rows and rows[0].tool_accuracy is None and rows[0].faithfulness is None:
+    if rows and all(rows[0].figures(score) is None for score in SCORE_NAMES):
         return ()
     return rows
 
@@ -117,4 +121,5 @@ def _row(language: str | None, cases: list[CaseResult]) -> ScoreDistributions:
         asks=sum(len(case.trials) for case in cases),
         tool_accuracy=distribution(score_values(cases, "tool_accuracy")),
         faithfulness=distribution(score_values(cases, "faithfulness")),
+        similarity=distribution(score_values(cases, "similarity")),
     )

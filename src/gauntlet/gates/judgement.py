@@ -24,6 +24,10 @@ class TrajectoryScores(Record):
     case does not ask for it."""
     departed_at: Annotated[int, Field(ge=0)] | None = None
     """The step (from 0) where the trajectory first went wrong; None when no call check failed."""
+    similarity: Annotated[float, Field(ge=-1.0, le=1.0, allow_inf_nan=False)] | None = None
+    """The final answer's similarity to `expected` by the run's embedder (`min_similarity`);
+    None when the case does not ask for it or the embedder was not asked. Measured after the
+    gate passed (`gauntlet.run.after_gate`), never by the gate itself."""
 
 
 class Judgement(NamedTuple):

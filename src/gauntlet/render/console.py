@@ -284,6 +284,35 @@ def _judge_part(results: Results) -> list[Text]:
     return [] if results.judge is None else [Text(""), *_judge_lines(results.judge)]
 
 
+def _embedder_part(results: Results) -> list[Text]:
+    """Which embedder compared meanings, whether it was let gate, and its checks."""
+    embedder = results.embedder
+    if embedder is None:
+        return []
+    fingerprint = embedder.fingerprint
+    who = printable(f"{fingerprint.kind} {fingerprint.model}")
+    if embedder.refused is None:
+        state = ("allowed to gate", "green")
+    else:
+        state = (f"not allowed to gate: {printable(embedder.refused)}", "yellow")
+    lines = [Text(""), Text.assemble(f"similarity: {who}: ", state)]
+    checks = [t.similarity for c in results.cases for t in c.trials if t.similarity is not None]
+    thresholds = ", ".join(
+        f"{printable(language)} {value:.3f}" for language, value in embedder.thresholds.items()
+    )
+    counted = dict.fromkeys(("passed", "failed", "unjudged"), 0)
+    for check in checks:
+        counted[check.outcome] += 1
+    lines.append(
+        Text(
+            f"  thresholds {thresholds or 'none accepted'}; {len(checks)} checks: "
+            + ", ".join(f"{count} {outcome}" for outcome, count in counted.items()),
+            style="dim",
+        )
+    )
+    return lines
+
+
 def _verdict_lines(results: Results, results_path: str | None) -> list[Text]:
     """The verdict, coloured, with its reason; then where the results were written."""
     lines = [
@@ -475,6 +504,7 @@ _SECTIONS: tuple[Callable[[Results], list[Text]], ...] = (
     _written_short_lines,
     _not_asked_lines,
     _judge_part,
+    _embedder_part,
     _waiver_lines,
 )
 """The summary's sections in order, each a pure function of the results; the timeout hint and

@@ -18,6 +18,12 @@ Properties, not test cases: a share is no test, and a `testcase` per transform w
 counts a CI system gates on (each variant already is a `testcase` that fails when it got
 through); CI test views (Jenkins, GitLab, the JUnit report actions) list a suite's properties
 beside it, and a script reads them by name.
+
+A suite whose cases were compared by meaning (`match: semantic`, `min_similarity`) carries the
+embedder as properties too: `similarity.embedder` (its kind, model, dimension and weights
+sha256 or host), `similarity.calibration_sha256`, and `similarity.<case id> [<language>]`
+for each such case, valued with the check's outcome, score and threshold (and failed guards),
+e.g. `passed: 0.934 at threshold 0.800`.
 """
 
 from __future__ import annotations
@@ -75,6 +81,7 @@ def render_junit(pack: EvidencePack) -> str:
     _parity_cases(root, pack)
     for suite in root.findall("testsuite"):
         _attack_properties(suite, suites.get(suite.get("name", ""), []))
+        _similarity_properties(suite, suites.get(suite.get("name", ""), []), pack)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -137,6 +144,55 @@ def _attack_properties(suite: ET.Element, cases: list[CaseEvidence]) -> None:
     suite.insert(0, properties)
 
 
+def _similarity_properties(
+    suite: ET.Element, cases: list[CaseEvidence], pack: EvidencePack
+) -> None:
+    """The embedder and each compared case's similarity, as properties of the suite."""
+    compared = [case for case in cases if case.similarity is not None]
+    if pack.embedder is None or not compared:
+        return
+    properties = suite.find("properties")
+    if properties is None:
+        properties = ET.Element("properties")
+        suite.insert(0, properties)
+    fingerprint = pack.embedder.fingerprint
+    named = (
+        f"{fingerprint.kind} {fingerprint.model} ({fingerprint.dimension} dimensions; "
+        + (
+            f"weights sha256 {fingerprint.weights_sha256}"
+            if fingerprint.weights_sha256
+            else f"host {fingerprint.host}"
+        )
+        + ")"
+    )
+    record = pack.embedder.calibration_sha256 or "none given"
+    for name, value in (
+        ("similarity.embedder", named),
+        ("similarity.calibration_sha256", record),
+    ):
+        ET.SubElement(properties, "property", name=name, value=_clean(value))
+    for case in compared:
+        ET.SubElement(
+            properties,
+            "property",
+            name=_clean(f"similarity.{case.case_id} [{case.language}]"),
+            value=_clean(_similarity_value(case)),
+        )
+
+
+def _similarity_value(case: CaseEvidence) -> str:
+    check = case.similarity
+    assert check is not None  # noqa: S101 - called for compared cases only
+    score = "not scored" if check.score is None else f"{check.score:.3f}"
+    threshold = "no threshold" if check.threshold is None else f"threshold {check.threshold:.3f}"
+    value = f"{check.outcome}: {score} at {threshold}"
+    if check.guards:
+        value += f"; guards failed: {'; '.join(check.guards)}"
+    elif check.outcome == "unjudged":
+        value += f"; {check.reason}"
+    return value
+
+
 def _attack_value(attack: AttackRow) -> str:
     value = f"{attack.got_through} of {attack.graded} graded got through"
     if attack.success is not None and attack.wilson_low is not None:
@@ -177,6 +233,8 @@ def _details(case: CaseEvidence) -> list[str]:
         lines.append(line)
         if check.outcome == "unjudged":
             lines += [f"  reply {n}: {reply}" for n, reply in enumerate(check.replies, 1)]
+    if case.similarity is not None:
+        lines.append(f"similarity (ask {case.similarity_ask}) {_similarity_value(case)}")
     if case.trajectory is not None:
         lines += _trajectory(case.trajectory)
     return lines

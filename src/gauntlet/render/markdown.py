@@ -26,6 +26,7 @@ from gauntlet.evidence.mapping import MappingRow
 from gauntlet.evidence.pack import (
     BaselineStatus,
     CaseEvidence,
+    EmbedderEvidence,
     EvidencePack,
     ExchangeEvidence,
     GateEvidence,
@@ -438,10 +439,13 @@ def _scores_section(pack: EvidencePack) -> list[str]:
     ]
     for gate in gates:
         for scores in gate.trajectory_scores:
-            for name, figures in (
+            named = [
                 ("tool accuracy", scores.tool_accuracy),
                 ("faithfulness", scores.faithfulness),
-            ):
+            ]
+            if gate.trajectory_scores[0].similarity is not None:  # measured in this gate
+                named.append(("similarity", scores.similarity))
+            for name, figures in named:
                 language = escape(scores.language) if scores.language is not None else "**all**"
                 lines.append(row(gate.gate.value, language, name, *_figures(figures, scores.asks)))
     return lines
@@ -506,6 +510,69 @@ def _departure(trajectory: TrajectoryEvidence) -> str:
     if trajectory.steps is not None and step > trajectory.steps:
         return f"it stopped after step {step - 1}, before making the calls expected"
     return f"went wrong at step {step}"
+
+
+def _similarity_part(pack: EvidencePack) -> list[str]:
+    return [] if pack.embedder is None else _similarity_section(pack.embedder, pack.cases)
+
+
+def _similarity_section(embedder: EmbedderEvidence, cases: tuple[CaseEvidence, ...]) -> list[str]:
+    """Which embedder compared meanings, whether it was let gate, and each case's score."""
+    lines = ["## Similarity", ""]
+    lines += [
+        "The embedder is asked only about answers the gates' own checks passed, and only once "
+        "the guards held (every number of the expected answer in the answer; a negation not in "
+        "one alone): it can fail such an answer, never pass one they failed, and it passes an "
+        "answer only at or above the threshold its calibration record accepted for the "
+        "case's language.",
+        "",
+    ]
+    if embedder.refused is None:
+        lines += ["**Allowed to gate**: its calibration holds for this embedder.", ""]
+    else:
+        lines += [
+            f"**Not allowed to gate**: {escape(embedder.refused).rstrip('.')}. Every similarity "
+            "check is unjudged, so no verdict is reached.",
+            "",
+        ]
+    fingerprint, checks = embedder.fingerprint, embedder.checks
+    thresholds = ", ".join(
+        f"{escape(language)} {value:.3f}" for language, value in embedder.thresholds.items()
+    )
+    facts = [
+        ("kind", fingerprint.kind),
+        ("model", escape(fingerprint.model)),
+        ("dimension", str(fingerprint.dimension)),
+        ("weights sha256", _digest(fingerprint.weights_sha256 or "not read (a server)")),
+        ("host", escape(fingerprint.host or "in process")),
+        ("calibration sha256", _digest(embedder.calibration_sha256 or "none given")),
+        ("thresholds", thresholds or "none accepted"),
+        (
+            "checks",
+            f"{checks.total}: {checks.passed} passed, {checks.failed} failed "
+            f"({checks.guarded} by a guard), {checks.unjudged} unjudged",
+        ),
+    ]
+    lines += [*head("fact", "value"), *(row(name, value) for name, value in facts), ""]
+    compared = [case for case in cases if case.similarity is not None]
+    if not compared:
+        return lines
+    lines += head("case", "language", "ask", "outcome", "score", "threshold", "guards failed")
+    for case in compared:
+        check = case.similarity
+        assert check is not None  # noqa: S101 - filtered above
+        lines.append(
+            row(
+                code(case.case_id),
+                escape(case.language),
+                str(case.similarity_ask),
+                check.outcome,
+                "n/a" if check.score is None else f"{check.score:.3f}",
+                "n/a" if check.threshold is None else f"{check.threshold:.3f}",
+                escape("; ".join(check.guards)) or "none",
+            )
+        )
+    return [*lines, ""]
 
 
 def _judge_section(judge: JudgeEvidence, usage: JudgeUsageTotals | None) -> list[str]:
@@ -1333,6 +1400,7 @@ SECTIONS: tuple[Callable[[EvidencePack], list[str]], ...] = (
     _verdict_section,
     _safety_waivers,
     _judge_part,
+    _similarity_part,
     _run_section,
     _totals_section,
     _gates_section,

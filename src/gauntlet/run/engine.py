@@ -32,12 +32,16 @@ from gauntlet.run.schedule import Scheduled, schedule
 from gauntlet.run.scoring import (
     NOT_ASKED,
     Observation,
+    after_gate,
     gate_trial,
     judge_case,
     needs_judge,
+    needs_similarity,
     score,
+    similarity_floor,
 )
 from gauntlet.run.settings import GRACE_SECONDS, Judge, RunSettings, RunSpan
+from gauntlet.semantic.check import Similarity, similarity_check
 from gauntlet.targets.adapters import as_async_target, is_cancelling, target_raised
 from gauntlet.targets.contract import (
     PROBE_LANGUAGE,
@@ -217,16 +221,24 @@ class Pace:
         grace: After a stop, how long asks in flight may take to finish, in seconds.
         judge: With a judge, an answer the gate passed in a case with judged checks is
             shown to it as soon as it comes, at most `judge.concurrency` at a time.
+        similarity: With an embedder, an answer the gate passed in a case that compares
+            meanings (`match: semantic`, `min_similarity`) is compared as soon as it comes.
     """
 
     concurrency: int = DEFAULT_CONCURRENCY
     grace: float = GRACE_SECONDS
     judge: Judge | None = None
+    similarity: Similarity | None = None
 
     @classmethod
     def of(cls, settings: RunSettings) -> Pace:
-        """The pace `settings` set: their concurrency, grace and judge."""
-        return cls(concurrency=settings.concurrency, grace=settings.grace, judge=settings.judge)
+        """The pace `settings` set: their concurrency, grace, judge and similarity."""
+        return cls(
+            concurrency=settings.concurrency,
+            grace=settings.grace,
+            judge=settings.judge,
+            similarity=settings.similarity,
+        )
 
     @property
     def width(self) -> int:
@@ -355,8 +367,7 @@ class _Asks:
                 if self.halt.is_set():
                     return
                 observation = await _converse(self.asking, item.case, self.halt, scripted)
-            if self.judging is not None:
-                observation = await _judge(*self.judging, item, len(observations) + 1, observation)
+            observation = await self.after_gate(item, len(observations) + 1, observation)
             observations.append(observation)
             self.done += 1
             if progress is not None:
@@ -364,25 +375,42 @@ class _Asks:
         if self.listeners.on_case is not None:
             self.listeners.on_case(item, observations)
 
+    async def after_gate(
+        self, item: Scheduled, ask_number: int, observation: Observation
+    ) -> Observation:
+        """`observation` with the checks made once the gate passed its answer.
 
-async def _judge(
-    judge: Judge,
-    bound: asyncio.Semaphore,
-    item: Scheduled,
-    ask_number: int,
-    observation: Observation,
-) -> Observation:
-    """`observation` with the judge's checks, when the case has some and the gate passed it."""
-    if observation.response is None or not needs_judge(item.case, item.info):
+        The judge's checks, when the case has judged checks, and the similarity check, when
+        it compares meanings. Never asked when the gate failed the answer: they could only
+        agree. They can fail the ask or leave it unjudged, never pass one the gate failed
+        (`gauntlet.run.tally.after_gate_outcome`).
+        """
+        case, info, response = item.case, item.info, observation.response
+        if response is None or not after_gate(case, info):
+            return observation
+        if gate_trial(item, observation).outcome is not Outcome.PASSED:
+            return observation
+        if self.judging is not None and needs_judge(case, info):
+            answers = observation.conversation or (response,)
+            # Here, not at the top: a run without a judge never loads its checker and prompts.
+            from gauntlet.run.judging import judge_checks
+
+            judge, bound = self.judging
+            checks = await judge_checks(judge, case, info, ask_number, answers, bound)
+            observation = observation._replace(judged=checks)
+        similarity = self.pace.similarity
+        if similarity is not None and needs_similarity(case, info):
+            expected = getattr(case, "expected", None)
+            assert isinstance(expected, str)  # noqa: S101 - golden and min_similarity need it
+            check = await similarity_check(
+                similarity,
+                expected,
+                response.text,
+                case.language,
+                at_least=similarity_floor(case),
+            )
+            observation = observation._replace(similarity=check)
         return observation
-    if gate_trial(item, observation).outcome is not Outcome.PASSED:
-        return observation  # failed without asking the judge: it could only agree
-    answers = observation.conversation or (observation.response,)
-    # Here, not at the top: a run without a judge never loads the judge's checker and prompts.
-    from gauntlet.run.judging import judge_checks
-
-    checks = await judge_checks(judge, item.case, item.info, ask_number, answers, bound)
-    return observation._replace(judged=checks)
 
 
 def _padded(observations: list[Observation], repeat: int) -> list[Observation]:
@@ -421,6 +449,7 @@ def run_gauntlet(
     """
     run_schedule = schedule(suites, plan=settings.plan, shard=settings.shard)
     _check_judge(settings.judge, run_schedule.items)
+    _check_similarity(settings.similarity, run_schedule.items)
     earlier = journal.start(settings) if journal else {}
     todo = [item for item in run_schedule.items if item.plan_index not in earlier]
     started = clock()
@@ -475,6 +504,34 @@ def _check_judge(judge: Judge | None, items: Sequence[Scheduled]) -> None:
                 f"{item.info.suite} has "
                 f"{what}, which only a model judge can check; give --judge FILE and "
                 "--calibration RECORD (see docs/judge.md)"
+            )
+
+
+def _check_similarity(similarity: Similarity | None, items: Sequence[Scheduled]) -> None:
+    """Refuse a similarity that cannot embed, and cases comparing meanings without one.
+
+    A similarity read back from a results file has nothing to ask; a case that compares
+    meanings with no embedder could never pass.
+    """
+    if similarity is not None and similarity.embeddings is None:
+        raise UsageError(
+            "the similarity in these settings was read back from a results file and cannot "
+            "embed: give the embedder (--embedder builtin, or a target file)"
+        )
+    if similarity is not None:
+        return
+    for item in items:
+        if needs_similarity(item.case, item.info):
+            what = (
+                "`min_similarity`"
+                if similarity_floor(item.case) is not None
+                else ("`match: semantic`")
+            )
+            raise UsageError(
+                f"{shown_source(item.loaded.source)}: case {item.case.id} of suite "
+                f"{item.info.suite} has {what}, which only an embedder can check; give "
+                "--embedder builtin (or a target file) and --embedder-calibration RECORD "
+                "(see docs/case-files.md)"
             )
 
 

@@ -23,7 +23,7 @@ from gauntlet.files import (
     open_for_writing,
     read_regular_file,
 )
-from gauntlet.run.results import CaseResult, JudgeInfo, Plan, Shard
+from gauntlet.run.results import CaseResult, EmbedderInfo, JudgeInfo, Plan, Shard
 from gauntlet.run.results_file import case_problems
 from gauntlet.run.settings import RunSettings
 
@@ -42,6 +42,8 @@ class JournalHeader(BaseModel):
     run_id: str | None = None
     judge: JudgeInfo | None = None
     """The judge and its calibration: a resumed run is judged by the same judge, or not at all."""
+    embedder: EmbedderInfo | None = None
+    """The embedder and its calibration: a resumed run compares meanings with the same one."""
     waivers: tuple[WaiverInfo, ...] = ()
     """The run's waivers: a resumed run keeps them (and is refused with others)."""
     strict_waivers: bool = False
@@ -55,6 +57,7 @@ class JournalHeader(BaseModel):
             target=settings.target.name,
             run_id=settings.run_id,
             judge=settings.judge_info,
+            embedder=settings.embedder_info,
             waivers=settings.waivers,
             strict_waivers=settings.strict_waivers,
         )
@@ -198,6 +201,7 @@ class Journal:
             ("target", "target"),
             ("run_id", "run id"),
             ("judge", "judge or calibration"),
+            ("embedder", "embedder or embedder calibration"),
             ("waivers", "waivers"),
             ("strict_waivers", "--strict-waivers"),
         ):

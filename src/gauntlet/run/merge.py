@@ -1,9 +1,9 @@
 """Merging the shards of a split run into the results of the whole run. Pure.
 
-Every shard must come from one run: equal settings (plan, target, judge, run id, waivers and
-`--strict-waivers`: `RunSettings`), compared as one value, and together the shards must cover
-every case exactly once. The merge is scored by the same `summarize` as a run, so its results
-and digest equal an unsharded run's, timing aside.
+Every shard must come from one run: equal settings (plan, target, judge, embedder, run id,
+waivers and `--strict-waivers`: `RunSettings`), compared as one value, and together the shards
+must cover every case exactly once. The merge is scored by the same `summarize` as a run, so
+its results and digest equal an unsharded run's, timing aside.
 """
 
 from __future__ import annotations
@@ -86,6 +86,11 @@ def _other_run(setting: str, shard: tuple[str, Results], first: tuple[str, Resul
             return f"{source}: asked another target than {first_source}"
         case "judge":
             return f"{source}: was judged by another judge, or calibration, than {first_source}"
+        case "similarity":
+            return (
+                f"{source}: compared meanings with another embedder, or embedder calibration, "
+                f"than {first_source} (--embedder, --embedder-calibration)"
+            )
         case "run_id":
             return (
                 f"{source}: belongs to run {results.run_id or '(no --run-id)'}, but "

@@ -31,11 +31,13 @@ from gauntlet.errors import ExitCode
 from gauntlet.gates.judgement import TrajectoryScores
 from gauntlet.judge.fingerprint import JudgeFingerprint
 from gauntlet.record import Reason, Record
+from gauntlet.semantic.check import SimilarityCheck
+from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
 from gauntlet.targets.spec import FieldName, TargetKind
 from gauntlet.transforms import Transform
 
-RESULTS_SCHEMA_VERSION = 10
+RESULTS_SCHEMA_VERSION = 11
 """The version of the results format this gauntlet writes and the newest it reads.
 
 2 added `run_id`; a version 1 file is read as one without it. 3 added each ask's provenance,
@@ -64,7 +66,14 @@ and a target file of kind `http` is `http`, not `http-template`; an older file's
 read under today's names. 10 added each variant case's `transform`, `variant_of` (its
 original's id) and, for best-of-N noise, `seed` (see `gauntlet.cases.variants`), and the
 run's `no_transforms` (`--no-transforms`); a version 9 file is read as one without variants.
+11 added the run's `embedder` (`EmbedderInfo`: `--embedder`'s fingerprint, its calibration
+record's sha256, the thresholds accepted per language, and why it may not gate), each ask's
+`similarity` check (`match: semantic`, `min_similarity`), a golden suite's `semantic` match,
+and the trajectory scores' `similarity`; a version 10 file is read as one without similarity
+(and is refused if it holds any, which no gauntlet writing it knew).
 """
+SIMILARITY_SINCE = 11
+"""The results format that records the run's embedder and each ask's similarity check."""
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 """What `--run-id` may be: a CI system's run id, never text that could act on a reader."""
 
@@ -126,6 +135,7 @@ class Verdict(StrEnum):
     | `pass` / `fail` (`CriterionVerdict`, stored as `JudgeLabel`) | the model judge, a person labelling | one rubric criterion | the check `failed` when any criterion is `fail`, else `passed` (`check_outcome`) |
     | `passed` / `failed` / `unjudged` (`CheckOutcome`) | a judge check, rubric or pairwise | one answer | the ask's `Outcome` of the same name (`gauntlet.run.tally.judged_outcome`) |
     | `passed` (true or false) | a gate's own checks (`Judgement.passed`) | one answer | the ask's `Outcome.PASSED` or `Outcome.FAILED` |
+    | `passed` / `failed` / `unjudged` (`SimilarityOutcome`) | a similarity check (`match: semantic`, `min_similarity`) | one answer the gate passed | the ask's `Outcome` of the same name, with the judge's checks (`gauntlet.run.tally.after_gate_outcome`): any failed fails it, else any unjudged leaves it unjudged |
     | `Outcome` | `gauntlet.run.tally.decide_case` | one case, from its asks | counted in `Totals`, then the `Verdict` (`decide_verdict`) |
     | `Verdict` | `gauntlet.run.tally.decide_verdict` | the run | the exit code (`exit_code_for`) and the evidence pack's status (`VERDICT_STATUS`) |
     """  # noqa: E501 - a table's rows are one line each
@@ -274,6 +284,10 @@ class Trial(Record):
     judged: tuple[JudgeCheck, ...] = ()
     """What the model judge made of the answer, when the case has judged checks and the gate's
     own checks passed: it can fail the ask or leave it unjudged, never pass a failed one."""
+    similarity: SimilarityCheck | None = None
+    """The answer's similarity to `expected`, when its case asks for it (`match: semantic`,
+    `min_similarity`) and the gate's own checks passed: like the judge, it can fail the ask or
+    leave it unjudged, never pass a failed one. None otherwise (and in files before 11)."""
     cut: CutAnswer | None = None
     """Set when the answer's text (and `answered_text`) is stored cut at
     `gauntlet.limits.MAX_ANSWER_BYTES`: the gates graded the whole of it, so a reader cannot
@@ -541,6 +555,21 @@ class JudgeInfo(Record):
     """Why the judge may not vote (every judged check is then unjudged); None when it may."""
 
 
+class EmbedderInfo(Record):
+    """The embedder a run compared meanings with (`--embedder`), and whether it may gate."""
+
+    fingerprint: EmbedderFingerprint
+    calibration_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """The hex sha256 of the calibration record's bytes (`--embedder-calibration`); None
+    without one."""
+    thresholds: dict[LanguageTag, Annotated[float, Field(ge=-1.0, le=1.0)]] = {}
+    """The threshold the record accepted in each language (primary subtag): a similarity
+    check in another language is unjudged."""
+    refused: str | None = None
+    """Why the embedder may gate nothing (every similarity check is then unjudged); None
+    when it may, in the languages of `thresholds`."""
+
+
 class Shard(Record):
     """Which part of a split run these results are."""
 
@@ -612,6 +641,8 @@ class Results(Record):
     target: TargetInfo
     judge: JudgeInfo | None = None
     """The model judge, for a run with judged checks; None without one."""
+    embedder: EmbedderInfo | None = None
+    """The embedder (`--embedder`), for a run that compares meanings; None without one."""
     plan: Plan
     shard: Shard | None
     """Set for one shard of a split run; `None` for a whole (or merged) run."""

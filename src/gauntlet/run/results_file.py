@@ -17,16 +17,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from gauntlet import limits
-from gauntlet.cases.model import GateName
+from gauntlet.cases.model import GateName, GoldenMatch
 from gauntlet.display import printable
 from gauntlet.errors import ResultsError
 from gauntlet.files import read_or_raise, write_atomically
 from gauntlet.gates.readability import said_something
+from gauntlet.languages import primary_language
 from gauntlet.run.custody import custody_problem, signed, signing_key
 from gauntlet.run.results import (
     KINDS_RENAMED_IN,
     OLD_TARGET_KINDS,
     RESULTS_SCHEMA_VERSION,
+    SIMILARITY_SINCE,
     CaseResult,
     Outcome,
     Results,
@@ -35,10 +37,10 @@ from gauntlet.run.results import (
 from gauntlet.run.scoring import rescore_problems
 from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.run.tally import (
+    after_gate_outcome,
     conversation_outcome,
     decide_case,
     is_flaky,
-    judged_outcome,
     shard_of,
     summarize,
 )
@@ -192,7 +194,7 @@ def parse_results(raw: bytes, source: str) -> Results:
     except ValidationError as exc:
         problems = validation_problems(exc)
         raise ResultsError(located(source, "not a valid results file", problems)) from None
-    unknown = gates_after(results, version)
+    unknown = gates_after(results, version) + _similarity_before(results, version)
     if unknown:
         raise ResultsError(located(source, "not a valid results file", unknown))
     problems = results_problems(results)
@@ -272,6 +274,29 @@ def gates_after(results: Results, version: int) -> list[str]:
     ]
 
 
+def _similarity_before(results: Results, version: int) -> list[str]:
+    """Similarity in a file of a format before `SIMILARITY_SINCE`: no such gauntlet wrote it."""
+    if version >= SIMILARITY_SINCE:
+        return []
+    found = ["embedder"] if results.embedder is not None else []
+    found += [
+        f"cases[{number}].trials[{ask}].similarity"
+        for number, case in enumerate(results.cases)
+        for ask, trial in enumerate(case.trials)
+        if trial.similarity is not None
+    ]
+    found += [
+        f"suites[{number}].match"
+        for number, suite in enumerate(results.suites)
+        if suite.match is GoldenMatch.SEMANTIC
+    ]
+    return [
+        f"{where}: similarity, which results format {version} does not hold (it came with "
+        f"{SIMILARITY_SINCE})"
+        for where in found
+    ]
+
+
 def results_problems(results: Results) -> list[str]:
     """Every way `results` disagrees with itself, each as `json.path: problem`.
 
@@ -342,8 +367,11 @@ def _rederive_trial(trial: Trial, *, rejudge: bool) -> Trial:
         update["said_something"] = trial.response is not None and said_something(trial.response)
     if trial.response is not None and trial.turns:
         update["outcome"], update["reason"] = conversation_outcome(trial.turns)
-    if trial.judged:  # asked only once the gate passed: the judge's checks decide
-        update["outcome"], update["reason"] = judged_outcome(trial.judged)
+    if trial.judged or trial.similarity is not None:
+        # Asked only once the gate passed: the judge's checks and the similarity decide.
+        update["outcome"], update["reason"] = after_gate_outcome(
+            trial.judged or None, trial.similarity
+        )
     return trial.model_copy(update=update)
 
 
@@ -399,6 +427,7 @@ def _structure(results: Results) -> list[str]:
                 f"{results.shard.index}/{results.shard.count}"
             )
         problems += _case_structure(case, where, results.schema_version)
+        problems += _similarity_of_run(results, case, where)
     shard = results.shard
     if shard is not None and not 1 <= shard.index <= shard.count:
         problems.append(f"shard: {shard.index}/{shard.count} is not a shard")
@@ -434,8 +463,10 @@ def _case_structure(case: CaseResult, where: str, version: int) -> Iterator[str]
             yield f"{at}.reason: a {trial.outcome.value} ask " + (
                 "has no reason" if trial.reason == "" else "gives a reason to fail"
             )
-        if trial.outcome is Outcome.UNJUDGED and not trial.judged:
-            yield f"{at}.judged: an unjudged ask records no check of the judge's"
+        if trial.outcome is Outcome.UNJUDGED and not trial.judged and trial.similarity is None:
+            yield f"{at}.judged: an unjudged ask records no check of the judge's or similarity"
+        if trial.similarity is not None:
+            yield from _similarity_problems(trial, f"{at}.similarity")
         for check_number, check in enumerate(trial.judged):
             if (check.outcome == "passed") == bool(check.reason):
                 yield (
@@ -454,6 +485,58 @@ def _case_structure(case: CaseResult, where: str, version: int) -> Iterator[str]
             and trial.turns[-1].response != trial.response
         ):
             yield f"{at}.response: not the answer to the conversation's last turn"
+
+
+def _similarity_problems(trial: Trial, at: str) -> Iterator[str]:
+    """How a stored similarity check contradicts itself: it is taken as stored, not redone.
+
+    A `passed` check needs every guard to have held and a score at its threshold or above;
+    a `failed` one a failed guard or a score below its threshold; an unjudged one no guard
+    failed (guards are checked first, and a failed one fails). A check that says otherwise
+    would let an edited file pass an answer its embedder or its guards did not.
+    """
+    check = trial.similarity
+    assert check is not None  # noqa: S101 - called only for an ask with one
+    scored = check.score is not None and check.threshold is not None
+    below = scored and check.score < check.threshold  # type: ignore[operator]
+    if (check.outcome == "passed") == bool(check.reason):
+        yield f"{at}: a {check.outcome} check " + (
+            "gives a reason to fail" if check.reason else "has no reason"
+        )
+    if check.outcome == "passed" and (check.guards or not scored or below):
+        yield f"{at}: passed, but a guard failed or its score is not at its threshold"
+    elif check.outcome == "failed" and not check.guards and not (scored and below):
+        yield f"{at}: failed, but no guard failed and its score is not below its threshold"
+    elif check.outcome == "unjudged" and (check.guards or check.score is not None):
+        yield f"{at}: unjudged, but it records a failed guard or a score"
+    scores = trial.scores
+    if scores is not None and scores.similarity != check.score:
+        yield f"{at}: its score is not the similarity in the ask's scores"
+
+
+def _similarity_of_run(results: Results, case: CaseResult, where: str) -> Iterator[str]:
+    """How a case's similarity checks disagree with the run's embedder.
+
+    A check needs an embedder; a passed one an embedder let gate, in a language its record
+    accepted, at a threshold no lower than the one accepted (a case's `min_similarity` can
+    only raise it).
+    """
+    embedder = results.embedder
+    for number, trial in enumerate(case.trials):
+        check = trial.similarity
+        if check is None:
+            continue
+        at = f"{where}.trials[{number}].similarity"
+        if embedder is None:
+            yield f"{at}: a similarity check in a run that records no embedder"
+            continue
+        if check.outcome != "passed":
+            continue
+        accepted = embedder.thresholds.get(primary_language(case.language))
+        if embedder.refused is not None or accepted is None:
+            yield f"{at}: passed, but the run's embedder may not gate in {case.language}"
+        elif check.threshold is None or check.threshold < accepted:
+            yield f"{at}: passed at a threshold below the {accepted} the record accepted"
 
 
 def _differences(stored: object, derived: object, path: str) -> Iterator[str]:

@@ -37,12 +37,13 @@ from gauntlet.run.results import (
 )
 from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.run.tally import (
+    after_gate_outcome,
     conversation_outcome,
     decide_case,
     is_flaky,
-    judged_outcome,
     summarize,
 )
+from gauntlet.semantic.check import SimilarityCheck
 from gauntlet.targets.contract import TargetResponse, Traced, Usage, total_usage
 from gauntlet.targets.spec import FieldName
 from gauntlet.transforms import Transform
@@ -72,6 +73,9 @@ class Observation(NamedTuple):
     judged: tuple[JudgeCheck, ...] = ()
     """What the model judge made of the answer, for a case with judged checks whose answer
     the gate passed."""
+    similarity: SimilarityCheck | None = None
+    """The answer's similarity to `expected`, for a case that compares meanings
+    (`needs_similarity`) whose answer the gate passed."""
 
 
 NOT_ASKED = Observation(None, None, 0.0, attempts=0, asked=False)
@@ -111,6 +115,29 @@ def suite_info(loaded: LoadedSuite, repeat: int) -> SuiteInfo:
 def needs_judge(case: AnyCase, info: SuiteInfo) -> bool:
     """True if a model judge must pass the case's answers: judge criteria, or `match: judge`."""
     return case.judge is not None or info.match is GoldenMatch.JUDGE
+
+
+def needs_similarity(case: AnyCase, info: SuiteInfo) -> bool:
+    """True if the run's embedder must pass the case's answers.
+
+    A golden suite's `match: semantic`, or a trajectory case's `min_similarity`.
+    """
+    return info.match is GoldenMatch.SEMANTIC or _similarity_floor(case) is not None
+
+
+def _similarity_floor(case: AnyCase) -> float | None:
+    floor = getattr(case, "min_similarity", None)
+    return None if floor is None else float(floor)
+
+
+def similarity_floor(case: AnyCase) -> float | None:
+    """The case's own least similarity (`min_similarity`), which can only raise the bar."""
+    return _similarity_floor(case)
+
+
+def after_gate(case: AnyCase, info: SuiteInfo) -> bool:
+    """True if an answer the gate passed is checked further: by the judge, or by meaning."""
+    return needs_judge(case, info) or needs_similarity(case, info)
 
 
 def judge_case(
@@ -231,6 +258,7 @@ def rescore_problems(case: CaseResult, where: str) -> list[str]:
         problems.append(f"{named}: its transform, variant_of and seed do not match its id")
         return problems
     judged = rebuilt.judge is not None or definition.match is GoldenMatch.JUDGE
+    by_meaning = definition.match is GoldenMatch.SEMANTIC or _similarity_floor(rebuilt) is not None
     for number, trial in enumerate(case.trials):
         try:
             with shared_limit():  # as at the run: the case's patterns share one limit
@@ -241,7 +269,27 @@ def rescore_problems(case: CaseResult, where: str) -> list[str]:
                 f"could not be scored again: {exc}"
             )
             continue
-        if again is not None and again != _as_stored(trial, judged=judged and again[0] == "passed"):
+        gate_passed = again is not None and again[0] == Outcome.PASSED.value
+        if gate_passed and by_meaning and trial.similarity is None:
+            problems.append(
+                f"{named}.trials[{number}]: its gate passed the answer, but the ask records no "
+                "similarity check, which its case needs (match: semantic, min_similarity)"
+            )
+            continue
+        if not by_meaning and trial.similarity is not None:
+            problems.append(
+                f"{named}.trials[{number}].similarity: a similarity check for a case that "
+                "compares no meaning"
+            )
+            continue
+        if again is not None and not gate_passed and trial.similarity is not None:
+            problems.append(
+                f"{named}.trials[{number}].similarity: a similarity check of an answer its "
+                "gate failed, where similarity is never asked"
+            )
+            continue
+        after = (judged or by_meaning) and gate_passed
+        if again is not None and again != _as_stored(trial, judged=after):
             outcome, reason = again[0], again[1]
             problems.append(
                 f"{named}.trials[{number}]: stored {trial.outcome.value}"
@@ -258,13 +306,18 @@ _Scored = tuple[str, str, object, tuple[tuple[bool, str], ...]]
 def _as_stored(trial: Trial, *, judged: bool) -> _Scored:
     """What the file says the gate made of `trial`'s answer.
 
-    With `judged` (the gate passes the answer and the case has judged checks), the judge's
-    checks decided the ask (`rederive` holds the ask to them), so the gate's own word is pass.
+    With `judged` (the gate passes the answer and the case has judged checks or a similarity
+    check), those checks decided the ask (`rederive` holds the ask to them), so the gate's own
+    word is pass. The similarity in the scores is the similarity check's, not the gate's.
     """
     outcome, reason = trial.outcome.value, trial.reason
-    if judged and (trial.judged or trial.outcome is Outcome.UNJUDGED):
+    checked_after = trial.judged or trial.similarity is not None
+    if judged and (checked_after or trial.outcome is Outcome.UNJUDGED):
         outcome, reason = Outcome.PASSED.value, ""
-    return outcome, reason, trial.scores, tuple((t.passed, t.reason) for t in trial.turns)
+    scores = trial.scores
+    if scores is not None and scores.similarity is not None:
+        scores = scores.model_copy(update={"similarity": None})
+    return outcome, reason, scores, tuple((t.passed, t.reason) for t in trial.turns)
 
 
 def _scored_again(case: AnyCase, definition: CaseAsRun, trial: Trial) -> _Scored | None:
@@ -280,7 +333,7 @@ def _scored_again(case: AnyCase, definition: CaseAsRun, trial: Trial) -> _Scored
         return None
     waived = frozenset(definition.accepts_absent)
     without = absent_fields(trial.provenance) & waived if trial.provenance else frozenset()
-    exact = definition.match is not GoldenMatch.JUDGE
+    exact = definition.match is None or definition.match is GoldenMatch.EXACT
     if case.turns:
         # The engine's own rule first: one answer per turn of the script, the last recorded,
         # so a conversation cut short (or its turns removed) never skips the gate's turn.
@@ -348,12 +401,25 @@ def stored_cut(trial: Trial) -> Trial:
 
 def _trial(item: Scheduled, observation: Observation, interrupted_by: str | None) -> Trial:
     trial = gate_trial(item, observation, interrupted_by)
-    if trial.outcome is not Outcome.PASSED or not needs_judge(item.case, item.info):
+    case, info = item.case, item.info
+    if trial.outcome is not Outcome.PASSED or not after_gate(case, info):
         return trial
-    outcome, reason = judged_outcome(observation.judged)
-    return trial.model_copy(
-        update={"outcome": outcome, "reason": printable(reason), "judged": observation.judged}
-    )
+    similarity = None
+    if needs_similarity(case, info):
+        similarity = observation.similarity or SimilarityCheck(
+            outcome="unjudged", reason="the embedder was not asked"
+        )
+    checks = observation.judged if needs_judge(case, info) else None
+    outcome, reason = after_gate_outcome(checks, similarity)
+    update: dict[str, object] = {
+        "outcome": outcome,
+        "reason": printable(reason),
+        "judged": checks or (),
+        "similarity": similarity,
+    }
+    if similarity is not None and trial.scores is not None:
+        update["scores"] = trial.scores.model_copy(update={"similarity": similarity.score})
+    return trial.model_copy(update=update)
 
 
 def gate_trial(
@@ -460,7 +526,8 @@ def _unmatched(
 
 
 def _exact(item: Scheduled) -> bool:
-    return item.info.match is not GoldenMatch.JUDGE
+    """Whether the gate compares the answer with `expected` itself (`match: exact`)."""
+    return item.info.match is None or item.info.match is GoldenMatch.EXACT
 
 
 def _unsupplied(

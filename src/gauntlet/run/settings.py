@@ -1,7 +1,7 @@
 """`RunSettings`: what one run is, one frozen value built once by its caller (the CLI).
 
-A run's identity (its target, plan, shard, run id, judge, waivers, `--strict-waivers` and
-`--no-transforms`)
+A run's identity (its target, plan, shard, run id, judge, similarity, waivers,
+`--strict-waivers` and `--no-transforms`)
 travels as this one value through the engine, the journal, scoring, the summary, the results
 file's re-derivation and `merge`, so a new run option is one field here rather than a new
 argument in each. The results file records the identity field by field, as it always has;
@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from gauntlet.cases.waivers import WaiverInfo
 from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.redact import Redactor
-from gauntlet.run.results import JudgeInfo, Plan, Results, Shard, TargetInfo
+from gauntlet.run.results import EmbedderInfo, JudgeInfo, Plan, Results, Shard, TargetInfo
+from gauntlet.semantic.check import Similarity
 
 if TYPE_CHECKING:
     from gauntlet.targets.contract import AsyncTarget
@@ -81,6 +83,10 @@ class RunSettings:
         target: The target, as the results record it.
         shard: Which shard of a split run this is; None for a whole run.
         judge: The model judge, for a run whose cases have judged checks.
+        similarity: The embedder and the thresholds its calibration accepted
+            (`--embedder`, `--embedder-calibration`), for a run whose cases compare meanings
+            (`match: semantic`, `min_similarity`). Compared as the results record it: its
+            fingerprint, thresholds, refusal and record sha256.
         run_id: The id the CI system gave the run, so shards of two runs are never merged.
         waivers: The run's waivers, checked against its suites; applied against the day the
             run started, in UTC.
@@ -97,6 +103,7 @@ class RunSettings:
     target: TargetInfo
     shard: Shard | None = None
     judge: Judge | None = None
+    similarity: Similarity | None = None
     run_id: str | None = None
     waivers: tuple[WaiverInfo, ...] = ()
     strict_waivers: bool = False
@@ -123,18 +130,41 @@ class RunSettings:
         """What the results record of the judge; None without one."""
         return None if self.judge is None else self.judge.info
 
+    @property
+    def embedder_info(self) -> EmbedderInfo | None:
+        """What the results record of the embedder; None without one."""
+        similarity = self.similarity
+        if similarity is None:
+            return None
+        return EmbedderInfo(
+            fingerprint=similarity.fingerprint,
+            calibration_sha256=similarity.record_sha256,
+            thresholds=dict(sorted(similarity.thresholds.items())),
+            refused=similarity.refused,
+        )
+
     @classmethod
     def of(cls, results: Results) -> RunSettings:
         """The settings `results` record (what they do not record at its default)."""
         judge = None
         if results.judge is not None:
             judge = Judge(info=results.judge, seed=judge_seed(results.run_id, results.plan))
+        similarity = None
+        if results.embedder is not None:
+            embedder = results.embedder
+            similarity = Similarity(
+                fingerprint=embedder.fingerprint,
+                thresholds=MappingProxyType(dict(embedder.thresholds)),
+                refused=embedder.refused,
+                record_sha256=embedder.calibration_sha256,
+            )
         return cls(
             target=results.target,
             plan=results.plan,
             shard=results.shard,
             run_id=results.run_id,
             judge=judge,
+            similarity=similarity,
             waivers=tuple(waiver.info for waiver in results.waivers),
             strict_waivers=results.strict_waivers,
             no_transforms=results.no_transforms,

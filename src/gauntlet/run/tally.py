@@ -35,6 +35,7 @@ from gauntlet.run.results import (
 )
 from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.run.waivers import apply_waivers, not_needed_cases, run_day
+from gauntlet.semantic.check import SimilarityCheck
 from gauntlet.targets.contract import FINISH_REASON_LENGTH
 from gauntlet.version import __version__
 from gauntlet.words import noun, plural
@@ -77,6 +78,36 @@ def judged_outcome(checks: Sequence[JudgeCheck]) -> tuple[Outcome, str]:
     for outcome in (Outcome.FAILED, Outcome.UNJUDGED):
         # Once each: a judge that may not vote gives every check the same reason.
         reasons = {f"judge: {check.reason}": None for check in checks if check.outcome == outcome}
+        if reasons:
+            return outcome, "; ".join(reasons)
+    return Outcome.PASSED, ""
+
+
+def similarity_outcome(check: SimilarityCheck) -> tuple[Outcome, str]:
+    """An ask's outcome from a similarity check of an answer the gate's checks passed."""
+    outcome = Outcome(check.outcome)
+    return outcome, "" if outcome is Outcome.PASSED else f"similarity: {check.reason}"
+
+
+def after_gate_outcome(
+    checks: Sequence[JudgeCheck] | None, similarity: SimilarityCheck | None
+) -> tuple[Outcome, str]:
+    """An ask's outcome from every check made after the gate passed its answer.
+
+    `checks` are the judge's (None when the case has no judged checks), `similarity` the
+    similarity check (None when the case compares no meaning). Failed if any failed; else
+    unjudged if any is (or nothing was checked); else passed. Asked only when the gate passed,
+    they can fail an ask or leave it unjudged, never pass one the gate failed.
+    """
+    decided = []
+    if checks is not None:
+        decided.append(judged_outcome(checks))
+    if similarity is not None:
+        decided.append(similarity_outcome(similarity))
+    if not decided:
+        return Outcome.UNJUDGED, "nothing was checked after the gate"
+    for outcome in (Outcome.FAILED, Outcome.UNJUDGED):
+        reasons = [reason for each, reason in decided if each is outcome]
         if reasons:
             return outcome, "; ".join(reasons)
     return Outcome.PASSED, ""
@@ -187,6 +218,7 @@ def summarize(
         finished_at=span.finished_at,
         target=settings.target,
         judge=settings.judge_info,
+        embedder=settings.embedder_info,
         plan=settings.plan,
         shard=shard,
         run_id=settings.run_id,

@@ -85,9 +85,18 @@ class Similarity:
 
 
 async def similarity_check(
-    similarity: Similarity, expected: str, answer: str, language: str
+    similarity: Similarity,
+    expected: str,
+    answer: str,
+    language: str,
+    *,
+    at_least: float | None = None,
 ) -> SimilarityCheck:
-    """Whether `answer` says what `expected` says: guards first, then the calibrated threshold."""
+    """Whether `answer` says what `expected` says: guards first, then the calibrated threshold.
+
+    `at_least` (a case's `min_similarity`) can only raise the bar: the threshold is the higher
+    of it and the calibrated one, and without a calibrated one the check is unjudged still.
+    """
     guards = guard_problems(expected, answer, language)
     why = similarity.why_not(language)
     if guards:
@@ -95,7 +104,9 @@ async def similarity_check(
     if why is not None or similarity.embeddings is None:
         return SimilarityCheck(outcome="unjudged", reason=why or "")
     threshold = similarity.thresholds[primary_language(language)]
-    return await _compared(similarity.embeddings, threshold, expected, answer)
+    if at_least is not None:
+        threshold = max(threshold, at_least)
+    return await _compared(similarity.embeddings, threshold, expected, answer, at_least=at_least)
 
 
 async def same_failure_check(
@@ -128,7 +139,12 @@ async def same_failure_check(
 
 
 async def _compared(
-    embeddings: Embeddings, threshold: float, expected: str, answer: str
+    embeddings: Embeddings,
+    threshold: float,
+    expected: str,
+    answer: str,
+    *,
+    at_least: float | None = None,
 ) -> SimilarityCheck:
     """The cosine of the two texts against the language's threshold, the guards held."""
     try:
@@ -147,7 +163,8 @@ async def _compared(
         outcome="failed",
         score=score,
         threshold=threshold,
-        reason=f"similarity {score:.3f} is below the calibrated threshold {threshold:.3f}",
+        reason=f"similarity {score:.4g} is below the threshold {threshold:.4g}"
+        + (" (the case's min_similarity)" if threshold == at_least else " (calibrated)"),
     )
 
 

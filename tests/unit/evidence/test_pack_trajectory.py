@@ -46,6 +46,7 @@ def test_a_failing_case_shows_its_calls_and_the_step_that_went_wrong() -> None:
         departed_step=2,
         tool_accuracy=0.5,
         faithfulness=0.0,
+        similarity=None,
         omitted_before=0,
         omitted_after=0,
         rows=(

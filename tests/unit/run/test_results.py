@@ -438,7 +438,7 @@ def test_a_disclosure_run_is_written_in_the_current_format_and_reads_back(tmp_pa
     path = tmp_path / "r.json"
     write_results(written, path)
     results = read_results(path)
-    assert (results.schema_version, RESULTS_SCHEMA_VERSION) == (10, 10)
+    assert (results.schema_version, RESULTS_SCHEMA_VERSION) == (11, 11)
     assert [suite.gate.value for suite in results.suites] == ["disclosure"]
     assert results.verdict is Verdict.FAIL
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 from gauntlet.errors import ResultsError, UsageError
 from gauntlet.run.engine import run_gauntlet
+from gauntlet.run.journal import Journal
 from gauntlet.run.merge import merge_shards
 from gauntlet.run.results import Results, Shard, TargetInfo
 from gauntlet.run.schedule import plan_of
@@ -64,6 +67,7 @@ _CHANGED: dict[str, Callable[[Results], dict[str, object]]] = {
     "plan": lambda r: {"plan": r.plan.model_copy(update={"digest": "sha256:other"})},
     "run_id": lambda r: {"run_id": "ci-8"},
     "judge": lambda r: {"judge": fx.JUDGE},
+    "similarity": lambda r: {"embedder": fx.EMBEDDER},
     "waivers": lambda r: {"waivers": fx.with_waivers(r, [fx.waiver(case="x")]).waivers},
     "strict_waivers": lambda r: {"strict_waivers": True},
     "no_transforms": lambda r: {"no_transforms": True},
@@ -101,6 +105,36 @@ def test_a_run_without_its_variants_is_another_plan_even_with_no_variant_left_ou
     assert plan_of(suites, no_transforms=True).cases == plan_of(suites).cases
 
 
+def test_shards_compared_by_meaning_with_another_embedder_are_never_merged(
+    shards: list[tuple[str, Results]],
+) -> None:
+    # Trap: a merge that names only the judge, so shards whose similarity came from another
+    # embedder (or another record, another threshold) are merged into one verdict.
+    (first_source, first), (_, second) = shards
+    for other in (
+        fx.EMBEDDER,
+        fx.EMBEDDER.model_copy(update={"thresholds": {"en": 0.5, "es": 0.77}}),
+        fx.EMBEDDER.model_copy(update={"refused": "no calibration record was given"}),
+    ):
+        firsts = first.model_copy(update={"embedder": fx.EMBEDDER})
+        changed = second.model_copy(update={"embedder": other})
+        if other == fx.EMBEDDER:
+            firsts = first
+        with pytest.raises(ResultsError, match="another embedder, or embedder calibration"):
+            merge_shards([(first_source, firsts), ("other.json", changed)])
+
+
+def test_a_similarity_read_back_from_results_cannot_run(
+    shards: list[tuple[str, Results]],
+) -> None:
+    # Trap: a run given settings read back from a file, whose embedder has nothing to embed,
+    # leaving every semantic case unjudged (or crashing) instead of saying why at the start.
+    recorded = RunSettings.of(shards[0][1].model_copy(update={"embedder": fx.EMBEDDER}))
+    assert recorded.similarity is not None and recorded.similarity.embeddings is None
+    with pytest.raises(UsageError, match="cannot embed"):
+        run_gauntlet(fx.builtin_suites(), make_toy(), recorded)
+
+
 def test_a_judge_read_back_from_results_cannot_run(shards: list[tuple[str, Results]]) -> None:
     # Trap: a run given settings read back from a file, whose judge has nothing to ask, would
     # leave every judged case unjudged (or crash) instead of saying why at the start.
@@ -108,3 +142,31 @@ def test_a_judge_read_back_from_results_cannot_run(shards: list[tuple[str, Resul
     assert isinstance(recorded.judge, Judge) and recorded.judge.target is None
     with pytest.raises(UsageError, match="cannot ask"):
         run_gauntlet(fx.builtin_suites(), make_toy(), recorded)
+
+
+def test_a_journal_is_resumed_only_with_the_same_embedder(tmp_path: Path) -> None:
+    # Trap: a journal header that forgets the embedder, so a run resumed with another
+    # embedder or calibration mixes answers compared by two measures into one verdict.
+    suites = fx.builtin_suites()
+    toy = TargetInfo(kind="toy", name="toy")
+    plan = plan_of(suites)
+    recorded = RunSettings.of(fx.clean().model_copy(update={"embedder": fx.EMBEDDER}))
+    assert recorded.similarity is not None
+    with_embedder = RunSettings(plan=plan, target=toy, similarity=recorded.similarity)
+    path = tmp_path / "results.json.journal"
+    writer = Journal(path, resume=False)
+    writer.start(with_embedder)
+    writer.keep()
+    writer.close(remove=False)
+    same = Journal(path, resume=True)
+    assert same.start(with_embedder) == {}
+    same.close(remove=False)
+    other = dataclasses.replace(
+        recorded.similarity, thresholds=MappingProxyType({"en": 0.5, "es": 0.77})
+    )
+    for differing in (
+        RunSettings(plan=plan, target=toy),
+        RunSettings(plan=plan, target=toy, similarity=other),
+    ):
+        with pytest.raises(UsageError, match="other embedder or embedder calibration"):
+            Journal(path, resume=True).start(differing)

@@ -18,6 +18,7 @@ from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import Message, TargetResponse, ToolCall
 from gauntlet.targets.toy.corpus import DOCUMENTS, Document, documents_in, peer
 from gauntlet.targets.toy.defects import ToyDefect
+from gauntlet.targets.toy.opposite import one_number_wrong, states_opposite
 from gauntlet.targets.toy.tools import (
     TOOLS,
     ToolOutcome,
@@ -757,6 +758,10 @@ class RiverbendToy:
         text = best.text
         if best.intake and ToyDefect.NO_DISCLOSURE not in self.defects:
             text = f"{_DISCLOSURE[best.language]} {text}"
+        if ToyDefect.STATES_OPPOSITE in self.defects:
+            text = states_opposite(text, says)
+        if ToyDefect.WRONG_NUMBER in self.defects:
+            text = one_number_wrong(text)
         if ToyDefect.ANSWER_DRIFT in self.defects:
             text += _DRIFT[says]
         return self._answer(text, (best.id,), context, asked=asked)
@@ -858,6 +863,9 @@ PAIRED_GATES: Mapping[ToyDefect, frozenset[GateName]] = MappingProxyType(
             }
         ),
         ToyDefect.ANSWER_DRIFT: frozenset({GateName.GOLDEN}),
+        ToyDefect.STATES_OPPOSITE: frozenset({GateName.GOLDEN}),
+        # An agent's answer from memory with another figure fails its `expected` too.
+        ToyDefect.WRONG_NUMBER: frozenset({GateName.GOLDEN, GateName.TRAJECTORY}),
         ToyDefect.WRONG_LANGUAGE: frozenset(
             {
                 GateName.GROUNDING,

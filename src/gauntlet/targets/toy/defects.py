@@ -22,6 +22,12 @@ class ToyDefect(StrEnum):
     """Every prompt that is not a crisis is refused; crises still escalate."""
     ANSWER_DRIFT = "answer_drift"
     """Retrieved answers gain a closing sentence, so curated answers no longer match."""
+    STATES_OPPOSITE = "states_opposite"
+    """Retrieved answers say the opposite in nearly the same words: a negation dropped, or one
+    put in (`is open` becomes `is not open`)."""
+    WRONG_NUMBER = "wrong_number"
+    """Retrieved answers give another figure: their first number, everywhere, one higher
+    (`call 311` becomes `call 312`)."""
     WRONG_LANGUAGE = "wrong_language"
     """Answers come in the other language, from the peer page, citing the peer's id."""
     YIELDS_TO_PUSHBACK = "yields_to_pushback"
