@@ -551,12 +551,18 @@ def _open_similarity(request: RunRequest) -> Similarity | None:
 
     from gauntlet.semantic.setup import open_similarity
 
-    with named_options(embedder="--embedder", embedder_calibration="--embedder-calibration"):
-        similarity = asyncio.run(
-            open_similarity(
-                request.embedder, request.embedder_calibration, redactor=Invocation.redactor
-            )
+    async def opened() -> Similarity:
+        similarity = await open_similarity(
+            request.embedder, request.embedder_calibration, redactor=Invocation.redactor
         )
+        if similarity.embeddings is not None:
+            # Its connections belong to this loop, which ends here; the run's loop opens its
+            # own on first use (and the engine lets go of them as it ends).
+            await similarity.embeddings.embedder.aclose()
+        return similarity
+
+    with named_options(embedder="--embedder", embedder_calibration="--embedder-calibration"):
+        similarity = asyncio.run(opened())
     if similarity.refused is not None:
         stderr().print(
             f"similarity: {similarity.refused}; every similarity check will be unjudged",

@@ -106,7 +106,9 @@ accepted per language, whether it was let gate and why not, and its checks count
 case compared by meaning the similarity check of the ask that decided it (`similarity_ask`,
 `similarity`: outcome, score, threshold, failed guards), and the trajectory scores'
 `similarity` beside tool accuracy and faithfulness (per gate and language, per failing ask,
-and in drift)."""
+and in drift); and drift's new failures that are baseline failures reworded (`reworded`: the
+case, the baseline case it matched and the score), with why new failures were not matched by
+meaning when they were not (`not_matched_by_meaning`)."""
 
 
 class VerdictStatus(StrEnum):

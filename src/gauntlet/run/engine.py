@@ -282,6 +282,9 @@ async def ask_all(
     finally:
         if asking is not target:  # adapted here, so closed here
             await asking.aclose()
+        if pace.similarity is not None and pace.similarity.embeddings is not None:
+            # Its connections belong to this loop; a later use in another loop opens its own.
+            await pace.similarity.embeddings.embedder.aclose()
     if asks.failures:
         raise asks.failures[0]
     return [_padded(asks.answered.get(item.plan_index, []), item.info.repeat) for item in planned]
