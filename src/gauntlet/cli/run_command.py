@@ -551,9 +551,11 @@ def _open_similarity(request: RunRequest) -> Similarity | None:
 
     from gauntlet.semantic.setup import open_similarity
 
+    spec = request.embedder
+
     async def opened() -> Similarity:
         similarity = await open_similarity(
-            request.embedder, request.embedder_calibration, redactor=Invocation.redactor
+            spec, request.embedder_calibration, redactor=Invocation.redactor
         )
         if similarity.embeddings is not None:
             # Its connections belong to this loop, which ends here; the run's loop opens its
