@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.evidence.trends import TrendsEvidence
     from gauntlet.run.results import Results
+    from gauntlet.semantic.fingerprint import EmbedderFingerprint
 
 
 class ReportFormat(StrEnum):
@@ -247,7 +248,22 @@ def _report_reworded(
     from gauntlet.cli.state import Invocation
     from gauntlet.evidence.reworded import reworded_with
 
-    return asyncio.run(reworded_with(spec, record, results, previous, redactor=Invocation.redactor))
+    return asyncio.run(
+        reworded_with(
+            spec,
+            record,
+            results,
+            previous,
+            redactor=Invocation.redactor,
+            current_embedder=_fingerprint(results),
+            baseline_embedder=_fingerprint(previous),
+        )
+    )
+
+
+def _fingerprint(results: Results) -> EmbedderFingerprint | None:
+    """The embedder `results` recorded (their run compared meanings); None when none."""
+    return None if results.embedder is None else results.embedder.fingerprint
 
 
 def _reworded_lines(pack: EvidencePack) -> list[str]:
