@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from gauntlet.cases.yaml_nodes import Mark
 from gauntlet.redact import Redactor
+from gauntlet.semantic import guards
 from gauntlet.semantic.builtin import BuiltinEmbedder
 from gauntlet.semantic.calibration import (
     ScoredPair,
@@ -27,7 +28,6 @@ from gauntlet.semantic.calibration import (
     summary_lines,
     write_similarity_record,
 )
-from gauntlet.semantic import guards
 from gauntlet.semantic.check import similarity_check, similarity_of
 from gauntlet.semantic.embedder import Embeddings
 from gauntlet.semantic.fingerprint import EmbedderFingerprint

@@ -6,7 +6,9 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gauntlet.semantic.guards import guard_problems, guarded_languages
+from gauntlet.languages import primary_language
+from gauntlet.semantic.guards import IDENTIFIED_LANGUAGES, guard_problems, guarded_languages
+from gauntlet.semantic.labels import builtin_similarity_labels_dir, load_similarity_labels
 
 # ---------------------------------------------------------------- numbers
 
@@ -233,3 +235,11 @@ def test_an_answer_in_the_expected_language_passes_the_language_guard() -> None:
         ("en", "Call 311.", "311"),
     ]:
         assert not guard_problems(expected, answer, language), (expected, answer)
+
+
+def test_the_language_guard_tells_apart_every_language_the_labels_cover() -> None:
+    # Trap: a language added to the labels but not to the identifier's set, so its answers are
+    # read as the nearest other language and every one fails, or the guard is silently loose.
+    labels = load_similarity_labels(builtin_similarity_labels_dir())
+    covered = {primary_language(item.language) for item in labels.items}
+    assert covered == set(IDENTIFIED_LANGUAGES)
