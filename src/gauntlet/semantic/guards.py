@@ -170,6 +170,8 @@ def language_guard_unavailable() -> str | None:
 def _swapped_slot(expected: str, answer: str) -> tuple[str, str] | None:
     """The old and new text of the one slot `answer` swaps in `expected`; None when it is not so."""
     old, new = _TOKENS.findall(expected), _TOKENS.findall(answer)
+    if abs(len(old) - len(new)) >= MAX_SLOT:
+        return None  # one slot of at most MAX_SLOT tokens cannot change the length this much
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     if len(changed) != 1 or changed[0][0] != "replace":
