@@ -193,6 +193,25 @@ def test_a_reworded_answer_that_reorders_its_clauses_passes_the_template_guard()
         assert not guard_problems(expected, answer, language), (expected, answer)
 
 
+_WORDS_DRAWN = st.lists(
+    st.sampled_from(["the", "pool", "opens", "at", "nine", "on", "saturdays", "city", "hall"]),
+    min_size=2,
+    max_size=12,
+)
+
+
+@given(_WORDS_DRAWN, _WORDS_DRAWN, st.data())
+def test_an_answer_that_only_adds_words_is_never_a_swapped_slot(
+    sentence: list[str], added: list[str], data: st.DataObject
+) -> None:
+    # Trap: reading any change near a kept word as a swap, so an answer that only adds a
+    # courtesy or a clause ("please", "as usual") fails as another fact.
+    where = data.draw(st.integers(min_value=0, max_value=len(sentence)))
+    answer = sentence[:where] + added + sentence[where:]
+    problems = guard_problems(" ".join(sentence), " ".join(answer), "en")
+    assert not any("another fact" in problem for problem in problems), (sentence, answer)
+
+
 def test_a_long_replaced_span_is_a_rewording_for_similarity_to_judge() -> None:
     # Trap: an unbounded span, so any answer sharing a first word with the expected one
     # (the whole rest replaced) is called "one slot swapped" and a rephrased ending fails.
