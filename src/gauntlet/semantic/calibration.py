@@ -36,7 +36,12 @@ from gauntlet.record import Record
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.semantic.embedder import Embeddings, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
-from gauntlet.semantic.guards import guard_problems, guarded_languages, guards_digest
+from gauntlet.semantic.guards import (
+    guard_problems,
+    guarded_languages,
+    guards_digest,
+    language_guard_unavailable,
+)
 from gauntlet.semantic.labels import (
     MIN_CLASS,
     MIN_ITEMS,
@@ -517,9 +522,12 @@ def summary_lines(record: SimilarityRecord) -> list[str]:
         "",
     ]
     rows = [["language", "n", "same", "threshold", "precision", "95% interval", "recall",
-             "95% interval", "negation"]]  # fmt: skip
+             "95% interval", "guards"]]  # fmt: skip
     rows.extend(_row(f) for f in record.languages)
     lines += aligned(rows, right={1, 2})
+    unavailable = language_guard_unavailable()
+    if unavailable is not None:
+        lines.append(f"language guard: UNAVAILABLE ({unavailable}): no run lets this record gate")
     lines.append("")
     for f in record.languages:
         passed = ", ".join(f"{k.kind} {k.passed}/{k.pairs}" for k in f.kinds)
@@ -540,7 +548,7 @@ def _row(f: LanguageFigures) -> list[str]:
         f"{f.precision_low:.2f} to {f.precision_high:.2f}",
         f"{f.recall:.2f} ({f.true_positives}/{f.positives})",
         f"{f.recall_low:.2f} to {f.recall_high:.2f}",
-        "guarded" if f.negation_guarded else "unguarded",
+        "all" if f.negation_guarded else "all but negation",
     ]
 
 

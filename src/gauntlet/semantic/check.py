@@ -27,7 +27,7 @@ from gauntlet.semantic.calibration import (
 )
 from gauntlet.semantic.embedder import EmbedderError, Embeddings, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
-from gauntlet.semantic.guards import guard_problems, guards_digest
+from gauntlet.semantic.guards import guard_problems, guards_digest, language_guard_unavailable
 
 MAX_REASON = 2000
 """The most characters a check's reason keeps: an embedder's error is cut to it."""
@@ -177,7 +177,9 @@ def similarity_of(
 ) -> Similarity:
     """The similarity `record` lets the embedder of `fingerprint` have.
 
-    Refused (every check unjudged) when the record disagrees with itself (its figures are
+    Refused (every check unjudged) when the language guard is unavailable here (py3langid is
+    not installed: an answer in another language would be left to similarity), when the
+    record disagrees with itself (its figures are
     derived again from its pairs), is for another embedder (the differing fields are named),
     was made under other guards, was held to weaker minimums than gauntlet's, or accepted
     no language; otherwise the thresholds of the languages it accepted, and no other.
@@ -193,6 +195,9 @@ def similarity_of(
 
 
 def _record_refused(record: SimilarityRecord, fingerprint: EmbedderFingerprint) -> str | None:
+    unavailable = language_guard_unavailable()
+    if unavailable is not None:  # an answer in another language would pass on similarity
+        return f"{unavailable}; similarity gates nothing without it"
     problems = similarity_record_problems(record)
     if problems:
         return f"the calibration record disagrees with itself ({problems[0]})"
@@ -206,8 +211,8 @@ def _record_refused(record: SimilarityRecord, fingerprint: EmbedderFingerprint) 
         return f"the calibration record is for another embedder: {differing}"
     if record.guards != guards_digest():
         return (
-            "the calibration record was made under other guards (another gauntlet's number "
-            "and negation rules); calibrate again"
+            "the calibration record was made under other guards (another gauntlet's number, "
+            "negation, template or language rules); calibrate again"
         )
     weaker = _weaker_minimums(record)
     if weaker:

@@ -23,16 +23,36 @@ either fails the answer whatever its similarity:
   matched inside a word that is no negation (中文 非常, Korean 잘못) fails a rewording that
   drops it: the safe side. A language with neither list has no negation guard, and
   `guarded_languages` says which have one.
+- **One slot swapped** (the template guard). Both texts are cut into tokens (NFKC,
+  casefolded; each Han character is a token, since Chinese has no spaces; a run of digits
+  is a token; any other run of letters is a word, so Korean is cut at its spaces, a word
+  with its particle). When the two token sequences are identical except for one span
+  replaced on both sides (`difflib.SequenceMatcher`), at most `MAX_SLOT` tokens on either
+  side, and at least one token is kept, the answer is another fact in the same frame
+  ("on Mondays" / "on Thursdays" scores 0.925 on the builtin, above most rewordings). A span
+  of digits only on both sides is the numbers guard's to judge (`$1,000` is `$1000`). A
+  rewording that changes one word for a synonym fails too: the safe side.
+- **Language.** Both texts are identified by py3langid among `IDENTIFIED_LANGUAGES` (the
+  languages gauntlet's labels cover); when they differ the answer fails: a correct answer in
+  another language is not the answer. A text without letters is not identified. A short text
+  misidentified can only fail an answer, never pass one. py3langid comes with the `semantic`
+  extra; without it the guard is unavailable (`language_guard_unavailable`), the guards'
+  digest says so, and a run lets no similarity gate (`gauntlet.semantic.check`).
 """
 
 from __future__ import annotations
 
+import difflib
+import functools
 import hashlib
+import importlib
+import importlib.metadata
 import json
 import unicodedata
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
+from typing import Any
 
 import regex
 
@@ -80,7 +100,23 @@ _WORDS = regex.compile(r"[\p{L}\p{M}']+")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'"})
 
 
-GUARDS_VERSION = 1
+MAX_SLOT = 3
+"""The most tokens a swapped slot has on either side. A slot is a name, a day, a place, a
+colour: in the shipped labels 40 of the 48 entity swaps that keep the rest of the sentence
+are 1 to 3 tokens, and no rewording is one span of 3 or fewer replaced. A longer span is a
+rephrased clause, left to similarity (the template pairs of 4 to 13 tokens score 0.35 to
+0.93)."""
+
+_TOKENS = regex.compile(r"\p{Han}|\p{N}+|(?:(?!\p{Han})[\p{L}\p{M}'])+")
+_DIGITS = regex.compile(r"\p{N}+")
+_HAN = regex.compile(r"\p{Han}")
+
+IDENTIFIED_LANGUAGES = ("en", "es", "ko", "tl", "vi", "zh")
+"""The languages the language guard tells apart: those gauntlet's similarity labels cover."""
+
+_LANGUAGE_PACKAGE = "py3langid"
+
+GUARDS_VERSION = 2
 """Bumped whenever the guards' rules change in a way their word lists do not show."""
 
 
@@ -95,6 +131,11 @@ def guards_digest() -> str:
         "negations": {k: list(v) for k, v in sorted(NEGATIONS.items())},
         "parts": {k: list(v) for k, v in sorted(NEGATION_PARTS.items())},
         "accent_blind": sorted(ACCENT_BLIND),
+        "template": {"max_slot": MAX_SLOT, "tokens": _TOKENS.pattern},
+        "language": {
+            "identifier": _identifier_name(),
+            "languages": list(IDENTIFIED_LANGUAGES),
+        },
     }
     text = json.dumps(rules, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -107,7 +148,81 @@ def guarded_languages() -> frozenset[str]:
 
 def guard_problems(expected: str, answer: str, language: str) -> tuple[str, ...]:
     """Why similarity may not pass `answer` as `expected` reworded; empty when it may be asked."""
-    return tuple(_problems(_folded(expected), _folded(answer), primary_language(language)))
+    language = primary_language(language)
+    problems = list(_problems(_folded(expected), _folded(answer), language))
+    swapped = _swapped_slot(_folded(expected), _folded(answer))
+    if swapped is not None:
+        problems.append(
+            f"the answer is the expected one with {swapped[0]} replaced by {swapped[1]}: "
+            "another fact, not a rewording"
+        )
+    said, says = _identified(expected), _identified(answer)
+    if said is not None and says is not None and said != says:
+        problems.append(f"the answer is in {says}, the expected answer in {said}")
+    return tuple(problems)
+
+
+def language_guard_unavailable() -> str | None:
+    """Why the language guard cannot run here; None when it runs."""
+    return _language_identifier()[1]
+
+
+def _swapped_slot(expected: str, answer: str) -> tuple[str, str] | None:
+    """The old and new text of the one slot `answer` swaps in `expected`; None when it is not so."""
+    old, new = _TOKENS.findall(expected), _TOKENS.findall(answer)
+    if abs(len(old) - len(new)) >= MAX_SLOT:
+        return None  # one slot of at most MAX_SLOT tokens cannot change the length this much
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace":
+        return None
+    _, old_start, old_end, new_start, new_end = changed[0]
+    was, now = old[old_start:old_end], new[new_start:new_end]
+    if max(len(was), len(now)) > MAX_SLOT or len(was) == len(old):
+        return None  # a rephrased clause, or nothing kept: similarity's to judge
+    if all(_DIGITS.fullmatch(token) for token in (*was, *now)):
+        return None  # a number written another way: the numbers guard judges numbers
+    return _joined(was), _joined(now)
+
+
+def _joined(tokens: Sequence[str]) -> str:
+    text = tokens[0]
+    for before, token in zip(tokens, tokens[1:], strict=False):
+        text += token if _HAN.fullmatch(before) or _HAN.fullmatch(token) else " " + token
+    return f'"{text}"'
+
+
+def _identified(text: str) -> str | None:
+    """The language of `text` among `IDENTIFIED_LANGUAGES`; None without letters or the guard."""
+    identifier = _language_identifier()[0]
+    if identifier is None or not regex.search(r"\p{L}", text):
+        return None
+    language, _ = identifier.classify(text)
+    return str(language)
+
+
+@functools.cache
+def _language_identifier() -> tuple[Any, str | None]:
+    """py3langid's identifier restricted to `IDENTIFIED_LANGUAGES`, or None and why not."""
+    try:
+        langid = importlib.import_module(f"{_LANGUAGE_PACKAGE}.langid")
+        identifier = langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE)
+        identifier.set_languages(list(IDENTIFIED_LANGUAGES))
+    except ImportError:
+        return None, (
+            f"the language guard needs {_LANGUAGE_PACKAGE}, which is not installed "
+            "(pip install 'gauntlet-gate[semantic]')"
+        )
+    except Exception as exc:  # a broken install: the guard is unavailable, never skipped
+        return None, f"the language guard's {_LANGUAGE_PACKAGE} did not load: {type(exc).__name__}"
+    return identifier, None
+
+
+def _identifier_name() -> str:
+    """What identifies languages, in the guards' digest: a record made without it differs."""
+    if language_guard_unavailable() is not None:
+        return "unavailable"
+    return f"{_LANGUAGE_PACKAGE} {importlib.metadata.version(_LANGUAGE_PACKAGE)}"
 
 
 def _folded(text: str) -> str:
@@ -175,9 +290,12 @@ def _readings(number: str) -> set[Decimal]:
 __all__ = [
     "ACCENT_BLIND",
     "GUARDS_VERSION",
+    "IDENTIFIED_LANGUAGES",
+    "MAX_SLOT",
     "NEGATIONS",
     "NEGATION_PARTS",
     "guard_problems",
     "guarded_languages",
     "guards_digest",
+    "language_guard_unavailable",
 ]

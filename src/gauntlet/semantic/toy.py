@@ -5,7 +5,11 @@ defect breaks it the way embedders are known to break:
 
 - `similar_everything`: every text gets one vector, so everything is "the same meaning".
 - `negation_blind`: negation words (every language's, `gauntlet.semantic.guards.NEGATIONS`)
-  are dropped before embedding, so "you can" and "you cannot" are one text to it.
+  are dropped before embedding, and the text casefolded, so "you can" and "you cannot" are
+  one text to it, and so are "No puede..." and "Puede..." (a dropped first word would
+  otherwise leave a lower-case first letter the model sees). Chinese negation characters
+  (`NEGATION_PARTS["zh"]`: 不, 没...) are dropped too, and Korean 없 ("there is not") is read
+  as 있 ("there is"), so it is blind in those languages as well.
 - `english_only`: a text the toys do not read as English gets a vector drawn from its bytes,
   so a Spanish rewording is as far from its original as any other text.
 
@@ -24,7 +28,7 @@ import regex
 from gauntlet.semantic.builtin import BuiltinEmbedder
 from gauntlet.semantic.embedder import Vector
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
-from gauntlet.semantic.guards import NEGATIONS
+from gauntlet.semantic.guards import NEGATION_PARTS, NEGATIONS
 from gauntlet.targets.toy.language import language_of
 
 
@@ -64,7 +68,7 @@ class ToyEmbedder:
             (one,) = await self._builtin.embed(["everything"])
             return [one for _ in texts]
         if EmbedderDefect.NEGATION_BLIND in self.defects:
-            texts = [_without_negation(text) for text in texts]
+            texts = [_without_negation(text).casefold() for text in texts]
         vectors = await self._builtin.embed(texts)
         if EmbedderDefect.ENGLISH_ONLY in self.defects:
             vectors = [
@@ -81,6 +85,9 @@ class ToyEmbedder:
 _UNDONE = {"cannot": "can", "can't": "can", "won't": "will"}
 """English negations that are a verb with its negation fused: the verb is kept."""
 
+_UNDONE_PARTS = str.maketrans({**dict.fromkeys(NEGATION_PARTS["zh"]), "없": "있"})
+"""Chinese negation characters dropped, and Korean 없 (there is not) read as 있 (there is)."""
+
 
 def _without_negation(text: str) -> str:
     def kept(match: regex.Match[str]) -> str:
@@ -91,7 +98,7 @@ def _without_negation(text: str) -> str:
             return word[: -len("n't")]
         return "" if word in _NEGATIONS else match.group()
 
-    return " ".join(_WORD.sub(kept, text).split())
+    return " ".join(_WORD.sub(kept, text.translate(_UNDONE_PARTS)).split())
 
 
 def _noise(text: str, size: int) -> Vector:
