@@ -79,7 +79,8 @@ def test_negation_blind_makes_a_negated_sentence_its_original() -> None:
     assert healthy[0] != healthy[1] and healthy[4] != healthy[5]
     # A text without negation is the builtin's, of the text case-folded (as every text is,
     # so a dropped sentence-initial "No" leaves no capital the model could see).
-    assert vectors[3] == _embed((), [OTHER.casefold()])[1][0]
+    # (Batched apart, the builtin's numbers differ in the seventh digit, hence the cosine.)
+    assert cosine(vectors[3], _embed((), [OTHER.casefold()])[1][0]) > 0.999999
 
 
 def test_english_only_gives_other_languages_noise() -> None:
