@@ -106,12 +106,17 @@ def test_an_answer_that_says_otherwise_in_the_same_words_fails_by_a_guard(
     assert results.verdict is Verdict.FAIL
     assert {case.outcome for case in results.cases} == {Outcome.FAILED}
     assert {case.language for case in results.cases} == {"en", "es"}
+    would_pass = 0
     for case in results.cases:
         (trial,) = case.trials
-        assert trial.similarity is not None and trial.similarity.outcome == "failed"
-        assert any(guard in problem for problem in trial.similarity.guards), trial.similarity
-        assert trial.similarity.score is None  # a failed guard: the embedder is not asked
+        check = trial.similarity
+        assert check is not None and check.outcome == "failed"
+        assert any(guard in problem for problem in check.guards), check
+        # Failed by the guard whatever the score; the score is kept beside it for the reader.
+        assert check.score is not None and check.threshold is not None
+        would_pass += check.score >= check.threshold
         assert case.reason.startswith("similarity: ")
+    assert would_pass  # similarity alone would have passed some of these wrong answers
 
 
 def test_the_guards_catch_the_negation_defect_even_when_a_record_is_forced(

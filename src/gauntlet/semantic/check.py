@@ -92,21 +92,37 @@ async def similarity_check(
     *,
     at_least: float | None = None,
 ) -> SimilarityCheck:
-    """Whether `answer` says what `expected` says: guards first, then the calibrated threshold.
+    """Whether `answer` says what `expected` says: the guards, then the calibrated threshold.
+
+    A failed guard fails the check whatever the similarity; with an embedder that may gate
+    the language, the score is measured and kept beside the failed guards all the same.
 
     `at_least` (a case's `min_similarity`) can only raise the bar: the threshold is the higher
     of it and the calibrated one, and without a calibrated one the check is unjudged still.
     """
     guards = guard_problems(expected, answer, language)
     why = similarity.why_not(language)
-    if guards:
-        return SimilarityCheck(outcome="failed", reason="; ".join(guards), guards=guards)
     if why is not None or similarity.embeddings is None:
+        if guards:
+            return SimilarityCheck(outcome="failed", reason="; ".join(guards), guards=guards)
         return SimilarityCheck(outcome="unjudged", reason=why or "")
     threshold = similarity.thresholds[primary_language(language)]
     if at_least is not None:
         threshold = max(threshold, at_least)
-    return await _compared(similarity.embeddings, threshold, expected, answer, at_least=at_least)
+    compared = await _compared(
+        similarity.embeddings, threshold, expected, answer, at_least=at_least
+    )
+    if not guards:
+        return compared
+    # Failed by rule whatever the score; the score is kept beside it (when the embedder
+    # gave one), so a reader sees what similarity alone would have passed.
+    return SimilarityCheck(
+        outcome="failed",
+        reason="; ".join(guards),
+        guards=guards,
+        score=compared.score,
+        threshold=compared.threshold,
+    )
 
 
 async def same_failure_check(
