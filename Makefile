@@ -83,13 +83,16 @@ schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema similarity-labels > schemas/similarity-labels.schema.json
 	$(BIN)/gauntlet schema similarity-calibration > schemas/similarity-calibration.schema.json
 
-demo: $(STAMP) ## run the built-in suites against the toy, natively, through a target file, with a calibrated model judge, and with parity and waivers; write the evidence
+demo: $(STAMP) ## run the built-in suites against the toy, natively, through a target file, with a calibrated model judge, golden answers compared by meaning, and with parity and waivers; write the evidence
 	$(BIN)/gauntlet run --out results.json
 	$(BIN)/gauntlet report results.json --out evidence.md
 	$(BIN)/gauntlet report results.json --format json --out evidence.json
 	$(BIN)/gauntlet report results.json --baseline results.json --out drift.md
 	$(BIN)/python scripts/demo_target.py
 	$(BIN)/python scripts/demo_judge.py
+	$(BIN)/gauntlet calibrate --embedder builtin --out similarity.json
+	$(BIN)/gauntlet run --toy --toy-defect answer_drift --cases examples/semantic \
+		--embedder builtin --embedder-calibration similarity.json --out results-semantic.json
 	$(BIN)/python scripts/demo_policy.py
 
 demo-history: $(STAMP) ## build build/history/history.sqlite from 13 runs of the toy going from healthy to flaky to broken, and show it
