@@ -151,12 +151,13 @@ site: $(STAMP) ## build the documentation site into site/ (HTML and one styleshe
 	$(BIN)/gauntlet site --out $(SITE)
 
 # `make pages` also draws the run-history dashboard from HISTORY when that file exists. The
-# default is where `make demo-history` writes its seeded history, which pages builds first.
+# default is where `make demo-history` writes its seeded history, which pages builds first
+# (without demo-history's own dashboard: the site built next is that dashboard).
 DEMO_HISTORY := build/history/history.sqlite
 HISTORY ?= $(DEMO_HISTORY)
 
 pages: $(STAMP) ## build the site (with the dashboard of HISTORY when it exists) and check it: html-validate, axe-core (WCAG A/AA) in headless Chromium, screenshots
-	@if [ "$(HISTORY)" = "$(DEMO_HISTORY)" ]; then $(MAKE) --no-print-directory demo-history; fi
+	@if [ "$(HISTORY)" = "$(DEMO_HISTORY)" ]; then $(BIN)/python scripts/demo_history.py --no-dashboard; fi
 	$(BIN)/gauntlet site --out $(SITE) $$(test -f "$(HISTORY)" && printf -- '--history %s' "$(HISTORY)")
 	@command -v node >/dev/null 2>&1 || { echo "make pages needs Node.js 20 and npm"; exit 2; }
 	@if [ ! -x $(CHROMIUM) ]; then \

@@ -77,14 +77,26 @@ def _reasons(results: Results) -> dict[str, str]:
     return {case.case_id: case.reason for case in results.cases}
 
 
+@pytest.fixture(scope="module")
+def native_runs() -> dict[tuple[ToyDefect, ...], Results]:
+    """Each scenario's native run, made once for both example files (it reads neither)."""
+    return {}
+
+
 @pytest.mark.network
 @pytest.mark.parametrize("example", ["openai-toy.yaml", "openai-toy-stream.yaml"])
 @pytest.mark.parametrize("defects", SCENARIOS, ids=lambda defects: "+".join(defects) or "healthy")
 def test_both_paths_agree_case_by_case(
-    every_case: SuiteSet, builtin: SuiteSet, defects: tuple[ToyDefect, ...], example: str
+    every_case: SuiteSet,
+    builtin: SuiteSet,
+    native_runs: dict[tuple[ToyDefect, ...], Results],
+    defects: tuple[ToyDefect, ...],
+    example: str,
 ) -> None:
     suites = every_case if defects in WITH_VARIANTS else builtin
-    native = _native(suites, defects)
+    if defects not in native_runs:
+        native_runs[defects] = _native(suites, defects)
+    native = native_runs[defects]
     served = _openai(suites, defects, example)
     assert _outcomes(served) == _outcomes(native)
     if ToyDefect.ANSWER_WITH_SILENCE not in defects:

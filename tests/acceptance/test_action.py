@@ -172,11 +172,14 @@ def run_action(
     *,
     env: Mapping[str, str] | None = None,
     interrupt: signal.Signals | None = None,
+    until: str | None = None,
 ) -> ActionRun:
     """Run action.yml's shell steps in `workspace`, as GitHub would with these inputs.
 
     With `interrupt`, the `run` step is sent that signal once the target was first asked (the
-    target touches `asked` in the workspace), as a cancelled job's step is.
+    target touches `asked` in the workspace), as a cancelled job's step is. With `until`, the
+    steps stop after the step of that id, for a test that reads only what it and the steps
+    before it did.
     """
     unknown = set(inputs) - set(INPUTS)
     assert not unknown, f"action.yml has no input {unknown}"
@@ -232,8 +235,9 @@ def run_action(
                 summary_file.read_text(encoding="utf-8"),
             )
         )
-        if code != 0:
+        if code != 0 or step["id"] == until:
             break
+    assert until is None or done.steps[-1].id == until, f"no step {until} ran"
     done.outputs = {
         name: evaluate(str(spec["value"]), values, outputs) for name, spec in OUTPUTS.items()
     }
@@ -1125,7 +1129,9 @@ def _planned(tmp_path: Path, name: str, environment: Mapping[str, str]) -> dict[
         "history": "history.sqlite",
         "job-summary": "false",
     }
-    run = run_action(workspace, inputs, env={**environment, "GITHUB_WORKSPACE": str(workspace)})
+    environ = {**environment, "GITHUB_WORKSPACE": str(workspace)}
+    # The history step comes first and reads nothing a later step writes.
+    run = run_action(workspace, inputs, env=environ, until="history")
     assert run.code == 0, run.show()
     return run.step("history").outputs
 

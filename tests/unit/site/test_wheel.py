@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gauntlet.site.content import BUNDLED_ACTION
 from gauntlet.site.docs import BUNDLED_DOCS
 from tests.unit.site.sitefiles import DOC_FILES
@@ -25,14 +27,25 @@ def _build(unpacked: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_an_installed_wheel_builds_the_site(unpacked_wheel: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel_build(
+    unpacked_wheel: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The site built once by the installed wheel: its directory, and how the build ended."""
+    cwd = tmp_path_factory.mktemp("wheel-site")
+    return cwd, _build(unpacked_wheel, cwd)
+
+
+def test_an_installed_wheel_builds_the_site(
+    unpacked_wheel: Path, wheel_build: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
     package = unpacked_wheel / "gauntlet"
     assert (package / "site" / "static" / "site.css").is_file()
     assert (package / "site" / "templates" / "base.html.j2").is_file()
     assert (package / BUNDLED_ACTION).read_bytes() == (ROOT / "action.yml").read_bytes()
-    done = _build(unpacked_wheel, tmp_path)
+    cwd, done = wheel_build
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "out" / "action.html").is_file()
+    assert (cwd / "out" / "action.html").is_file()
 
 
 def test_a_wheel_without_action_yml_says_what_is_missing(
@@ -47,17 +60,19 @@ def test_a_wheel_without_action_yml_says_what_is_missing(
     assert f"gauntlet/{BUNDLED_ACTION}" in done.stderr
 
 
-def test_an_installed_wheel_renders_the_docs_pages(unpacked_wheel: Path, tmp_path: Path) -> None:
+def test_an_installed_wheel_renders_the_docs_pages(
+    unpacked_wheel: Path, wheel_build: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
     # Trap: the docs pages are read from the checkout's docs/, which no wheel carries, so a
     # site built from an installed gauntlet stops with an error, or would lose its manual.
     bundled = unpacked_wheel / "gauntlet" / BUNDLED_DOCS
     assert sorted(p.name for p in bundled.glob("*.md")) == sorted(
         p.name for p in (ROOT / "docs").glob("*.md")
     )
-    done = _build(unpacked_wheel, tmp_path)
+    cwd, done = wheel_build
     assert done.returncode == 0, done.stderr
     for page in DOC_FILES:
-        assert (tmp_path / "out" / page).is_file(), page
+        assert (cwd / "out" / page).is_file(), page
 
 
 def test_a_wheel_without_docs_says_what_is_missing(unpacked_wheel: Path, tmp_path: Path) -> None:

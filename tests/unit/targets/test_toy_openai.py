@@ -21,6 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import aiohttp
 import httpx
 import pytest
 
@@ -44,8 +45,10 @@ from gauntlet.targets.toy.openai import (
     ESCALATION_PHRASES,
     MODEL,
     STREAM_PIECES,
+    create_app,
     detect_language,
     serve_forever,
+    serving_app,
     split_text,
 )
 
@@ -139,22 +142,37 @@ def _assemble(chunks: list[dict[str, Any]]) -> Streamed:
     return Streamed(chunks, message, finish_reason, usage)
 
 
-def _stream(http: httpx.Client, body: dict[str, Any]) -> Streamed:
-    response = http.post("/chat/completions", json={**body, "stream": True})
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
-    data = _events(response.text)
+def _read_stream(status: int, content_type: str, text: str) -> Streamed:
+    """A streamed reply checked and added up, whichever client fetched it."""
+    assert status == 200, text
+    assert content_type == "text/event-stream; charset=utf-8"
+    data = _events(text)
     assert data[-1] == "[DONE]"
     assert "[DONE]" not in data[:-1]
     return _assemble([json.loads(item) for item in data[:-1]])
 
 
+def _read_completion(status: int, content_type: str, text: str) -> dict[str, Any]:
+    """An unstreamed reply checked and parsed, whichever client fetched it."""
+    assert status == 200, text
+    assert content_type == "application/json; charset=utf-8"
+    completion: dict[str, Any] = json.loads(text)
+    return completion
+
+
+def _stream(http: httpx.Client, body: dict[str, Any]) -> Streamed:
+    response = http.post("/chat/completions", json={**body, "stream": True})
+    return _read_stream(response.status_code, response.headers["content-type"], response.text)
+
+
 def _complete(http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
     response = http.post("/chat/completions", json=body)
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"] == "application/json; charset=utf-8"
-    completion: dict[str, Any] = response.json()
-    return completion
+    return _read_completion(response.status_code, response.headers["content-type"], response.text)
+
+
+async def _posted(session: aiohttp.ClientSession, body: dict[str, Any]) -> tuple[int, str, str]:
+    async with session.post("/v1/chat/completions", json=body) as response:
+        return response.status, response.headers["content-type"], await response.text()
 
 
 def _message(http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
@@ -222,29 +240,47 @@ class Turn(NamedTuple):
 
 @cache
 def _every_turn(defects: tuple[ToyDefect, ...]) -> list[Turn]:
-    """Every turn of every built-in case, asked in process and over HTTP, streamed and not."""
+    """Every turn of every built-in case, asked in process and over HTTP, streamed and not.
+
+    The client shares the server's event loop and asks the cases side by side (each case's
+    turns in order): over 1,500 requests a defect, each a real HTTP exchange on 127.0.0.1,
+    without a client thread handing the GIL to the server's at every read and write.
+    """
     toy = make_toy(defects)
-    turns = []
-    with client_for(toy) as http:
-        for case in BUILTIN_CASES:
-            history: list[Message] = []
-            sent: list[dict[str, str]] = []
-            for turn, prompt in enumerate(case.messages):
-                native = toy.ask(prompt, case.language, tuple(history) if case.turns else None)
-                body = _body(prompt, *sent)
-                completion = _complete(http, body)
-                streamed = _stream(http, {**body, "stream_options": {"include_usage": True}})
-                turns.append(Turn(case, turn, native, completion, streamed))
-                history += [
-                    Message(role="user", content=prompt),
-                    Message(role="assistant", content=native.text),
-                ]
-                content = completion["choices"][0]["message"]["content"]
-                sent += [
-                    {"role": "user", "content": prompt},
-                    {"role": "assistant", "content": content},
-                ]
-    return turns
+
+    async def case_turns(session: aiohttp.ClientSession, case: AnyCase) -> list[Turn]:
+        turns = []
+        history: list[Message] = []
+        sent: list[dict[str, str]] = []
+        for turn, prompt in enumerate(case.messages):
+            native = toy.ask(prompt, case.language, tuple(history) if case.turns else None)
+            body = _body(prompt, *sent)
+            completion = _read_completion(*await _posted(session, body))
+            streamed = _read_stream(
+                *await _posted(
+                    session, {**body, "stream": True, "stream_options": {"include_usage": True}}
+                )
+            )
+            turns.append(Turn(case, turn, native, completion, streamed))
+            history += [
+                Message(role="user", content=prompt),
+                Message(role="assistant", content=native.text),
+            ]
+            content = completion["choices"][0]["message"]["content"]
+            sent += [
+                {"role": "user", "content": prompt},
+                {"role": "assistant", "content": content},
+            ]
+        return turns
+
+    async def every_case() -> list[list[Turn]]:
+        async with (
+            serving_app(create_app(toy)) as port,
+            aiohttp.ClientSession(f"http://127.0.0.1:{port}") as session,
+        ):
+            return await asyncio.gather(*(case_turns(session, case) for case in BUILTIN_CASES))
+
+    return [turn for turns in asyncio.run(every_case()) for turn in turns]
 
 
 def _label(defects: tuple[ToyDefect, ...]) -> str:
