@@ -18,6 +18,8 @@ from gauntlet.cases.waivers import waivers_schema
 from gauntlet.cases.yaml_nodes import decode_source, read_document
 from gauntlet.errors import ConfigErrors, ConfigSchemaError
 from gauntlet.evidence.pack import evidence_schema
+from gauntlet.semantic.calibration import similarity_record_schema
+from gauntlet.semantic.labels import similarity_labels_schema
 from gauntlet.targets.spec import target_file_schema
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -57,6 +59,8 @@ GENERATORS: dict[str, Callable[[], dict[str, Any]]] = {
     "target": target_file_schema,
     "waivers": waivers_schema,
     "feature": feature_schema,
+    "similarity-labels": similarity_labels_schema,
+    "similarity-calibration": similarity_record_schema,
 }
 """Each schema `make schemas` commits under schemas/, by `gauntlet schema` name."""
 
