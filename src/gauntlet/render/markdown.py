@@ -520,11 +520,11 @@ def _similarity_section(embedder: EmbedderEvidence, cases: tuple[CaseEvidence, .
     """Which embedder compared meanings, whether it was let gate, and each case's score."""
     lines = ["## Similarity", ""]
     lines += [
-        "The embedder is asked only about answers the gates' own checks passed, and only once "
-        "the guards held (every number of the expected answer in the answer; a negation not in "
-        "one alone): it can fail such an answer, never pass one they failed, and it passes an "
-        "answer only at or above the threshold its calibration record accepted for the "
-        "case's language.",
+        "The embedder is asked only about answers the gates' own checks passed. An answer "
+        "passes only when every guard holds (the expected answer's numbers in it, no negation "
+        "in one alone, not one slot swapped, the same language) and its score is at or above "
+        "the threshold the calibration record accepted for the case's language; a failed "
+        "guard fails it whatever its score, which is shown beside it.",
         "",
     ]
     if embedder.refused is None:

@@ -1,10 +1,12 @@
 """One similarity check: is an answer the expected one reworded, by rule and then by meaning.
 
-The guards run first (`gauntlet.semantic.guards`): a failed guard fails the check without
-asking the embedder. Then the answer and the expected text are embedded (each distinct text
+The guards (`gauntlet.semantic.guards`) decide first: a failed guard fails the check
+whatever the similarity. The answer and the expected text are embedded (each distinct text
 once a run, `Embeddings`) and their cosine is compared with the threshold the calibration
-record accepted for the embedder and the case's language. Without an accepted threshold for
-that language, or when the embedder fails, the check is unjudged: never passed.
+record accepted for the embedder and the case's language; beside a failed guard the score is
+kept, unless no threshold is accepted, when the embedder is not asked at all. Without an
+accepted threshold for that language, or when the embedder fails, a check no guard failed is
+unjudged: never passed.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
@@ -20,14 +22,14 @@ from gauntlet.display import clipped, printable
 from gauntlet.errors import describe_raised
 from gauntlet.languages import primary_language
 from gauntlet.record import Record
-from gauntlet.semantic.calibration import (
-    SimilarityRecord,
-    default_minimums,
-    similarity_record_problems,
-)
 from gauntlet.semantic.embedder import EmbedderError, Embeddings, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.semantic.guards import guard_problems, guards_digest, language_guard_unavailable
+
+if TYPE_CHECKING:
+    # Only `similarity_of` reads a record: a run that compares no meaning (and the engine,
+    # which imports this module) never loads calibration, its labels or the judge's.
+    from gauntlet.semantic.calibration import SimilarityRecord
 
 MAX_REASON = 2000
 """The most characters a check's reason keeps: an embedder's error is cut to it."""
@@ -211,6 +213,8 @@ def similarity_of(
 
 
 def _record_refused(record: SimilarityRecord, fingerprint: EmbedderFingerprint) -> str | None:
+    from gauntlet.semantic.calibration import similarity_record_problems
+
     unavailable = language_guard_unavailable()
     if unavailable is not None:  # an answer in another language would pass on similarity
         return f"{unavailable}; similarity gates nothing without it"
@@ -241,6 +245,8 @@ def _record_refused(record: SimilarityRecord, fingerprint: EmbedderFingerprint) 
 
 def _weaker_minimums(record: SimilarityRecord) -> str:
     """Each minimum of `record` less strict than gauntlet's, named; empty when none is."""
+    from gauntlet.semantic.calibration import default_minimums
+
     shipped, used = default_minimums(), record.minimums
     weaker = [
         n
