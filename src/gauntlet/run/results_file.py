@@ -537,6 +537,23 @@ def _similarity_of_run(results: Results, case: CaseResult, where: str) -> Iterat
             yield f"{at}: passed, but the run's embedder may not gate in {case.language}"
         elif check.threshold is None or check.threshold < accepted:
             yield f"{at}: passed at a threshold below the {accepted} the record accepted"
+        failed = _guards_again(case, trial)
+        if failed:
+            yield f"{at}: passed, but its answer fails a guard read again: {failed[0]}"
+
+
+def _guards_again(case: CaseResult, trial: Trial) -> tuple[str, ...]:
+    """The guards, run again on a stored answer and its case's `expected` (rules, not a model).
+
+    Empty when they hold, or when the answer is stored cut or the case's definition is not
+    kept (nothing whole to read again).
+    """
+    expected = case.definition.case.get("expected") if case.definition is not None else None
+    if not isinstance(expected, str) or trial.response is None or trial.cut is not None:
+        return ()
+    from gauntlet.semantic.guards import guard_problems
+
+    return guard_problems(expected, trial.response.text, case.language)
 
 
 def _differences(stored: object, derived: object, path: str) -> Iterator[str]:

@@ -3,7 +3,8 @@
 The embedder cannot be asked again when a file is read, so a stored similarity check is not
 redone; what can be checked is checked: a passed check has held guards and a score at its
 threshold, a failed one a failed guard or a score below it, the ask's outcome follows from
-it, an ask its case compares by meaning carries one, and an older format carries none.
+it, an ask its case compares by meaning carries one, and an older format carries none. The
+guards are rules, so a passed check's are run again on the stored answer.
 """
 
 from __future__ import annotations
@@ -150,3 +151,19 @@ def test_a_passed_similarity_check_the_run_embedder_could_not_give_is_refused(
     assert "passed, but the run's embedder may not gate" in _edited(tmp_path, drifted, refused)
     assert "passed at a threshold below the 0.99" in _edited(tmp_path, drifted, raised)
     assert "a run that records no embedder" in _edited(tmp_path, drifted, dropped)
+
+
+def test_a_passed_check_whose_stored_answer_fails_a_guard_read_again_is_refused(
+    tmp_path: Path, drifted: Results
+) -> None:
+    # Trap: a check consistent with itself taken on trust: an edited file that turns the
+    # stored answer round (a figure changed) and keeps its "passed" check would read as a
+    # pass. The guards are rules, not a model, so a reader runs them again.
+    def edit(data: dict[str, Any]) -> None:
+        response = data["cases"][0]["trials"][0]["response"]
+        assert "311" in response["text"]
+        response["text"] = response["text"].replace("311", "411")
+
+    refused = _edited(tmp_path, drifted, edit)
+    assert "passed, but its answer fails a guard read again" in refused
+    assert "the number 311" in refused
