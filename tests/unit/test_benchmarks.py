@@ -18,7 +18,7 @@ from gauntlet.cases.loader import load_suites  # noqa: E402
 from gauntlet.cases.model import GoldenCase  # noqa: E402
 from gauntlet.semantic.guards import guard_problems  # noqa: E402
 from gauntlet_bench import goals, semantic  # noqa: E402 - found through the line above
-from gauntlet_bench.markdown import read_section, splice_section  # noqa: E402
+from gauntlet_bench.markdown import command_line, read_section, splice_section  # noqa: E402
 from gauntlet_bench.plan import baseline_problem, parse_plan  # noqa: E402
 from gauntlet_bench.stub import Stub  # noqa: E402
 
@@ -304,6 +304,36 @@ def test_the_semantic_section_says_its_ratio_and_the_caches_figure() -> None:
     assert "| `match: semantic` | 4.500 | 2.25 | 18.00× |" in section
     assert any("4,000 texts asked of the embedder, of 4,000 looked up" in line for line in section)
     assert not any("taken while other work" in line for line in section)
+
+
+@pytest.mark.parametrize(
+    ("environment", "named"),
+    [
+        ({"MAKELEVEL": "1", "GAUNTLET_BENCH_TARGET": "bench-semantic"}, "make bench-semantic  #"),
+        ({"MAKELEVEL": "1", "GAUNTLET_BENCH_TARGET": "bench"}, "make bench  #"),
+        ({"MAKELEVEL": "1"}, ".py --semantic-only"),  # no target named: none guessed
+        ({"GAUNTLET_BENCH_TARGET": "bench-goals"}, ".py --semantic-only"),  # not under make
+    ],
+)
+def test_the_command_line_names_the_make_target_that_ran(
+    environment: dict[str, str], named: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: `make bench` written for `make bench-semantic` (any target under make).
+    for name in ("MAKELEVEL", "GAUNTLET_BENCH_TARGET"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "argv", ["benchmarks/bench.py", "--semantic-only"])
+    line = command_line()
+    assert line.startswith(named) if named.startswith("make") else line.endswith(named)
+    assert "make" not in line or line.startswith(named)
+
+
+def test_every_make_target_running_the_bench_names_itself() -> None:
+    makefile = (ROOT / "Makefile").read_text().splitlines()
+    recipes = [line for line in makefile if "benchmarks/bench.py" in line]
+    assert len(recipes) == 3
+    assert all(line.startswith("\tGAUNTLET_BENCH_TARGET=$@ ") for line in recipes)
 
 
 @pytest.mark.parametrize(
