@@ -114,13 +114,13 @@ BENCH_BASELINE_ARGS = $(if $(BASELINE),--baseline-src $(BENCH_BASELINE)/src)
 .PHONY: bench-goals bench-baseline bench-semantic
 
 bench: $(STAMP) $(if $(BASELINE),bench-baseline) ## benchmark the HTTP engine on a loopback stub; writes benchmarks/RESULTS.md (with BASELINE=<git rev>, the pipeline's cost against it too)
-	$(BIN)/python benchmarks/bench.py $(BENCH_BASELINE_ARGS)
+	GAUNTLET_BENCH_TARGET=$@ $(BIN)/python benchmarks/bench.py $(BENCH_BASELINE_ARGS)
 
 bench-goals: $(STAMP) bench-baseline ## only the pipeline's cost against BASELINE=<git rev>, a few minutes; replaces its section of benchmarks/RESULTS.md
-	$(BIN)/python benchmarks/bench.py --goals-only $(BENCH_BASELINE_ARGS)
+	GAUNTLET_BENCH_TARGET=$@ $(BIN)/python benchmarks/bench.py --goals-only $(BENCH_BASELINE_ARGS)
 
 bench-semantic: $(STAMP) ## only the cost of `match: semantic` against `match: exact` (2,000 golden cases, the builtin embedder), a minute or two; replaces its section of benchmarks/RESULTS.md
-	$(BIN)/python benchmarks/bench.py --semantic-only
+	GAUNTLET_BENCH_TARGET=$@ $(BIN)/python benchmarks/bench.py --semantic-only
 
 bench-baseline:
 	@test -n "$(BASELINE)" || { echo "give the baseline as BASELINE=<git rev>, e.g. make bench-goals BASELINE=main"; exit 2; }

@@ -62,8 +62,16 @@ def machine_facts() -> list[str]:
     ]
 
 
+MAKE_TARGET = "GAUNTLET_BENCH_TARGET"
+"""The make target that ran the bench: the Makefile's bench recipes set it to their `$@`."""
+
+
 def command_line() -> str:
-    """The command that made the figures, as typed from the repository root."""
+    """The command that made the figures, as typed from the repository root.
+
+    Under make, the target that ran (`make bench-semantic`), as its recipe names it in
+    `MAKE_TARGET`; without it, the command alone rather than a guessed target.
+    """
     python = Path(sys.executable)
     with contextlib.suppress(ValueError):
         python = python.relative_to(Path.cwd())
@@ -71,8 +79,9 @@ def command_line() -> str:
     with contextlib.suppress(ValueError):
         script = script.relative_to(Path.cwd())
     command = shlex.join([str(python), str(script), *sys.argv[1:]])
-    if os.environ.get("MAKELEVEL"):
-        return f"make bench  # runs: {command}"
+    target = os.environ.get(MAKE_TARGET)
+    if os.environ.get("MAKELEVEL") and target:
+        return f"make {target}  # runs: {command}"
     return command
 
 

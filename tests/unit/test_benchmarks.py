@@ -8,6 +8,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,10 +16,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from gauntlet.cases.loader import load_suites  # noqa: E402
-from gauntlet.cases.model import GoldenCase  # noqa: E402
+from gauntlet.cases.model import GoldenCase, GoldenMatch, GoldenSuite  # noqa: E402
+from gauntlet.semantic.check import Similarity, similarity_of  # noqa: E402
 from gauntlet.semantic.guards import guard_problems  # noqa: E402
 from gauntlet_bench import goals, semantic  # noqa: E402 - found through the line above
-from gauntlet_bench.markdown import read_section, splice_section  # noqa: E402
+from gauntlet_bench.markdown import command_line, read_section, splice_section  # noqa: E402
 from gauntlet_bench.plan import baseline_problem, parse_plan  # noqa: E402
 from gauntlet_bench.stub import Stub  # noqa: E402
 
@@ -263,12 +265,15 @@ def test_the_semantic_cases_are_golden_and_each_answer_reaches_the_embedder(
     cases = [case for loaded in suites.suites for case in loaded.cases]
     assert len(cases) == 1200 and len(suites.suites) == 3
     assert all(isinstance(case, GoldenCase) for case in cases)
-    texts = {semantic.expected_of(i) for i in range(1200)} | {
-        semantic.reworded_of(i) for i in range(1200)
-    }
-    assert len(texts) == 2400  # every text distinct: the cache has nothing to share
+    exact = load_suites([semantic.write_golden_files(tmp_path / "exact", 1200, "exact")])
+    for loaded_set, match in ((suites, GoldenMatch.SEMANTIC), (exact, GoldenMatch.EXACT)):
+        golden = [loaded.suite for loaded in loaded_set.suites]
+        assert all(isinstance(suite, GoldenSuite) and suite.match is match for suite in golden)
+    # Every case its own expected answer; the answers from a smaller pool, for the cache.
+    assert len({semantic.expected_of(i) for i in range(1200)}) == 1200
+    assert len({semantic.answer_of(i) for i in range(1200)}) == semantic.POOL
     for index in range(1200):
-        expected, answer = semantic.expected_of(index), semantic.reworded_of(index)
+        expected, answer = semantic.expected_of(index), semantic.answer_of(index)
         assert answer != expected
         assert guard_problems(expected, answer, "en") == ()
 
@@ -282,19 +287,35 @@ def test_a_semantic_run_whose_checks_skipped_the_embedder_is_refused(
         semantic.run_semantic(tmp_path, 4, 1)
 
 
+def test_a_semantic_run_whose_checks_were_unjudged_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: a record the run refuses leaves every check unjudged, the embedder never asked,
+    # and the run would look as cheap as `match: exact`.
+    real = similarity_of
+
+    def refused(*args: Any, **kwargs: Any) -> Similarity:
+        return dataclasses.replace(real(*args, **kwargs), refused="refused for the test")
+
+    monkeypatch.setattr(semantic, "similarity_of", refused)
+    with pytest.raises(RuntimeError, match=r"the checks came to \{'unjudged unscored': 4\}"):
+        semantic.run_semantic(tmp_path, 4, 1)
+
+
 def test_the_semantic_section_says_its_ratio_and_the_caches_figure() -> None:
     measured = semantic.Semantic(
         cases=2000,
         load_seconds=1.5,
         started_at=datetime(2026, 12, 5, 11, 0, tzinfo=UTC),
         load_before=0.5,
+        calibration_seconds=2.0,
+        threshold=0.65508,
+        labels=360,
         elapsed=60.0,
         load_after=0.7,
         exact=[0.3, 0.2, 0.25],
         semantic=[5.0, 4.0, 4.5],
-        checks=[4.2, 3.8, 4.25],
-        batched=[2.0, 2.1, 2.2],
-        asked=4000,
+        asked=2500,
         wanted=4000,
         outcomes={"passed": 2000},
     )
@@ -302,8 +323,40 @@ def test_the_semantic_section_says_its_ratio_and_the_caches_figure() -> None:
     section = semantic.semantic_markdown(measured)
     assert section[0] == semantic.SEMANTIC_HEADING
     assert "| `match: semantic` | 4.500 | 2.25 | 18.00× |" in section
-    assert any("4,000 texts asked of the embedder, of 4,000 looked up" in line for line in section)
+    assert any("2,500 texts asked of the embedder, of 4,000 looked up" in line for line in section)
+    assert any("pool of 500" in line for line in section)
+    assert any("threshold in en: 0.6551" in line for line in section)
     assert not any("taken while other work" in line for line in section)
+
+
+@pytest.mark.parametrize(
+    ("environment", "named"),
+    [
+        ({"MAKELEVEL": "1", "GAUNTLET_BENCH_TARGET": "bench-semantic"}, "make bench-semantic  #"),
+        ({"MAKELEVEL": "1", "GAUNTLET_BENCH_TARGET": "bench"}, "make bench  #"),
+        ({"MAKELEVEL": "1"}, ".py --semantic-only"),  # no target named: none guessed
+        ({"GAUNTLET_BENCH_TARGET": "bench-goals"}, ".py --semantic-only"),  # not under make
+    ],
+)
+def test_the_command_line_names_the_make_target_that_ran(
+    environment: dict[str, str], named: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: `make bench` written for `make bench-semantic` (any target under make).
+    for name in ("MAKELEVEL", "GAUNTLET_BENCH_TARGET"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "argv", ["benchmarks/bench.py", "--semantic-only"])
+    line = command_line()
+    assert line.startswith(named) if named.startswith("make") else line.endswith(named)
+    assert "make" not in line or line.startswith(named)
+
+
+def test_every_make_target_running_the_bench_names_itself() -> None:
+    makefile = (ROOT / "Makefile").read_text().splitlines()
+    recipes = [line for line in makefile if "benchmarks/bench.py" in line]
+    assert len(recipes) == 3
+    assert all(line.startswith("\tGAUNTLET_BENCH_TARGET=$@ ") for line in recipes)
 
 
 @pytest.mark.parametrize(
