@@ -276,6 +276,15 @@ def rescore_problems(case: CaseResult, where: str) -> list[str]:
                 "similarity check, which its case needs (match: semantic, min_similarity)"
             )
             continue
+        if gate_passed and judged and not trial.judged:
+            # A judged case's answer the gate passed was always shown to the judge, and each
+            # check is kept, an unjudged one too: without them the ask's outcome is the
+            # file's word alone (a judge's failure deleted reads as a pass).
+            problems.append(
+                f"{named}.trials[{number}]: its gate passed the answer, but the ask records no "
+                "judge check, which its case needs (judge criteria, match: judge)"
+            )
+            continue
         if not by_meaning and trial.similarity is not None:
             problems.append(
                 f"{named}.trials[{number}].similarity: a similarity check for a case that "

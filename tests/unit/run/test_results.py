@@ -18,6 +18,7 @@ from gauntlet.run import results_file
 from gauntlet.run.custody import SIGNING_KEY, signed, signing_key
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
+    Outcome,
     Plan,
     Results,
     TargetInfo,
@@ -28,7 +29,7 @@ from gauntlet.run.results_file import read_results, rederive, write_results
 from gauntlet.targets.contract import ToolCall
 from gauntlet.targets.toy import ToyDefect
 
-from ...evidence_fixtures import before_disclosure, clean, flaky, unscoreable, with_defect
+from ...evidence_fixtures import before_disclosure, clean, flaky, judged, unscoreable, with_defect
 from ...run_settings import settings_for
 
 WHEN = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -587,3 +588,24 @@ def test_an_older_file_of_any_shape_is_refused_as_invalid_never_an_internal_erro
     path.write_text(json.dumps(data))
     with pytest.raises(ResultsError):
         read_results(path)
+
+
+def test_a_judged_ask_whose_judge_checks_were_removed_is_refused(tmp_path: Path) -> None:
+    # Trap: the judge's checks taken as optional: an edited file that deletes the judge's
+    # failing checks of an answer the gate passed, calls the ask passed and derives every
+    # count again (so the file agrees with itself), read as a pass.
+    results = judged()
+    cases = []
+    for case in results.cases:
+        if case.case_id == "jdg-en-permit-fee":
+            (trial,) = case.trials
+            assert {check.outcome for check in trial.judged} == {"failed"}
+            trial = trial.model_copy(update={"judged": (), "outcome": Outcome.PASSED, "reason": ""})
+            case = case.model_copy(update={"trials": (trial,)})
+        cases.append(case)
+    forged = rederive(results.model_copy(update={"cases": tuple(cases)}))
+    path = tmp_path / "judged.json"
+    path.write_text(forged.model_dump_json(), encoding="utf-8")
+    with pytest.raises(ResultsError) as caught:
+        read_results(path)
+    assert "records no judge check, which its case needs" in str(caught.value)
