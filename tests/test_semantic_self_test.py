@@ -345,3 +345,46 @@ def test_an_embedder_without_a_record_says_so_up_front_and_passes_nothing(
     assert data["verdict"] == "withheld"
     assert {case["outcome"] for case in data["cases"]} == {"unjudged"}
     assert data["embedder"]["refused"].startswith("no calibration record")
+
+
+class _Broken:
+    """An embedder that opens, then breaks: it raises, or answers with what is not vectors."""
+
+    def __init__(self, how: str, fingerprint: EmbedderFingerprint) -> None:
+        self.how = how
+        self.fingerprint = fingerprint
+
+    async def open(self) -> EmbedderFingerprint:
+        return self.fingerprint
+
+    async def embed(self, texts: Any) -> Any:
+        if self.how == "raises":
+            raise RuntimeError("the model ran out of memory")
+        if self.how == "nan":
+            return [(float("nan"),) * self.fingerprint.dimension for _ in texts]
+        return [(1.0,) * self.fingerprint.dimension]  # one vector for two texts
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("how", ["raises", "nan", "too_few"])
+def test_an_embedder_that_breaks_mid_run_leaves_its_cases_unjudged_never_passed(
+    semantic_golden: SuiteSet, opened_toy_embedder: Any, how: str
+) -> None:
+    # Trap: an embedder that fails (raises, or answers NaN or too few vectors) read as a
+    # similar answer, or as a crash that loses the run: a model in the loop that breaks
+    # gives unjudged, never passed, and the run still ends with every case recorded.
+    _, fingerprint = opened_toy_embedder
+    broken = _Broken(how, fingerprint)
+    similarity = Similarity(
+        fingerprint=fingerprint,
+        thresholds=MappingProxyType({"en": THRESHOLD, "es": THRESHOLD}),
+        record_sha256="ab" * 32,
+        embeddings=Embeddings(broken, fingerprint),
+    )
+    results = _run(semantic_golden, similarity, ToyDefect.ANSWER_DRIFT)
+    assert len(results.cases) == 8
+    assert {case.outcome for case in results.cases} == {Outcome.UNJUDGED}
+    assert results.verdict is Verdict.WITHHELD
+    assert all("embedder" in case.reason for case in results.cases), results.cases[0].reason
