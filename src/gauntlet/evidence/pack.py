@@ -1004,10 +1004,27 @@ def _embedder(results: Results) -> EmbedderEvidence | None:
 
 def _compared(case: CaseResult) -> tuple[int | None, SimilarityCheck | None]:
     """The ask whose similarity check shows why the case came out as it did, and that check."""
-    asks = [(n, trial) for n, trial in enumerate(case.trials, 1) if trial.similarity is not None]
-    if not asks:
+    deciding = _deciding_ask(case, [trial.similarity is not None for trial in case.trials])
+    if deciding is None:
         return None, None
-    number, trial = min(
+    number, trial = deciding
+    return number, trial.similarity
+
+
+def _deciding_ask(case: CaseResult, checked: list[bool]) -> tuple[int, Trial] | None:
+    """Of the asks `checked` marks, the one that shows why the case came out as it did.
+
+    An ask of the case's own outcome first, a failing one before a passing one, then the
+    first asked; None when no ask is marked. Its number counts from 1.
+    """
+    asks = [
+        (number, trial)
+        for number, (trial, marked) in enumerate(zip(case.trials, checked, strict=True), 1)
+        if marked
+    ]
+    if not asks:
+        return None
+    return min(
         asks,
         key=lambda ask: (
             ask[1].outcome is not case.outcome,
@@ -1015,7 +1032,6 @@ def _compared(case: CaseResult) -> tuple[int | None, SimilarityCheck | None]:
             ask[0],
         ),
     )
-    return number, trial.similarity
 
 
 def _case(results: Results, case: CaseResult) -> CaseEvidence:
@@ -1036,17 +1052,10 @@ def _case(results: Results, case: CaseResult) -> CaseEvidence:
 
 def _judged(case: CaseResult) -> tuple[int | None, tuple[JudgeCheck, ...]]:
     """The ask whose judge checks show why the case came out as it did, and those checks."""
-    asks = [(number, trial) for number, trial in enumerate(case.trials, 1) if trial.judged]
-    if not asks:
+    deciding = _deciding_ask(case, [bool(trial.judged) for trial in case.trials])
+    if deciding is None:
         return None, ()
-    number, trial = min(
-        asks,
-        key=lambda ask: (
-            ask[1].outcome is not case.outcome,
-            ask[1].outcome is Outcome.PASSED,
-            ask[0],
-        ),
-    )
+    number, trial = deciding
     return number, trial.judged
 
 
