@@ -448,6 +448,33 @@ class LinkHosts(StrictRecord):
         return self
 
 
+DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
+"""A calendar date as ISO 8601 writes it, `2026-12-05`."""
+
+
+class FoundBy(StrictRecord):
+    """Where a case came from when `gauntlet explore` found it and froze it (its provenance).
+
+    Written by `gauntlet explore`, read as any other key: the case replays the attacker's
+    messages verbatim, and the evidence pack shows who found the break, when and against what.
+    """
+
+    persona: Identifier
+    """The persona whose conversation broke the target, e.g. `staff-impersonator`."""
+    attacker: Text
+    """The attacker model's fingerprint, as the explore run recorded it."""
+    seed: Annotated[int, Field(ge=0)]
+    """The explore run's seed for this conversation."""
+    breaking_turn: PositiveInt
+    """The turn whose answer broke the goal: the case's last turn, counted from 1."""
+    found: Annotated[str, Field(pattern=DATE_PATTERN)]
+    """The day the break was found, `YYYY-MM-DD` (quote it in YAML)."""
+    target: Text
+    """The name of the target that broke, as the explore run named it."""
+    detector: Text
+    """What fired: `markers`, `links`, `refusal`, `routing`, or `judge:<criterion id>`."""
+
+
 class Case(StrictRecord):
     """The keys every case has, whatever its gate."""
 
@@ -474,6 +501,9 @@ class Case(StrictRecord):
     pair: CaseId | None = Field(default=None, json_schema_extra=_as_written)
     """A key shared with the same question in the suite's other languages: the cases of one
     key are a parity pair, compared outcome for outcome (see `parity`)."""
+    found_by: FoundBy | None = Field(default=None, json_schema_extra=_object_only)
+    """Provenance of a case `gauntlet explore` froze from a break it found; written by it.
+    Replayed like any case; the evidence pack shows it."""
 
     _variant: Variant | None = PrivateAttr(default=None)
 
@@ -484,7 +514,7 @@ class Case(StrictRecord):
 
     @model_validator(mode="after")
     def _prompt_or_turns(self) -> Case:
-        _refuse_written_nulls(self, ("prompt", "turns", "judge", "pair"))
+        _refuse_written_nulls(self, ("prompt", "turns", "judge", "pair", "found_by"))
         if (self.prompt is None) == (self.turns is None):
             raise PydanticCustomError(
                 "prompt_or_turns",
