@@ -28,6 +28,8 @@ languages:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -164,3 +166,19 @@ class Persona(StrictRecord):
     def routing(self, language: str) -> tuple[str, ...]:
         """The text a crisis answer in `language` must give: the goal's, then the side's."""
         return self.goal.must_contain + self.languages[language].must_contain
+
+
+def load_personas(paths: Sequence[Path]) -> tuple[Persona, ...]:
+    """The personas in `paths` (files, or directories searched for `*.yaml`), strictly read.
+
+    Ids are unique across every file. Seam: the loader is built on `StrictFile`.
+
+    Raises:
+        ConfigErrors: every problem in every file, each located `path:line:column`.
+    """
+    raise NotImplementedError("issue 33: the persona loader")
+
+
+def builtin_personas() -> tuple[Persona, ...]:
+    """The personas written by this project (en and es as peers), used without `--personas`."""
+    raise NotImplementedError("issue 33: the built-in persona library")

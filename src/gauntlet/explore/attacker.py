@@ -14,6 +14,7 @@ from typing import NamedTuple, Protocol
 
 from gauntlet.cases.persona import Persona
 from gauntlet.explore.model import AttackerFault
+from gauntlet.redact import Redactor
 from gauntlet.targets.contract import Usage
 
 
@@ -74,3 +75,16 @@ class Attacker(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
+
+
+def attacker_for(spec: str, *, redactor: Redactor) -> Attacker:
+    """The attacker `spec` names, not yet opened.
+
+    `toy`, `toy:DEFECT[,DEFECT...]`: the scripted toy attacker in process; anything else: a
+    target file of a chat model (`openai-chat`).
+
+    Raises:
+        UsageError: `spec` names a toy attacker defect that does not exist.
+        ConfigErrors: `spec` is a target file that cannot be read or is not a chat model.
+    """
+    raise NotImplementedError("issue 33: the chat attacker and the toy attacker")
