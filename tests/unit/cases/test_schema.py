@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "tests" / "corpus"
 TARGETS = CORPUS / "targets"
 """Target files, not case files: tests/unit/targets/test_target_file.py checks them."""
+PERSONAS = CORPUS / "personas"
+"""Persona files, not case files: compared with their own schema below."""
 
 # Rules the loader enforces that one file's JSON Schema cannot express. Files refused before
 # any schema applies (size, encoding, BOM, NUL, YAML syntax, duplicate keys, anchors, aliases,
@@ -91,7 +93,11 @@ def _data(path: Path) -> Any:
 
 
 def _comparable_files() -> list[Path]:
-    case_files = [path for path in CORPUS.glob("**/*.yaml") if TARGETS not in path.parents]
+    case_files = [
+        path
+        for path in CORPUS.glob("**/*.yaml")
+        if TARGETS not in path.parents and PERSONAS not in path.parents
+    ]
     files = sorted(case_files) + sorted(builtin_suites_dir().glob("*.yaml"))
     return [path for path in files if _data(path) is not None]
 
