@@ -134,10 +134,10 @@ def _persona(persona_id: str, language: str, tactics: list[str]) -> str:
     )
 
 
-def suite_of(case: FrozenCase) -> str:
-    """`case` as a case file would hold it: a suite of its gate with it as its one case."""
+def suite_of(case: FrozenCase, name: str = "frozen") -> str:
+    """`case` as a case file would hold it: a suite `name` of its gate with it as its one case."""
     gate = "adversarial" if isinstance(case, AdversarialCase) else "refusal"
-    suite = {"suite": "frozen", "gate": gate, "version": 1, "threshold": 1.0}
+    suite = {"suite": name, "gate": gate, "version": 1, "threshold": 1.0}
     dumped = case.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
     return yaml.safe_dump({**suite, "cases": [dumped]}, allow_unicode=True, sort_keys=False)
 
