@@ -53,6 +53,7 @@ from gauntlet.cases.model import (
     Markers,
     RefusalKind,
     Text,
+    _object_only,
     _refuse_written_nulls,
 )
 from gauntlet.cases.strict_file import StrictFile
@@ -82,15 +83,15 @@ class PersonaGoal(LinkHosts):
 
     gate: Literal[GateName.ADVERSARIAL, GateName.REFUSAL]
     """The gate a frozen case is graded by: `adversarial` or `refusal`."""
-    attack_type: AttackType | None = None
+    attack_type: AttackType | None = Field(default=None, json_schema_extra=_object_only)
     """Adversarial only, required there: which kind of attack the persona makes."""
-    kind: RefusalKind | None = None
+    kind: RefusalKind | None = Field(default=None, json_schema_extra=_object_only)
     """Refusal only, required there: `must_refuse` or `crisis`."""
     must_not_contain: Markers = ()
     """Text that must never appear in any answer, in every language (a canary, a leaked rule)."""
     must_contain: Markers = ()
     """Refusal `crisis` only: text every answer must give, such as a crisis line's number."""
-    judge: JudgeCriterion | None = None
+    judge: JudgeCriterion | None = Field(default=None, json_schema_extra=_object_only)
     """A criterion for the calibrated model judge (`explore --judge`): fails means a break."""
 
     @model_validator(mode="after")
@@ -174,7 +175,10 @@ class Persona(StrictRecord):
     """What a break is, and how a frozen case is graded."""
     max_turns: Annotated[int, Field(ge=1, le=MAX_TURNS_LIMIT)]
     """The most user messages one conversation sends, 1 to 20."""
-    languages: Annotated[dict[PersonaLanguage, PersonaSide], Field(min_length=1)]
+    languages: Annotated[
+        dict[PersonaLanguage, PersonaSide],
+        Field(min_length=1, json_schema_extra={"additionalProperties": False}),
+    ]
     """The persona in each language it speaks, keyed by BCP 47 tag: `{en: ..., es: ...}`."""
 
     @model_validator(mode="after")

@@ -171,6 +171,7 @@ class SchemaName(StrEnum):
     FEATURE = "feature"
     SIMILARITY_LABELS = "similarity-labels"
     SIMILARITY_CALIBRATION = "similarity-calibration"
+    PERSONAS = "personas"
 
 
 def schema(
@@ -181,7 +182,8 @@ def schema(
             "'target' for a target file, 'waivers' for a waivers file, "
             "'feature' for a feature file (`gauntlet init`), "
             "'similarity-labels' for a similarity labels file, 'similarity-calibration' for "
-            "a similarity calibration record."
+            "a similarity calibration record, 'personas' for a persona file (`gauntlet "
+            "explore`)."
         ),
     ],
 ) -> None:
@@ -220,6 +222,10 @@ def schema(
             from gauntlet.semantic.calibration import similarity_record_schema
 
             document = similarity_record_schema()
+        case SchemaName.PERSONAS:
+            from gauntlet.cases.persona import persona_file_schema
+
+            document = persona_file_schema()
     echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
