@@ -225,13 +225,15 @@ def _no_message_twice(tag: str, side: PersonaSide) -> None:
     """Refuse a tactic that says what the opening or an earlier tactic said.
 
     Compared as markers are (`normalise`: case, accents, look-alikes, invisible characters and
-    runs of spaces fold), so a copy that differs only in what nobody reads is the same message.
+    runs of spaces fold), so a copy that differs only in what nobody reads is the same message;
+    a message that shows nothing at all (tag characters a model reads and a person does not) is
+    compared as written, so two hidden instructions are two messages.
     A scripted attacker sends the tactics verbatim, and one that sends a message twice is an
     attacker repeating itself: its conversation would be unscoreable, never a test.
     """
-    said = {normalise(side.opening): "opening"}
+    said = {_as_read(side.opening): "opening"}
     for index, tactic in enumerate(side.tactics):
-        first = said.setdefault(normalise(tactic), f"tactics[{index}]")
+        first = said.setdefault(_as_read(tactic), f"tactics[{index}]")
         if first != f"tactics[{index}]":
             raise PydanticCustomError(
                 "side_repeated",
@@ -243,6 +245,11 @@ def _no_message_twice(tag: str, side: PersonaSide) -> None:
                     "at": ("languages", tag, "tactics", index),
                 },
             )
+
+
+def _as_read(message: str) -> str:
+    """`message` as it is compared with the others: normalised, unless that leaves nothing."""
+    return normalise(message) or message
 
 
 # ------------------------------------------------------------------ loading
