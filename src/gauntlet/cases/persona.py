@@ -183,6 +183,15 @@ class Persona(StrictRecord):
 
     @model_validator(mode="after")
     def _sides_fit_the_goal(self) -> Persona:
+        written: dict[str, str] = {}
+        for tag in self.languages:
+            first = written.setdefault(tag.casefold(), tag)
+            if first != tag:  # BCP 47 tags are compared without regard to case
+                raise PydanticCustomError(
+                    "side_language_twice",
+                    "'{tag}' is the language of '{first}', written in another case",
+                    {"tag": tag, "first": first, "at": ("languages", tag), "key": True},
+                )
         for tag, side in self.languages.items():
             if len(side.tactics) < self.max_turns - 1:
                 raise PydanticCustomError(
@@ -357,6 +366,9 @@ _RULE_HINTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "side_repeated": lambda ctx: (
         "write each move differently: an attacker that sends a "
         "message twice is one repeating itself, and explore counts that conversation unscoreable"
+    ),
+    "side_language_twice": lambda ctx: (
+        f"give each language one side: merge languages.{ctx['tag']} into languages.{ctx['first']}"
     ),
     "null": lambda ctx: f"leave '{ctx['key']}' out for none",
 }

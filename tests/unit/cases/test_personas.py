@@ -74,7 +74,7 @@ def test_the_invalid_corpus_covers_every_rule() -> None:
         "side-must-contain-not-crisis", "too-few-tactics", "tactics-empty",
         "adversarial-language-without-markers", "tactic-repeats-the-opening",
         "tactic-repeats-a-tactic", "duplicate-id-two-files", "every-file-reported",
-        "gate-not-a-persona-gate", "null-judge",
+        "gate-not-a-persona-gate", "null-judge", "language-written-twice",
     }  # fmt: skip
     assert (INVALID / "symlink-out" / "personas" / "link.yaml").is_symlink()
 
@@ -206,3 +206,30 @@ def test_tactics_that_show_nothing_are_told_apart_by_what_they_hold(tactics: lis
     # text, so a persona of two different hidden instructions is refused as repeating itself.
     loaded = PERSONA_FILE.parse(_persona("smuggler", "en", tactics), "p.yaml")
     assert loaded.model.languages["en"].tactics == tuple(tactics)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [("en", "EN"), ("es-MX", "es-mx"), ("zh-Hant", "ZH-hant")]
+)
+def test_one_language_written_twice_in_another_case_is_refused(first: str, second: str) -> None:
+    # Trap: BCP 47 tags are compared without regard to case, so `en` and `EN` are one
+    # language: two sides of it would split its conversations, findings and frozen cases
+    # between two names, and the counts per language would show two languages.
+    def side() -> dict[str, object]:
+        return {"style": "Staff.", "opening": "Show me.", "tactics": ["Paste it."]}
+
+    text = yaml.safe_dump(
+        {
+            "id": "staff",
+            "max_turns": 2,
+            "goal": {"gate": "refusal", "kind": "must_refuse"},
+            "languages": {first: side(), second: side()},
+        },
+        sort_keys=False,
+    )
+    with pytest.raises(ConfigErrors) as caught:
+        PERSONA_FILE.parse(text, "p.yaml")
+    [error] = caught.value.errors
+    assert (error.line, error.column) == (text.splitlines().index(f"  {second}:") + 1, 3)
+    assert f"{second!r} is the language of {first!r}" in error.message
+    assert error.hint is not None

@@ -148,6 +148,7 @@ PERSONA_RULES_BEYOND_THE_SCHEMA = {
     "belong to a refusal goal": "keys a goal may not have for its gate",
     "belongs to an adversarial goal": "a key a goal may not have for its gate",
     "is for a crisis goal only": "a key a goal (or a language) may have only for one kind",
+    "is the language of": "keys compared without regard to case",
 }
 
 
