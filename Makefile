@@ -82,6 +82,7 @@ schemas: $(STAMP) ## regenerate schemas/ from the models
 	$(BIN)/gauntlet schema feature > schemas/feature.schema.json
 	$(BIN)/gauntlet schema similarity-labels > schemas/similarity-labels.schema.json
 	$(BIN)/gauntlet schema similarity-calibration > schemas/similarity-calibration.schema.json
+	$(BIN)/gauntlet schema personas > schemas/personas.schema.json
 
 demo: $(STAMP) ## run the built-in suites against the toy, natively, through a target file, with a calibrated model judge, golden answers compared by meaning, and with parity and waivers; write the evidence
 	$(BIN)/gauntlet run --out results.json

@@ -14,6 +14,7 @@ import pytest
 
 from gauntlet import __version__
 from gauntlet.cases.model import case_file_schema
+from gauntlet.cases.persona import persona_file_schema
 from gauntlet.semantic.calibration import similarity_record_schema
 from gauntlet.semantic.labels import similarity_labels_schema
 from gauntlet.targets.spec import target_file_schema
@@ -127,6 +128,7 @@ def test_validate_defaults_to_the_built_in_suites(run_cli: RunCli) -> None:
         ("target", target_file_schema),
         ("similarity-labels", similarity_labels_schema),
         ("similarity-calibration", similarity_record_schema),
+        ("personas", persona_file_schema),
     ],
 )
 def test_schema_prints_the_committed_schema(

@@ -22,6 +22,7 @@ import typer
 from gauntlet.cases.attack_pack import write_pack
 from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
+from gauntlet.cases.persona import load_personas
 from gauntlet.cases.waivers import check_waivers, parse_waivers
 from gauntlet.cases.yaml_nodes import read_document
 from gauntlet.cli import run
@@ -179,6 +180,12 @@ def _feature_file(block: Block, tmp_path: Path) -> object:
     return load_suites([tmp_path / "suites"])
 
 
+def _persona(block: Block, tmp_path: Path) -> object:
+    path = tmp_path / "persona.yaml"
+    path.write_text(block.body, encoding="utf-8")
+    return load_personas([path])
+
+
 YAML_KINDS: dict[str, Callable[[Block, Path], object]] = {
     "case-file": _case_file,
     "case": _case,
@@ -191,6 +198,7 @@ YAML_KINDS: dict[str, Callable[[Block, Path], object]] = {
     "workflow": _workflow,
     "schema-comment": _schema_comment,
     "feature-file": _feature_file,
+    "persona": _persona,
 }
 
 
@@ -363,7 +371,7 @@ def test_console_examples_with_output_are_real_output(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    for name in ("docs", "suites"):
+    for name in ("docs", "suites", "personas"):
         (tmp_path / name).symlink_to(ROOT / name)
     monkeypatch.chdir(tmp_path)
     run(shlex.split(args))

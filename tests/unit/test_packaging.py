@@ -31,6 +31,28 @@ def test_the_wheel_carries_every_built_in_suite(unpacked_wheel: Path) -> None:
     assert (unpacked_wheel / "gauntlet" / "py.typed").exists()
 
 
+def test_an_installed_gauntlet_reads_its_bundled_personas(unpacked_wheel: Path) -> None:
+    # Trap: a library found only beside the source: `gauntlet explore` installed from the
+    # wheel would have no personas to play without `--personas`.
+    source = sorted(p.name for p in (ROOT / "personas").glob("*.yaml"))
+    assert source
+    bundled = unpacked_wheel / "gauntlet" / "_builtin_personas"
+    assert sorted(p.name for p in bundled.glob("*.yaml")) == source
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from gauntlet.cases.persona import builtin_personas_dir as d, builtin_personas as b;"
+            " print(d()); print(len(b()))",
+        ],
+        env={"PYTHONPATH": str(unpacked_wheel)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == [str(bundled), str(len(source))]
+
+
 def test_an_installed_gauntlet_reads_its_bundled_suites(unpacked_wheel: Path) -> None:
     done = subprocess.run(
         [

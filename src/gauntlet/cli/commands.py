@@ -13,6 +13,7 @@ import typer
 from gauntlet.cli.console import stderr, stdout
 from gauntlet.cli.options import (
     CasesOption,
+    PersonasOption,
     WaiversOption,
     echo,
 )
@@ -30,14 +31,17 @@ if TYPE_CHECKING:
     from gauntlet.targets.target_file import LoadedEmbedder
 
 
-def validate(cases: CasesOption = None, waivers: WaiversOption = None) -> None:
-    """Load case files strictly and report every problem, each as path:line:column.
+def validate(
+    cases: CasesOption = None, waivers: WaiversOption = None, personas: PersonasOption = None
+) -> None:
+    """Load case files (or persona files) strictly and report every problem as path:line:column.
 
     Exits 0 when every file loads, printing the cases per gate and language; exits 2 when any
     file has a problem, after listing all of them. With --waivers, the waivers file is
-    checked too, against the suites and today's date (UTC).
+    checked too, against the suites and today's date (UTC). With --personas, the persona
+    files are checked and listed; with --personas alone, only they are.
     """
-    execute_validate(ValidateRequest(cases, waivers))
+    execute_validate(ValidateRequest(cases, waivers, personas))
 
 
 def probe(
@@ -171,6 +175,7 @@ class SchemaName(StrEnum):
     FEATURE = "feature"
     SIMILARITY_LABELS = "similarity-labels"
     SIMILARITY_CALIBRATION = "similarity-calibration"
+    PERSONAS = "personas"
 
 
 def schema(
@@ -181,7 +186,8 @@ def schema(
             "'target' for a target file, 'waivers' for a waivers file, "
             "'feature' for a feature file (`gauntlet init`), "
             "'similarity-labels' for a similarity labels file, 'similarity-calibration' for "
-            "a similarity calibration record."
+            "a similarity calibration record, 'personas' for a persona file (`gauntlet "
+            "explore`)."
         ),
     ],
 ) -> None:
@@ -220,6 +226,10 @@ def schema(
             from gauntlet.semantic.calibration import similarity_record_schema
 
             document = similarity_record_schema()
+        case SchemaName.PERSONAS:
+            from gauntlet.cases.persona import persona_file_schema
+
+            document = persona_file_schema()
     echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 

@@ -91,6 +91,18 @@ CasesOption = Annotated[
 ]
 
 
+PersonasOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--personas",
+        metavar="PATH",
+        help="A directory of *.yaml persona files (searched recursively) or one persona file, "
+        "for `gauntlet explore`. Repeatable. See `gauntlet schema personas`.",
+        show_default=False,
+    ),
+]
+
+
 SuiteChoiceOption = Annotated[
     list[str] | None,
     typer.Option(

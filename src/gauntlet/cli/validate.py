@@ -17,6 +17,7 @@ from gauntlet.words import plural
 
 if TYPE_CHECKING:
     from gauntlet.cases.loader import SuiteSet
+    from gauntlet.cases.persona import Persona
     from gauntlet.cases.waivers import WaiverInfo
 
 
@@ -25,12 +26,20 @@ class ValidateRequest(NamedTuple):
 
     cases: Sequence[Path] | None
     waivers: Path | None
+    personas: Sequence[Path] | None = None
+    """The persona files and directories to check; with none of the others, only these."""
+
+    @property
+    def checks_cases(self) -> bool:
+        """Whether the case files are loaded: named, needed by a waivers file, or the default."""
+        return bool(self.cases) or self.waivers is not None or not self.personas
 
 
 def parse_validate(args: Sequence[str]) -> ValidateRequest | None:
     """`validate` and its options as plainly written, else None (for the full parser).
 
-    Only `validate` followed by `--cases PATH` (repeatable) and at most one `--waivers FILE`,
+    Only `validate` followed by `--cases PATH` and `--personas PATH` (each repeatable) and at
+    most one `--waivers FILE`,
     each as `--opt VALUE` or `--opt=VALUE` with a value that is not empty and does not start
     with `-`. Anything else (help, a typo, a missing value) goes to the full parser, which
     words every usage error.
@@ -38,11 +47,12 @@ def parse_validate(args: Sequence[str]) -> ValidateRequest | None:
     if not args or args[0] != "validate" or "_GAUNTLET_COMPLETE" in os.environ:
         return None  # shell completion, too, is the full parser's
     cases: list[Path] = []
+    personas: list[Path] = []
     waivers: Path | None = None
     rest = list(args[1:])
     while rest:
         name, equals, value = rest.pop(0).partition("=")
-        if name not in ("--cases", "--waivers"):
+        if name not in ("--cases", "--waivers", "--personas"):
             return None
         if not equals:
             if not rest:
@@ -54,11 +64,13 @@ def parse_validate(args: Sequence[str]) -> ValidateRequest | None:
             return None  # the full parser says "not readable", as it does for every command
         if name == "--cases":
             cases.append(Path(value))
+        elif name == "--personas":
+            personas.append(Path(value))
         elif waivers is None:
             waivers = Path(value)
         else:
             return None
-    return ValidateRequest(cases or None, waivers)
+    return ValidateRequest(cases or None, waivers, personas or None)
 
 
 def load_cases(cases: Sequence[Path] | None) -> SuiteSet:
@@ -106,9 +118,52 @@ def validate_lines(suites: SuiteSet, waived: Sequence[WaiverInfo] | None) -> lis
     return lines
 
 
+def persona_lines(personas: Sequence[Persona]) -> list[str]:
+    """Each persona with its goal, languages and turns, then the `OK:` line."""
+    rows = [
+        [
+            persona.id,
+            persona.goal.gate.value,
+            str(persona.goal.kind or persona.goal.attack_type),
+            " ".join(persona.languages),
+            f"{persona.max_turns} turns",
+        ]
+        for persona in personas
+    ]
+    lines = [GAP.join(row).rstrip() for row in padded(rows)]
+    languages = sorted({tag for persona in personas for tag in persona.languages})
+    lines.append(
+        f"OK: {plural(len(personas), 'persona')} "
+        f"({'language' if len(languages) == 1 else 'languages'} {', '.join(languages)})"
+    )
+    return lines
+
+
 def execute_validate(request: ValidateRequest) -> None:
-    """Load every file strictly and print what loaded; raises `ConfigErrors` on any problem."""
-    suites = load_cases(request.cases)
-    waived = load_waivers_for(request.waivers, suites)
-    for line in validate_lines(suites, waived if request.waivers else None):
+    """Load every file strictly and print what loaded; raises `ConfigErrors` on any problem.
+
+    The case files (and waivers) and the persona files are each loaded in full before either
+    is refused, so one run lists the problems of both.
+    """
+    from gauntlet.errors import ConfigError, ConfigErrors
+
+    errors: list[ConfigError] = []
+    lines: list[str] = []
+    if request.checks_cases:
+        try:
+            suites = load_cases(request.cases)
+            waived = load_waivers_for(request.waivers, suites)
+            lines += validate_lines(suites, waived if request.waivers else None)
+        except ConfigErrors as exc:
+            errors += exc.errors
+    if request.personas:
+        from gauntlet.cases.persona import load_personas
+
+        try:
+            lines += persona_lines(load_personas(request.personas))
+        except ConfigErrors as exc:
+            errors += exc.errors
+    if errors:
+        raise ConfigErrors(errors)
+    for line in lines:
         write_line(line)

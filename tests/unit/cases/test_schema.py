@@ -14,6 +14,7 @@ from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.feature_file import feature_schema
 from gauntlet.cases.loader import parse_suite
 from gauntlet.cases.model import case_file_schema
+from gauntlet.cases.persona import PERSONA_FILE, builtin_personas_dir, persona_file_schema
 from gauntlet.cases.waivers import waivers_schema
 from gauntlet.cases.yaml_nodes import decode_source, read_document
 from gauntlet.errors import ConfigErrors, ConfigSchemaError
@@ -26,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "tests" / "corpus"
 TARGETS = CORPUS / "targets"
 """Target files, not case files: tests/unit/targets/test_target_file.py checks them."""
+PERSONAS = CORPUS / "personas"
+"""Persona files, not case files: compared with their own schema below."""
 
 # Rules the loader enforces that one file's JSON Schema cannot express. Files refused before
 # any schema applies (size, encoding, BOM, NUL, YAML syntax, duplicate keys, anchors, aliases,
@@ -61,6 +64,7 @@ GENERATORS: dict[str, Callable[[], dict[str, Any]]] = {
     "feature": feature_schema,
     "similarity-labels": similarity_labels_schema,
     "similarity-calibration": similarity_record_schema,
+    "personas": persona_file_schema,
 }
 """Each schema `make schemas` commits under schemas/, by `gauntlet schema` name."""
 
@@ -91,7 +95,11 @@ def _data(path: Path) -> Any:
 
 
 def _comparable_files() -> list[Path]:
-    case_files = [path for path in CORPUS.glob("**/*.yaml") if TARGETS not in path.parents]
+    case_files = [
+        path
+        for path in CORPUS.glob("**/*.yaml")
+        if TARGETS not in path.parents and PERSONAS not in path.parents
+    ]
     files = sorted(case_files) + sorted(builtin_suites_dir().glob("*.yaml"))
     return [path for path in files if _data(path) is not None]
 
@@ -127,3 +135,48 @@ def test_schema_errors_are_schema_errors() -> None:
     with pytest.raises(ConfigErrors) as caught:
         parse_suite("suite: s\ngate: golden\n", "x.yaml")
     assert all(isinstance(error, ConfigSchemaError) for error in caught.value.errors)
+
+
+# Rules of a persona file its JSON Schema cannot express: across files, across keys (a count
+# against `max_turns`, a goal's gate against the keys it needs), and text compared as markers.
+PERSONA_RULES_BEYOND_THE_SCHEMA = {
+    "duplicate persona id": "uniqueness of one field across files",
+    "says what its": "messages compared after normalising (case, accents, invisible characters)",
+    "tactics for max_turns": "a list's length against another key's value",
+    "an adversarial goal needs": "keys a goal needs for its gate, per language",
+    "a refusal goal needs 'kind'": "a key a goal needs for its gate",
+    "belong to a refusal goal": "keys a goal may not have for its gate",
+    "belongs to an adversarial goal": "a key a goal may not have for its gate",
+    "is for a crisis goal only": "a key a goal (or a language) may have only for one kind",
+    "is the language of": "keys compared without regard to case",
+}
+
+
+def _persona_files() -> list[Path]:
+    files = sorted(PERSONAS.glob("**/*.yaml")) + sorted(builtin_personas_dir().glob("*.yaml"))
+    return [path for path in files if _data(path) is not None and not path.is_symlink()]
+
+
+def test_the_persona_comparison_covers_the_corpus_and_the_library() -> None:
+    assert len(_persona_files()) >= 30
+
+
+@pytest.mark.parametrize("path", _persona_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_jsonschema_and_the_persona_loader_agree(path: Path) -> None:
+    # Trap: a persona file an editor's schema marks valid that gauntlet refuses (or the
+    # reverse) for a rule the schema could have said, such as a written null.
+    data = _data(path)
+    validator = jsonschema.Draft202012Validator(persona_file_schema())
+    schema_errors = [error.message for error in validator.iter_errors(data)]
+    try:
+        PERSONA_FILE.parse(path.read_bytes(), str(path))
+    except ConfigErrors as exc:
+        loader_errors = [error.message for error in exc.errors]
+    else:
+        assert schema_errors == [], f"the loader accepts {path} but the schema refuses it"
+        return
+    if schema_errors == []:
+        beyond = [m for m in loader_errors if any(r in m for r in PERSONA_RULES_BEYOND_THE_SCHEMA)]
+        assert beyond == loader_errors, (
+            f"the loader refuses {path} for a rule the schema should express: {loader_errors}"
+        )
