@@ -25,7 +25,7 @@ from gauntlet.run.settings import Judge
 from gauntlet.targets.adapters import as_async_target
 from gauntlet.targets.contract import Message, TargetResponse
 
-from ...run_settings import JUDGE
+from ...evidence_fixtures import JUDGE
 from .fakes import CANARY, FakeAttacker, ScriptedTarget, answer, holds, leaks_at, persona
 
 
