@@ -112,7 +112,7 @@ def test_an_interrupted_explore_exits_2_and_names_what_it_froze() -> None:
 
 def test_each_way_a_conversation_ends_is_its_own_column() -> None:
     # Trap: unscoreable, errored or cut conversations folded into "held".
-    outcomes = [
+    outcomes: list[Conversation | Unfinished] = [
         _conversation(Outcome.BROKE, breaking_turn=3),
         _conversation(Outcome.BROKE, breaking_turn=3),
         _conversation(Outcome.BROKE, breaking_turn=4),
