@@ -186,7 +186,7 @@ def decide(
         notes.append(f"{unfinished} not finished")
     if known:
         notes.append(f"{known} known")
-    said = f" ({'; '.join(notes)})" if notes else ""
+    said = "".join(f"; {note}" for note in notes)
     if interrupted_by is not None:
         found = f"{plural(new, 'new break')} frozen" if new else "no new break"
         return ExploreVerdict(

@@ -69,7 +69,7 @@ def console_lines(report: ExploreReport) -> list[str]:
     lines = aligned(table, right=range(2, 8))
     for finding in report.findings:
         conversation = finding.conversation
-        said = "new, frozen in" if finding.status is FindingStatus.NEW else "known, as"
+        said = "frozen as" if finding.status is FindingStatus.NEW else "already frozen as"
         lines.append(
             f"{finding.status.value}: {conversation.persona} ({conversation.language}) broke at "
             f"turn {conversation.breaking_turn} by {printable(conversation.detector or '?')}: "

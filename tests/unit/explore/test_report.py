@@ -177,5 +177,7 @@ def test_the_console_shows_the_table_findings_and_verdict() -> None:
         "not", "finished", "breaking", "turns", "tokens", "a/t/j",
     ]  # fmt: skip
     assert lines[1].split() == ["staff", "en", "1", "1", "0", "0", "0", "0", "t1:1", "-/-/-"]
-    assert lines[2].startswith("new: staff (en) broke at turn 1 by markers: new, frozen in")
+    assert lines[2].startswith(
+        "new: staff (en) broke at turn 1 by markers: frozen as explore-staff-en-"
+    )
     assert lines[-1] == "verdict: NEW BREAK (1 new break frozen)"
