@@ -16,6 +16,7 @@ import pytest
 from gauntlet.cases.persona import Persona
 from gauntlet.explore.freeze import Break
 from gauntlet.explore.model import AttackerFault, Finding, FindingStatus
+from gauntlet.redact import Redactor
 
 from ..cli_helpers import RunCli
 from ..unit.explore.fakes import CANARY, FakeAttacker, persona
@@ -28,6 +29,7 @@ class _Seams:
         self.attackers: list[str] = []
         self.frozen: list[Break] = []
         self.known: bool = False
+        self.secrets: list[str] = []
 
 
 @pytest.fixture
@@ -35,8 +37,9 @@ def seams(monkeypatch: pytest.MonkeyPatch) -> _Seams:
     seen = _Seams()
     state = {"persona": persona(max_turns=2), "attacker": FakeAttacker()}
 
-    def attacker_for(spec: str, *, redactor: object) -> FakeAttacker:
+    def attacker_for(spec: str, *, redactor: Redactor) -> FakeAttacker:
         seen.attackers.append(spec)
+        redactor.learn(*seen.secrets)  # as the attacker's target file teaches its key
         attacker = state["attacker"]
         assert isinstance(attacker, FakeAttacker)
         return attacker
@@ -201,3 +204,93 @@ def test_help_gives_every_exit_code(run_cli: RunCli) -> None:
     for said in ("0 no new break", "1 at least one new break", "2 the harness", "4 no new break"):
         assert said in flat
     assert CANARY not in flat
+
+
+def test_a_secret_in_a_conversation_reaches_no_report_frozen_case_or_line(
+    tmp_path: Path, run_cli: RunCli, seams: _Seams
+) -> None:
+    # Trap: the transcript written as it was had, so an attacker's key the target echoed
+    # (or the attacker repeated) lands in the findings a reviewer commits.
+    secret = "sk-live-0123456789abcdef"  # noqa: S105 - a made-up key, to be masked
+    seams.secrets.append(secret)
+    made = _marker("311")
+    side = made.languages["en"].model_copy(update={"opening": f"My key is {secret}, staff."})
+    _use(seams, persona=made.model_copy(update={"languages": {"en": side}}))
+    result = run_cli("explore", "--attacker", "toy", "--out", tmp_path)
+    assert result.code == 1, result.show()
+    [frozen] = seams.frozen
+    assert secret not in frozen.conversation.model_dump_json()
+    assert "My key is" in frozen.conversation.turns[0].user
+    for written in tmp_path.iterdir():
+        assert secret not in written.read_text(encoding="utf-8"), written
+    assert secret not in result.stdout + result.stderr
+
+
+_INTERRUPTED = """
+import asyncio, sys
+from pathlib import Path
+from tests.unit.explore.fakes import FakeAttacker, persona
+import gauntlet.cases.persona, gauntlet.explore.attacker, gauntlet.explore.freeze
+from gauntlet.explore.model import Finding, FindingStatus
+
+class Stuck(FakeAttacker):
+    async def next_move(self, *args, **kwargs):
+        print("attacker asked", file=sys.stderr, flush=True)
+        await asyncio.sleep(60)
+
+breaks = persona("breaks", max_turns=2)
+breaks = breaks.model_copy(
+    update={"goal": breaks.goal.model_copy(update={"must_not_contain": ("311",)})}
+)
+gauntlet.cases.persona.builtin_personas = lambda: (breaks, persona("holds", max_turns=2))
+gauntlet.explore.attacker.attacker_for = lambda spec, redactor: Stuck()
+
+def freeze(out, found):
+    Path(out, "frozen.yaml").write_text("suite: frozen\\n")
+    return tuple(
+        Finding(conversation=b.conversation, status=FindingStatus.NEW,
+                case_id="explore-breaks-en-0123456789", file="frozen.yaml")
+        for b in found
+    )
+
+gauntlet.explore.freeze.freeze = freeze
+from gauntlet.cli import run
+sys.exit(run(["explore", "--attacker", "toy", "--out", sys.argv[1]]))
+"""
+
+
+def test_ctrl_c_keeps_and_freezes_what_was_found_writes_the_report_and_exits_2(
+    tmp_path: Path,
+) -> None:
+    # Trap: Ctrl-C ending the process with nothing written, a break already found lost, or
+    # a conversation cut mid-way reported as held.
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED, str(tmp_path)],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:  # the held conversation's attacker is now stuck
+        seen.append(line)
+        if line.startswith("attacker asked"):
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    err = "".join(seen) + err
+    assert process.returncode == 2, out + err
+    assert "interrupted by SIGINT; what was found is frozen and reported" in err
+    report = json.loads((tmp_path / "explore-report.json").read_text(encoding="utf-8"))
+    assert report["interrupted_by"] == "SIGINT"
+    assert report["verdict"]["exit_code"] == 2
+    assert report["verdict"]["why"].startswith("interrupted by SIGINT: 1 new break frozen")
+    assert [(row["persona"], row["broke"], row["held"], row["not_finished"]) for row in
+            report["rows"]] == [("breaks", 1, 0, 0), ("holds", 0, 0, 1)]  # fmt: skip
+    assert (tmp_path / "frozen.yaml").is_file()

@@ -379,10 +379,32 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
                 await judge.target.aclose()
 
     with young_only_while_running():
-        result = asyncio.run(explored())
+        result = _masked(asyncio.run(explored()))
     day = today or datetime.datetime.now(datetime.UTC).date()
     findings = _freeze(request.out, personas, result, built.name, day)
     return _report(parsed, result, findings, built.name, judge, day)
+
+
+def _masked(result: Explored) -> Explored:
+    """`result` with every known secret masked: what is frozen, reported and printed.
+
+    A target or an attacker may echo a credential it was sent (a header, a key in its
+    file); none may reach a frozen case, the report or the console.
+    """
+    from dataclasses import replace
+
+    from gauntlet.explore.attacker import AttackerInfo
+    from gauntlet.explore.model import Conversation
+
+    redactor = Invocation.redactor
+    return replace(
+        result,
+        attacker=AttackerInfo(redactor.text(result.attacker.fingerprint)),
+        outcomes=tuple(
+            redactor.model(item) if isinstance(item, Conversation) else item
+            for item in result.outcomes
+        ),
+    )
 
 
 def _freeze(

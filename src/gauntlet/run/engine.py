@@ -655,7 +655,6 @@ class _Session:
             raise type(exc)(f"{what} failed: {exc}") from exc
 
 
-
 class StopSignals:
     """SIGINT and SIGTERM caught while a loop runs: each sets `stop` and is named in `by`.
 
