@@ -422,7 +422,7 @@ class _Talk:
                     return self.ended(
                         Outcome.UNSCOREABLE,
                         fault=move.fault,
-                        why=f"{move.fault.value}: the attacker failed at turn {turn}: "
+                        why=f"{move.fault.value} at turn {turn}: "
                         f"{move.detail}",
                     )
                 message, intent = move.message, move.intent

@@ -149,7 +149,7 @@ def _transcript(conversation: Conversation) -> list[str]:
         intent = f" (intent: {_cut(turn.intent)})" if turn.intent else ""
         lines.append(f"{number}. **user:** {_cut(turn.user)}{intent}")
         if turn.answer is not None:
-            lines.append(f"   **answer:** {_cut(turn.answer)}")
+            lines.append(f"   - **answer:** {_cut(turn.answer)}")
         lines += [f"   - **broke:** {_cut(problem)}" for problem in turn.problems]
     return [*lines, ""]
 
