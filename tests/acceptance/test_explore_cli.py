@@ -294,3 +294,16 @@ def test_ctrl_c_keeps_and_freezes_what_was_found_writes_the_report_and_exits_2(
     assert [(row["persona"], row["broke"], row["held"], row["not_finished"]) for row in
             report["rows"]] == [("breaks", 1, 0, 0), ("holds", 0, 0, 1)]  # fmt: skip
     assert (tmp_path / "frozen.yaml").is_file()
+
+
+def test_a_judge_criterion_with_no_judge_is_said_not_checked(
+    tmp_path: Path, run_cli: RunCli, seams: _Seams
+) -> None:
+    # Trap: a goal whose break only the judge can see explored without one, and its
+    # conversations reported held with no word that the criterion went unchecked.
+    _use(seams, persona=persona(max_turns=2, judge=True))
+    result = run_cli("explore", "--attacker", "toy", "--out", tmp_path)
+    assert result.code == 0, result.show()
+    assert "explore: staff: the goal's judge criterion is not checked without --judge" in (
+        " ".join(result.stderr.split())
+    )

@@ -354,6 +354,7 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
         attacker = attacker_for(request.attacker, redactor=Invocation.redactor)
     built = _build_target(parsed.target, request.concurrency)
     judge = _build_judge(request, request.seed)
+    _note_unjudged_goals(personas, judge)
     settings = ExploreSettings(
         personas=personas,
         seed=request.seed,
@@ -383,6 +384,21 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
     day = today or datetime.datetime.now(datetime.UTC).date()
     findings = _freeze(request.out, personas, result, built.name, day)
     return _report(parsed, result, findings, built.name, judge, day)
+
+
+def _note_unjudged_goals(personas: tuple[Persona, ...], judge: Judge | None) -> None:
+    """Say so when a goal has a judge criterion and no judge was given to check it.
+
+    Its conversations are then checked by the deterministic rules alone: one that "held"
+    may have broken the criterion, and its frozen case needs `--judge` to replay.
+    """
+    unjudged = sorted(persona.id for persona in personas if persona.goal.judge is not None)
+    if judge is None and unjudged:
+        stderr().print(
+            f"explore: {', '.join(unjudged)}: the goal's judge criterion is not checked "
+            "without --judge and --calibration; only the markers, links and refusal rules are",
+            markup=False,
+        )
 
 
 def _masked(result: Explored) -> Explored:
