@@ -422,8 +422,7 @@ class _Talk:
                     return self.ended(
                         Outcome.UNSCOREABLE,
                         fault=move.fault,
-                        why=f"{move.fault.value} at turn {turn}: "
-                        f"{move.detail}",
+                        why=f"{move.fault.value} at turn {turn}: {move.detail}",
                     )
                 message, intent = move.message, move.intent
             ended = await self.exchange(turn, message, intent, session)
