@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("gauntlet.cli.commands", "init"),
     "run": ("gauntlet.cli.run_command", "run_command"),
     "merge": ("gauntlet.cli.run_command", "merge"),
+    "explore": ("gauntlet.cli.explore_command", "explore_command"),
     "probe": ("gauntlet.cli.commands", "probe"),
     "inventory": ("gauntlet.cli.commands", "inventory"),
     "report": ("gauntlet.cli.report_command", "report"),

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import FrameType
-from typing import Any
+from typing import Any, NamedTuple
 
 from gauntlet import limits
 from gauntlet.cases.builtin import shown_source
@@ -67,6 +67,10 @@ __all__ = [
     "GRACE_SECONDS",
     "ask_all",
     "ask_one",
+    "ask_turn",
+    "probed",
+    "StopSignals",
+    "Unanswered",
     "Listeners",
     "Pace",
     "run_gauntlet",
@@ -107,35 +111,60 @@ async def _converse(
     effort = _Effort(started=time.perf_counter())
     for number, message in enumerate(messages, start=1):
         at = f"turn {number} of {len(messages)}: " if len(messages) > 1 else ""
-        try:
-            question = Question(
-                message,
-                case.language,
-                tuple(history) if len(messages) > 1 else None,
-                tools=tools if number == len(messages) else None,
-                conversation=state,
-                stop=stop,
-            )
-            traced = await asking.ask(question)
-        except Interrupted:
-            return _observed(None, None, effort, conversation, asked=False)
-        except TargetError as exc:
-            spent = effort.plus(exc.attempts, exc.waited)
-            return _observed(None, at + str(exc), spent, conversation)
-        except BaseException as exc:  # a target cannot end the run
-            if isinstance(exc, asyncio.CancelledError) and is_cancelling():
-                raise  # the run's own cancellation, after the grace period
-            return _observed(None, at + _raised(exc), effort.plus(1, 0.0), conversation)
+        question = Question(
+            message,
+            case.language,
+            tuple(history) if len(messages) > 1 else None,
+            tools=tools if number == len(messages) else None,
+            conversation=state,
+            stop=stop,
+        )
+        traced = await ask_turn(asking, question)
+        if isinstance(traced, Unanswered):
+            if traced.error is None:
+                return _observed(None, None, effort, conversation, asked=False)
+            spent = effort.plus(traced.attempts, traced.waited)
+            return _observed(None, at + traced.error, spent, conversation)
         effort = effort.plus(traced.attempts, traced.waited)
-        too_deep = nested_too_deeply(traced.response)
-        if too_deep is not None:
-            return _observed(None, at + too_deep, effort, conversation)
         conversation.append(traced)
         history += [
             Message(role="user", content=message),
             Message(role="assistant", content=traced.response.text),
         ]
     return _observed(conversation[-1], None, effort, conversation if len(messages) > 1 else [])
+
+
+class Unanswered(NamedTuple):
+    """Why one turn got no answer, and what trying cost."""
+
+    error: str | None
+    """What went wrong, in the contract's words; None when a stop request ended the wait."""
+    attempts: int
+    waited: float
+
+
+async def ask_turn(asking: AsyncTarget, question: Question) -> Traced | Unanswered:
+    """Ask one turn; any failure of the target becomes `Unanswered`, never an exception.
+
+    The one place a turn is asked and its failure worded, for a case's conversation here
+    and for an explored one (`gauntlet.explore.engine`): a target's error, its own raise,
+    or an answer nesting too deeply is an error; a stop request during a retry wait is not.
+    Only the run's own cancellation, after its grace period, is raised.
+    """
+    try:
+        traced = await asking.ask(question)
+    except Interrupted:
+        return Unanswered(None, 0, 0.0)
+    except TargetError as exc:
+        return Unanswered(str(exc), exc.attempts, exc.waited)
+    except BaseException as exc:  # a target cannot end the run
+        if isinstance(exc, asyncio.CancelledError) and is_cancelling():
+            raise  # the run's own cancellation, after the grace period
+        return Unanswered(_raised(exc), 1, 0.0)
+    too_deep = nested_too_deeply(traced.response)
+    if too_deep is not None:
+        return Unanswered(too_deep, traced.attempts, traced.waited)
+    return traced
 
 
 @dataclass(frozen=True)
@@ -557,11 +586,17 @@ class _Session:
         self.settings = settings
         self.progress = progress
         self.on_case = on_case
-        self.interrupted_by: str | None = None
+        self.signals = StopSignals(asyncio.Event())
+
+    @property
+    def interrupted_by(self) -> str | None:
+        """The signal that stopped the run (`SIGINT`, `SIGTERM`), or None."""
+        return self.signals.by
 
     async def execute(self) -> list[list[Observation]]:
         stop = asyncio.Event()
-        before = self._catch_signals(stop)
+        self.signals = StopSignals(stop)
+        self.signals.catch()
         try:
             if self.settings.preflight:
                 await self._probe(stop)
@@ -573,12 +608,7 @@ class _Session:
                 stop=stop,
             )
         finally:
-            loop = asyncio.get_running_loop()
-            for number, handler in before.items():
-                loop.remove_signal_handler(number)
-                # asyncio leaves the default behind; the caller's handler (the command
-                # line's, which ends in exit 2) must hold again while the results are written.
-                signal.signal(number, handler)
+            self.signals.release()
             await self.target.aclose()
             if self.judge is not None and self.judge.target is not None:
                 await self.judge.target.aclose()
@@ -603,7 +633,7 @@ class _Session:
     async def _until_stopped(
         self, target: AsyncTarget, what: str, stop: asyncio.Event
     ) -> Traced | None:
-        probing = asyncio.ensure_future(_probed(target))
+        probing = asyncio.ensure_future(probed(target))
         stopping = asyncio.ensure_future(stop.wait())
         try:
             await asyncio.wait({probing, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -624,23 +654,45 @@ class _Session:
         except TargetError as exc:
             raise type(exc)(f"{what} failed: {exc}") from exc
 
-    def _catch_signals(self, stop: asyncio.Event) -> dict[signal.Signals, _Handler]:
-        """Catch SIGINT and SIGTERM for the run; return the handlers they had before."""
+
+class StopSignals:
+    """SIGINT and SIGTERM caught while a loop runs: each sets `stop` and is named in `by`.
+
+    The one way a run and an explore stop cleanly: no new ask starts, what is in flight may
+    finish, and what was found is kept. `catch` inside the running loop; `release` before it
+    ends, which puts back the handlers there were (the command line's, which end in exit 2).
+    """
+
+    def __init__(self, stop: asyncio.Event) -> None:
+        self.stop = stop
+        self.by: str | None = None
+        self._before: dict[signal.Signals, _Handler] = {}
+
+    def catch(self) -> None:
+        """Catch SIGINT and SIGTERM in the running loop (only the main thread can)."""
         if threading.current_thread() is not threading.main_thread():
-            return {}  # pragma: no cover - signal handlers live in the main thread only
+            return  # pragma: no cover - signal handlers live in the main thread only
         loop = asyncio.get_running_loop()
-        before: dict[signal.Signals, _Handler] = {}
         for number in (signal.SIGINT, signal.SIGTERM):
-            before[number] = signal.getsignal(number)
-            loop.add_signal_handler(number, self._interrupt, number, stop)
-        return before
+            self._before[number] = signal.getsignal(number)
+            loop.add_signal_handler(number, self._interrupt, number)
 
-    def _interrupt(self, number: signal.Signals, stop: asyncio.Event) -> None:
-        self.interrupted_by = number.name
-        stop.set()
+    def release(self) -> None:
+        """Put back the handlers there were before `catch`."""
+        loop = asyncio.get_running_loop()
+        for number, handler in self._before.items():
+            loop.remove_signal_handler(number)
+            # asyncio leaves the default behind; the caller's handler (the command line's,
+            # which ends in exit 2) must hold again while the results are written.
+            signal.signal(number, handler)
+        self._before = {}
+
+    def _interrupt(self, number: signal.Signals) -> None:
+        self.by = number.name
+        self.stop.set()
 
 
-async def _probed(target: AsyncTarget) -> Traced | None:
+async def probed(target: AsyncTarget) -> Traced | None:
     """`target.probe()`, any `BaseException` but the run's own cancellation a `TargetError`.
 
     The probe runs in its own task, which lets `SystemExit` and `KeyboardInterrupt` out of
