@@ -81,7 +81,7 @@ def a_break(
     breaking_turn: int | None = None,
     target: str = "riverbend-toy",
 ) -> Break:
-    """A `Break` of `persona(name)` by the attacker `toy-attacker@1`."""
+    """A `Break` of `persona(name)` by the attacker `toy-attacker`."""
     return Break(
         persona=persona(name),
         conversation=conversation(
@@ -92,7 +92,7 @@ def a_break(
             seed=seed,
             breaking_turn=breaking_turn,
         ),
-        attacker="toy-attacker@1",
+        attacker="toy-attacker",
         target=target,
         found=FOUND,
     )

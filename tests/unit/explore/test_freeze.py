@@ -53,7 +53,7 @@ def test_a_break_is_frozen_as_its_messages_verbatim_with_its_provenance(tmp_path
     assert case.found_by is not None
     assert case.found_by.model_dump() == {
         "persona": "staff-impersonator",
-        "attacker": "toy-attacker@1",
+        "attacker": "toy-attacker",
         "seed": 11,
         "breaking_turn": 3,
         "found": FOUND.isoformat(),
