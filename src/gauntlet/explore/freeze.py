@@ -26,6 +26,7 @@ from gauntlet.cases.loader import CASE_FILE, load_suites, parse_suite
 from gauntlet.cases.model import AdversarialCase, FoundBy, GateName
 from gauntlet.cases.persona import Persona
 from gauntlet.cases.strict_file import YAML_SUFFIX
+from gauntlet.cases.yaml_nodes import Document, decode_source, read_document
 from gauntlet.cases.yaml_text import yaml_text
 from gauntlet.errors import ConfigError, ConfigErrors
 from gauntlet.explore.goal import FrozenCase, candidate_case
@@ -81,8 +82,8 @@ class _Suite:
     """One frozen suite file: what it holds as written, and the cases to add to it."""
 
     path: Path
-    data: dict[str, Any] | None
-    """The file's data as the strict reader read it; None for a file not yet written."""
+    written: _Written | None
+    """The file as the strict reader read it, with its text; None for a file not yet written."""
     added: list[FrozenCase] = field(default_factory=list)
 
 
@@ -221,8 +222,8 @@ def _suite_for(
         return name, suites[name]
     if name in names:
         path = names[name][1]
-        document = CASE_FILE.document(CASE_FILE.read(path), str(path))
-        suites[name] = _Suite(path, dict(document.data))
+        text = decode_source(CASE_FILE.read(path), str(path))
+        suites[name] = _Suite(path, _Written(text, CASE_FILE.document(text, str(path))))
         return name, suites[name]
     stem = name.removeprefix(f"{SUITE_PREFIX}-")
     path = out / f"{stem}{YAML_SUFFIX}"
@@ -235,10 +236,47 @@ def _suite_for(
     return name, suites[name]
 
 
+class _Written(NamedTuple):
+    """A suite file's text, and what the strict reader read of it."""
+
+    text: str
+    read: Document
+
+
+def _appended(
+    written: _Written, data: dict[str, Any], cases: list[dict[str, Any]], source: str
+) -> str | None:
+    """The file's own text with its version bumped and `cases` added at its end.
+
+    So what a person wrote in it (comments, layout) stays. None when that text would not read
+    back as `data` (its cases are not its last key, or are laid out so that text added at the
+    end would land elsewhere): the file is then written from its data.
+    """
+    text, read = written
+    version = read.value_marks[("version",)]
+    lines = text.splitlines(keepends=True)
+    line = lines[version.line - 1]
+    at = version.column - 1
+    digits = len(line[at:]) - len(line[at:].lstrip("0123456789"))
+    if not digits:
+        return None
+    lines[version.line - 1] = f"{line[:at]}{data['version']}{line[at + digits :]}"
+    indent = " " * max(read.value_marks[("cases", 0)].column - 3, 0)
+    items = "".join(f"{indent}{row}\n" for row in yaml_text(cases, source).splitlines())
+    body = "".join(lines)
+    candidate = body + ("" if body.endswith("\n") else "\n") + items
+    try:
+        same = read_document(candidate, source).data == data
+    except ConfigErrors:
+        same = False
+    return candidate if same else None
+
+
 def _suite_text(name: str, suite: _Suite) -> str:
     """The suite file's new text, checked to load with the cases added."""
     written = [case.model_dump(mode="json", exclude_unset=True) for case in suite.added]
-    if suite.data is None:
+    source = str(suite.path)
+    if suite.written is None:
         adversarial = isinstance(suite.added[0], AdversarialCase)
         data: dict[str, Any] = {
             "suite": name,
@@ -247,11 +285,13 @@ def _suite_text(name: str, suite: _Suite) -> str:
             "threshold": 1.0,
             "cases": written,
         }
+        text = header() + yaml_text(data, source)
     else:
-        data = {**suite.data, "version": suite.data["version"] + 1}
+        data = {**suite.written.read.data, "version": suite.written.read.data["version"] + 1}
         data["cases"] = [*data["cases"], *written]
-    source = str(suite.path)
-    text = header() + yaml_text(data, source)
+        text = _appended(suite.written, data, written, source) or (
+            header() + yaml_text(data, source)
+        )
     try:
         loaded = parse_suite(text, source)
     except ConfigErrors as exc:
