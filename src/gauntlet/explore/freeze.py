@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from gauntlet.cases.loader import CASE_FILE, load_suites, parse_suite
-from gauntlet.cases.model import AdversarialCase, FoundBy, GateName
+from gauntlet.cases.model import MAX_ID_LENGTH, AdversarialCase, FoundBy, GateName
 from gauntlet.cases.persona import Persona
 from gauntlet.cases.strict_file import YAML_SUFFIX
 from gauntlet.cases.yaml_nodes import Document, decode_source, read_document
 from gauntlet.cases.yaml_text import yaml_text
 from gauntlet.errors import ConfigError, ConfigErrors
-from gauntlet.explore.goal import FrozenCase, candidate_case
+from gauntlet.explore.goal import FrozenCase, candidate_case, case_id
 from gauntlet.explore.model import Conversation, Finding, FindingStatus, Outcome
 from gauntlet.files import write_atomically
 from gauntlet.matching import normalise
@@ -181,6 +181,13 @@ def _frozen_case(item: Break) -> FrozenCase:
             f"persona {persona.id!r} does not speak {conversation.language!r}: it has no "
             "goal in that language to freeze the break against"
         )
+    longest = max(len(case_id(persona.id, conversation.language, ())), len(_suite_name(persona)))
+    if longest > MAX_ID_LENGTH:
+        room = MAX_ID_LENGTH - (longest - len(persona.id))
+        raise ValueError(
+            f"persona id {persona.id[:40]!r}... is too long to name its frozen cases and suite: "
+            f"with language {conversation.language!r}, at most {room} characters"
+        )
     messages = [exchange.user for exchange in conversation.turns[:turn]]
     found_by = FoundBy(
         persona=persona.id,
@@ -207,6 +214,11 @@ def _relative(out: Path, path: Path) -> str:
     return path.relative_to(out).as_posix() if path.is_relative_to(out) else str(path)
 
 
+def _suite_name(persona: Persona) -> str:
+    """The suite named with its gate, for a persona whose goal changed gate: its longest name."""
+    return f"{SUITE_PREFIX}-{persona.id}-{persona.goal.gate.value}"
+
+
 def _suite_for(
     out: Path,
     persona: Persona,
@@ -217,7 +229,7 @@ def _suite_for(
     gate = persona.goal.gate
     name = f"{SUITE_PREFIX}-{persona.id}"
     if name in names and names[name][0] is not gate:  # the persona's goal changed its gate
-        name = f"{name}-{gate.value}"
+        name = _suite_name(persona)
     if name in suites:
         return name, suites[name]
     if name in names:

@@ -468,3 +468,19 @@ def test_a_version_written_in_another_form_is_still_bumped(tmp_path: Path, writt
     [loaded] = load_suites([tmp_path]).suites
     assert loaded.suite.version == 2
     assert len(loaded.cases) == 3
+
+
+def test_a_persona_id_too_long_to_name_its_frozen_cases_is_refused_before_writing(
+    tmp_path: Path,
+) -> None:
+    # Trap: a persona id of 120 characters gives case ids and a suite name past the 128 the
+    # loader reads; written, the findings directory would refuse to load.
+    long = "p" * 120
+    item = a_break([OPENING, PUSH])
+    item = item._replace(
+        persona=item.persona.model_copy(update={"id": long}),
+        conversation=item.conversation.model_copy(update={"persona": long}),
+    )
+    with pytest.raises(ValueError, match=r"persona id .* too long .* at most \d+ characters"):
+        freeze(tmp_path, [a_break([OPENING]), item])
+    assert list(tmp_path.iterdir()) == []
