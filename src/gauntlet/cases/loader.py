@@ -32,11 +32,14 @@ from gauntlet.cases.file_words import (
 )
 from gauntlet.cases.model import (
     CASE_MODELS,
+    DATE_PATTERN,
     MAX_STEPS_LIMIT,
+    NOT_BLANK_PATTERN,
     SUITE_ADAPTER,
     SUITE_MODELS,
     AnyCase,
     AnySuite,
+    FoundBy,
     GateName,
     JudgeCriterion,
     JudgeRubric,
@@ -346,6 +349,7 @@ def _describe(
         "disclosure_markers_missing",
         "expected_no_claim",
         "transforms_inconsistent",
+        "found_by_turn",
     ):
         loc = (*loc, *ctx["at"])  # a rule across keys, located where it breaks
     if kind == "disclosure_markers_missing":
@@ -409,7 +413,10 @@ def _describe(
             )
         return message, hint, mark
     if kind == "string_pattern_mismatch":
-        message, hint = _PATTERN_MESSAGES.get(field, ("must not be blank", None))
+        pattern = ctx.get("pattern")
+        message, hint = _PATTERN_MESSAGES.get(field) or _FORMS.get(
+            pattern, (f"{{value!r}} does not have the form this key takes ({pattern})", None)
+        )
         return f"{where}: {message.format(value=value)}", hint, mark
     if field == "threshold" and kind in ("greater_than", "less_than_equal", "finite_number"):
         return f"{where}: must be above 0 and at most 1, got {value!r}", None, mark
@@ -434,7 +441,8 @@ def _describe(
             )
         return f"{where}: must be a whole number from 1 to {MAX_REPEAT}, got {value!r}", hint, mark
     if kind == "greater_than_equal":
-        return f"{where}: must be a whole number of at least 1, got {value!r}", None, mark
+        least = ctx.get("ge", 1)
+        return f"{where}: must be a whole number of at least {least}, got {value!r}", None, mark
     return f"{where}: {error['msg']}" if where else error["msg"], None, mark
 
 
@@ -524,7 +532,17 @@ _PATTERN_MESSAGES: dict[str, tuple[str, str | None]] = {
 }
 
 
+_FORMS: dict[object, tuple[str, str | None]] = {
+    NOT_BLANK_PATTERN: ("must not be blank", None),
+    DATE_PATTERN: (
+        "{value!r} is not a day written YYYY-MM-DD",
+        'for example "2026-12-05", quoted so YAML reads it as text',
+    ),
+}
+"""How a value refused by a pattern shared by many keys is worded, by the pattern."""
+
 _NESTED: dict[str, tuple[type[BaseModel], str]] = {
+    "found_by": (FoundBy, "provenance"),
     "turns": (Turn, "turn"),
     "judge": (JudgeRubric, "judge"),
     "criteria": (JudgeCriterion, "judge criterion"),

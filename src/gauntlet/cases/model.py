@@ -7,6 +7,7 @@ Every model is frozen and refuses unknown keys.
 
 from __future__ import annotations
 
+import datetime
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
@@ -452,6 +453,17 @@ DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
 """A calendar date as ISO 8601 writes it, `2026-12-05`."""
 
 
+def _a_day(text: str) -> str:
+    """`text` if it names a day that exists: `2026-02-30` fits `DATE_PATTERN` and is none."""
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        raise PydanticCustomError(
+            "not_a_day", "{value!r} is not a day written YYYY-MM-DD", {"value": text}
+        ) from None
+    return text
+
+
 class FoundBy(StrictRecord):
     """Where a case came from when `gauntlet explore` found it and froze it (its provenance).
 
@@ -467,7 +479,7 @@ class FoundBy(StrictRecord):
     """The explore run's seed for this conversation."""
     breaking_turn: PositiveInt
     """The turn whose answer broke the goal: the case's last turn, counted from 1."""
-    found: Annotated[str, Field(pattern=DATE_PATTERN)]
+    found: Annotated[str, Field(pattern=DATE_PATTERN), AfterValidator(_a_day)]
     """The day the break was found, `YYYY-MM-DD` (quote it in YAML)."""
     target: Text
     """The name of the target that broke, as the explore run named it."""
@@ -521,6 +533,17 @@ class Case(StrictRecord):
                 "give either 'prompt' or 'turns', not both"
                 if self.prompt is not None
                 else "missing required key 'prompt' (or 'turns' for a conversation)",
+            )
+        sent = len(self.messages)
+        if self.found_by is not None and self.found_by.breaking_turn != sent:
+            raise PydanticCustomError(
+                "found_by_turn",
+                "{turn}, but the case sends {sent}: the breaking turn is its last message",
+                {
+                    "turn": self.found_by.breaking_turn,
+                    "sent": f"{sent} message" if sent == 1 else f"{sent} messages",
+                    "at": ("found_by", "breaking_turn"),
+                },
             )
         return self
 

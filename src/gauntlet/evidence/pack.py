@@ -14,7 +14,7 @@ from typing import Any
 
 from gauntlet.canonical import canonical_text
 from gauntlet.cases.builtin import shown_source
-from gauntlet.cases.model import GateName, GoldenMatch, ParityRule, SuiteOption
+from gauntlet.cases.model import FoundBy, GateName, GoldenMatch, ParityRule, SuiteOption
 from gauntlet.display import clipped, json_escaped, masked, printable
 from gauntlet.evidence.attacks import AttackRow, TransformBreak, attack_rows, broke_first
 from gauntlet.evidence.digest import results_digest
@@ -61,7 +61,7 @@ from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.transforms import Transform
 from gauntlet.version import __version__
 
-EVIDENCE_SCHEMA_VERSION = 12
+EVIDENCE_SCHEMA_VERSION = 13
 """The version of the evidence format this gauntlet writes.
 
 2 added the run's `run_id`; 3 added where each gate's fields came from (`fields`), a suite's
@@ -108,7 +108,10 @@ case compared by meaning the similarity check of the ask that decided it (`simil
 `similarity` beside tool accuracy and faithfulness (per gate and language, per failing ask,
 and in drift); and drift's new failures that are baseline failures reworded (`reworded`: the
 case, the baseline case it matched and the score), with why new failures were not matched by
-meaning when they were not (`not_matched_by_meaning`)."""
+meaning when they were not (`not_matched_by_meaning`). 13 added, for each case `gauntlet
+explore` froze from a break it found, its provenance (`found_by`: the persona, the attacker's
+fingerprint, the seed, the breaking turn, the day, the target and the detector), as its
+results' `definition` records it; null for every other case."""
 
 
 class VerdictStatus(StrEnum):
@@ -510,6 +513,9 @@ class CaseEvidence(Record):
     """For a variant case, the id of the case it was made from."""
     seed: int | None = None
     """For a best-of-N variant, the seed its noise was drawn with."""
+    found_by: FoundBy | None = None
+    """For a case `gauntlet explore` froze from a break it found, who found it, when, and
+    against what (its case file's `found_by`); None for any other case."""
 
 
 class JudgeCheckCounts(Record):
@@ -810,6 +816,7 @@ _CASE_FIELDS = set(CaseEvidence.model_fields) - {
     "judged",
     "calibration",
     "trajectory",
+    "found_by",
 }
 _SUITE_COPIED = set(SuiteEvidence.model_fields) - {"pass_rate", "languages"}
 _GATE_COPIED = set(GateEvidence.model_fields) - {
@@ -1047,6 +1054,7 @@ def _case(results: Results, case: CaseResult) -> CaseEvidence:
         trajectory=_trajectory(case),
         similarity_ask=similarity_ask,
         similarity=similarity,
+        found_by=case.found_by,
     )
 
 

@@ -24,6 +24,10 @@ embedder as properties too: `similarity.embedder` (its kind, model, dimension an
 sha256 or host), `similarity.calibration_sha256`, and `similarity.<case id> [<language>]`
 for each such case, valued with the check's outcome, score and threshold (and failed guards),
 e.g. `passed: 0.934 at threshold 0.800`.
+
+A suite holding cases `gauntlet explore` froze carries each one's provenance as a property:
+`found_by.<case id> [<language>]`, valued `found by persona P at turn K on DATE against
+TARGET by ATTACKER (detector D)`.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from gauntlet.cases.builtin import shown_source
 from gauntlet.display import printable
 from gauntlet.evidence.attacks import AttackRow, attack_rows, broke_first
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, PairEvidence, TrajectoryEvidence
+from gauntlet.render.markdown import found_by_words
 from gauntlet.run.results import Outcome, Totals, WaiverState
 from gauntlet.words import plural
 
@@ -82,6 +87,7 @@ def render_junit(pack: EvidencePack) -> str:
     for suite in root.findall("testsuite"):
         _attack_properties(suite, suites.get(suite.get("name", ""), []))
         _similarity_properties(suite, suites.get(suite.get("name", ""), []), pack)
+        _found_by_properties(suite, suites.get(suite.get("name", ""), []))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -177,6 +183,24 @@ def _similarity_properties(
             "property",
             name=_clean(f"similarity.{case.case_id} [{case.language}]"),
             value=_clean(_similarity_value(case)),
+        )
+
+
+def _found_by_properties(suite: ET.Element, cases: list[CaseEvidence]) -> None:
+    """Each frozen case's provenance, as a property of the suite; nothing without one."""
+    frozen = [case for case in cases if case.found_by is not None]
+    if not frozen:
+        return
+    properties = suite.find("properties")
+    if properties is None:
+        properties = ET.Element("properties")
+        suite.insert(0, properties)
+    for case in frozen:
+        ET.SubElement(
+            properties,
+            "property",
+            name=_clean(f"found_by.{case.case_id} [{case.language}]"),
+            value=_clean(found_by_words(case, str)),
         )
 
 

@@ -231,6 +231,41 @@ def _suite_row(gate: GateEvidence, suite: SuiteEvidence) -> str:
     )
 
 
+def _frozen_section(pack: EvidencePack) -> list[str]:
+    """Each case `gauntlet explore` froze, with who found it; absent when there are none."""
+    frozen = [case for case in pack.cases if case.found_by is not None]
+    if not frozen:
+        return []
+    lines = [
+        "## Frozen findings",
+        "",
+        "Cases `gauntlet explore` froze from a break it found, replayed as the attacker wrote "
+        "them; a pass means the target no longer breaks that way.",
+        "",
+    ]
+    lines += [
+        f"- {code(case.case_id)} ({escape(case.language)}), {case.outcome.value}: "
+        f"{found_by_words(case, code)}"
+        for case in frozen
+    ]
+    return [*lines, ""]
+
+
+def found_by_words(case: CaseEvidence, shown: Callable[[str], str]) -> str:
+    """How a frozen case was found, in the words the report and JUnit give it.
+
+    `found by persona P at turn K on DATE against TARGET by ATTACKER (detector D)`, each name
+    written by `shown` (inline code in the report; as it is in JUnit, which escapes it).
+    """
+    found = case.found_by
+    assert found is not None  # noqa: S101 - called for frozen cases only
+    return (
+        f"found by persona {shown(found.persona)} at turn {found.breaking_turn} on "
+        f"{found.found} against {shown(found.target)} by {shown(found.attacker)} "
+        f"(detector {shown(found.detector)})"
+    )
+
+
 def _failing_section(pack: EvidencePack) -> list[str]:
     return _case_section(pack, Outcome.FAILED, "Failing cases")
 
@@ -1411,6 +1446,7 @@ SECTIONS: tuple[Callable[[EvidencePack], list[str]], ...] = (
     _fields_section,
     _parity_section,
     _attack_section,
+    _frozen_section,
     _failing_section,
     _waivers_section,
     _flaky_section,

@@ -18,6 +18,7 @@ from pydantic import Field, JsonValue
 
 from gauntlet.cases.model import (
     CaseId,
+    FoundBy,
     GateName,
     GoldenMatch,
     Identifier,
@@ -337,6 +338,19 @@ class CaseResult(Record):
     """For a variant case, its original case's id."""
     seed: int | None = None
     """For a best-of-N variant, the seed its noise was drawn with."""
+
+    @property
+    def found_by(self) -> FoundBy | None:
+        """For a case `gauntlet explore` froze, its provenance (`definition`'s `found_by`).
+
+        Raises:
+            ValidationError: the definition's `found_by` is not one; a results file holding
+                such a case is refused as it is read.
+        """
+        definition = self.definition
+        if definition is None or "found_by" not in definition.case:
+            return None
+        return FoundBy.model_validate(definition.case["found_by"], strict=True)
 
 
 class Counted(Protocol):

@@ -440,6 +440,14 @@ def _structure(results: Results) -> list[str]:
 
 
 def _case_structure(case: CaseResult, where: str, version: int) -> Iterator[str]:
+    try:
+        case.found_by  # noqa: B018 - read to check its shape: the pack shows it
+    except ValidationError as exc:
+        # Checked apart from scoring again, which leaves a definition holding a mask alone.
+        yield from (
+            f"{where}.definition.found_by: not a frozen case's provenance: {problem}"
+            for problem in validation_problems(exc)
+        )
     if version >= RESCORED_SINCE and case.definition is None:
         yield (
             f"{where}.definition: missing, but a file of format {RESCORED_SINCE} or later "
