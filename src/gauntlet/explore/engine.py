@@ -32,7 +32,7 @@ from gauntlet.cases.persona import Persona
 from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import GauntletError, Interrupted, TargetError, UsageError
 from gauntlet.explore.attacker import Attacker, AttackerFailure, AttackerInfo, Exchange
-from gauntlet.explore.goal import FrozenCase, candidate_case, check_answer
+from gauntlet.explore.goal import JUDGE_DETECTOR, FrozenCase, candidate_case, check_answer
 from gauntlet.explore.model import Conversation, ExploreTurn, Outcome, TokensByRole
 from gauntlet.run.engine import StopSignals, Unanswered, ask_turn, probed
 from gauntlet.run.results import SuiteInfo
@@ -504,7 +504,9 @@ class _Talk:
             self.turns[-1] = last.model_copy(
                 update={"problems": tuple(f"the judge: {check.reason}" for check in failed)}
             )
-            return self.ended(Outcome.BROKE, breaking_turn=turn, detector=f"judge:{criterion.id}")
+            return self.ended(
+                Outcome.BROKE, breaking_turn=turn, detector=f"{JUDGE_DETECTOR}{criterion.id}"
+            )
         if unjudged or not checks:
             reason = unjudged[0].reason if unjudged else "the judge made no check"
             return self.ended(

@@ -70,7 +70,7 @@ def candidate_case(
             earlier = {"expect_refused": True}
     if goal.allowed_link_hosts is not None:
         data["allowed_link_hosts"] = list(goal.allowed_link_hosts)
-    if goal.judge is not None:
+    if goal.judge is not None and _judge_found(found_by):
         data["judge"] = {"criteria": [goal.judge.model_dump(mode="json")]}
     if len(messages) == 1:
         data["prompt"] = messages[0]
@@ -81,6 +81,20 @@ def candidate_case(
         data["found_by"] = found_by.model_dump(mode="json")
     model = AdversarialCase if goal.gate is GateName.ADVERSARIAL else RefusalCase
     return model.model_validate_json(json.dumps(data))
+
+
+def _judge_found(found_by: FoundBy | None) -> bool:
+    """Whether a case carries the goal's judge criterion.
+
+    It does while exploring (no provenance yet), and when frozen from a break the judge found.
+    A break the gate's own checks found replays by those checks alone, with or without
+    `--judge`: its replay needs no model.
+    """
+    return found_by is None or found_by.detector.startswith(JUDGE_DETECTOR)
+
+
+JUDGE_DETECTOR = "judge:"
+"""The detector of a break the calibrated judge found: `judge:<criterion id>`."""
 
 
 class GoalCheck(NamedTuple):
