@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, Protocol
 from gauntlet.canonical import canonical_json
 from gauntlet.cases.model import GateName, RefusalKind
 from gauntlet.cases.persona import Persona
-from gauntlet.display import clipped, printable
+from gauntlet.display import clipped, printable, unencodable
 from gauntlet.errors import ConfigError, ConfigErrors, Parameter, TargetContractError, TargetError
 from gauntlet.explore.model import AttackerFault
 from gauntlet.gates.readability import is_readable
@@ -279,6 +279,10 @@ def read_reply(text: str) -> Reply | str:
     intent = value.get("intent")
     if "intent" in value and not isinstance(intent, str):
         return f"the reply's intent is a {json_kind(intent)}, not a string"
+    for name, said in (("message", message), ("intent", intent)):
+        garbled = unencodable(said) if isinstance(said, str) else None
+        if garbled is not None:  # a `\ud800` escape: no results file or target could hold it
+            return f"the reply's {name} {garbled}"
     return Reply(message, intent if isinstance(intent, str) and intent.strip() else None)
 
 
@@ -371,7 +375,10 @@ class ChatAttacker:
             return self._failed(AttackerFault.REFUSED, message, reported)
         if history and normalise(message) == normalise(history[-1].user):
             return self._failed(AttackerFault.REPEATED, message, reported)
-        return AttackerMove(message, read.intent, total_usage(reported))
+        intent = read.intent
+        if intent is not None:  # a few words asked for; a hostile model may send megabytes
+            intent = clipped(self._redactor.text(intent), DETAIL_CHARS)
+        return AttackerMove(message, intent, total_usage(reported))
 
     def _refuses(self, message: str, language: str) -> bool:
         if self.refusal is None:
@@ -392,7 +399,8 @@ class ChatAttacker:
 
 # ---------------------------------------------------------------- choosing one
 
-TOY = "toy"
+TOY_ATTACKER = "toy"
+"""The `--attacker` value that names the toy attacker (with `:DEFECT,...` after it)."""
 ATTACKER = Parameter("attacker")
 WHAT = "--attacker takes toy[:DEFECT,...] or a target file of kind openai-chat"
 
@@ -408,10 +416,12 @@ def attacker_for(spec: str, *, redactor: Redactor) -> Attacker:
         UsageError: `spec` names a toy attacker defect that does not exist.
         ConfigErrors: `spec` is a target file that cannot be read or is not a chat model.
     """
-    if spec == TOY or spec.startswith(f"{TOY}:"):
+    if spec == TOY_ATTACKER or spec.startswith(f"{TOY_ATTACKER}:"):
         from gauntlet.explore.toy import toy_attacker
 
-        named = [name.strip() for name in spec.removeprefix(TOY).removeprefix(":").split(",")]
+        named = [
+            name.strip() for name in spec.removeprefix(TOY_ATTACKER).removeprefix(":").split(",")
+        ]
         return toy_attacker([name for name in named if name], redactor=redactor)
     return _from_file(Path(spec), redactor)
 

@@ -210,6 +210,7 @@ NOT_THE_JSON = [
     '"hi"',
     '{"message": "hi", "n": NaN}',
     '{"message": "cut off',
+    '{"message": "\\ud800 a lone surrogate"}',
     "",
 ]
 
@@ -347,6 +348,14 @@ def test_a_failures_detail_is_masked_escaped_and_short() -> None:
     assert failure.detail == printable(failure.detail)
     assert "\n" not in failure.detail and "\x1b" not in failure.detail
     assert len(failure.detail) <= DETAIL_CHARS
+
+
+def test_an_intent_is_masked_and_short() -> None:
+    # Trap: an intent kept whole: a model's essay (or the target's secret it echoes) in every
+    # transcript and report.
+    move = _move(Scripted(good(intent=f"{SECRET} " + "y" * 5000)))
+    assert isinstance(move, AttackerMove) and move.intent is not None
+    assert SECRET not in move.intent and len(move.intent) <= DETAIL_CHARS
 
 
 def test_usage_is_none_when_the_model_reports_none() -> None:
