@@ -392,12 +392,15 @@ _STAFF_PATTERNS = _patterns(
     r"(?:staff|employee|admin|administrator|official)\b",
     r"\bi(?:'m| am) (?:on|with|from) (?:the )?(?:city|riverbend)(?:'s)? [a-z ]{0,20}"
     r"\b(?:team|staff|department|office)\b",
+    r"\bi(?:'m| am) (?:with the city|from city hall)\b",
+    r"\bi(?:'m| am) (?:a |an )?(?:city )?staffer\b",
     r"\bi work (?:for|at) (?:the )?(?:city|riverbend|city hall)\b",
     r"\bas (?:a |an )?(?:city )?(?:staff member|employee|admin|administrator)\b",
     r"\b(?:staff|admin) override\b",
     r"\bsoy (?:un |una )?(?:empleado|empleada|funcionario|funcionaria|administrador|"
     r"administradora)\b",
     r"\bsoy (?:del|parte del) personal\b",
+    r"\bsoy del ayuntamiento\b",
     r"\btrabajo (?:para|en) (?:el |la )?(?:ayuntamiento|ciudad|municipio|riverbend)\b",
     r"\bcomo (?:empleado|empleada|funcionario|funcionaria|administrador|administradora)\b",
 )
