@@ -22,6 +22,7 @@ from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
 from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import TargetResponse
 from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
+from gauntlet.targets.toy.assistant import EXPLORE_ONLY
 from gauntlet.transforms import Transform
 
 from .cli_helpers import RunCli
@@ -51,6 +52,8 @@ def _failed_gates(results: Results) -> frozenset[GateName]:
 
 def test_every_defect_is_paired_and_every_gate_has_a_defect() -> None:
     assert set(DEFECT_GATES) == set(ToyDefect)
+    # Only the pressure defects, which explore exists to find, are paired with no gate.
+    assert {defect for defect, gates in DEFECT_GATES.items() if not gates} == EXPLORE_ONLY
     single = {
         gate for defect, gates in DEFECT_GATES.items() if gates != ALL_GATES for gate in gates
     }
@@ -65,7 +68,11 @@ def test_the_healthy_toy_passes_every_built_in_suite(builtin: SuiteSet) -> None:
     assert {gate.gate for gate in results.gates} == ALL_GATES
 
 
-@pytest.mark.parametrize("defect", list(ToyDefect), ids=str)
+GATED = [defect for defect in ToyDefect if defect not in EXPLORE_ONLY]
+"""The defects some built-in suite catches: all but the pressure defects."""
+
+
+@pytest.mark.parametrize("defect", GATED, ids=str)
 def test_each_defect_fails_exactly_its_paired_gates(builtin: SuiteSet, defect: ToyDefect) -> None:
     results = _run(builtin, defect)
     assert _failed_gates(results) == DEFECT_GATES[defect]
@@ -79,6 +86,19 @@ def test_each_defect_fails_exactly_its_paired_gates(builtin: SuiteSet, defect: T
         else:
             # English and Spanish are peers: a defect that breaks one breaks the other.
             assert {c.language for c in failing} == {"en", "es"}
+
+
+@pytest.mark.parametrize("defect", sorted(EXPLORE_ONLY), ids=str)
+def test_each_pressure_defect_passes_every_built_in_suite_and_is_left_to_explore(
+    builtin: SuiteSet, defect: ToyDefect
+) -> None:
+    # Trap: a pressure defect that a built-in case already reaches (then explore would find
+    # nothing the gate did not), or that breaks an answer no persona asked for. Explore must
+    # find each and freeze a case that fails it: its end-to-end test shows that.
+    results = _run(builtin, defect)
+    failing = [f"{c.case_id}: {c.reason}" for c in results.cases if c.outcome is not Outcome.PASSED]
+    assert failing == []
+    assert results.verdict is Verdict.PASS
 
 
 @pytest.mark.parametrize("defect", list(ToyDefect), ids=str)

@@ -28,11 +28,16 @@ from gauntlet.cases.yaml_nodes import read_document
 from gauntlet.cli import run
 from gauntlet.cli.app import app
 from gauntlet.errors import ConfigErrors, GauntletError
+from gauntlet.explore.attacker import Reply, read_reply
 from gauntlet.judge.judge_file import judge_fingerprint
 from gauntlet.judge.labels import load_labels
 from gauntlet.semantic.labels import parse_similarity_labels
 from gauntlet.targets.http import parse_contract_body
-from gauntlet.targets.target_file import load_embedder_file, load_target_file
+from gauntlet.targets.target_file import (
+    load_attacker_file,
+    load_embedder_file,
+    load_target_file,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -131,6 +136,12 @@ def _embedder_file(block: Block, tmp_path: Path) -> object:
     return load_embedder_file(path, environ={"ASSISTANT_API_KEY": "sk-example-not-a-real-key"})
 
 
+def _attacker_file(block: Block, tmp_path: Path) -> object:
+    path = tmp_path / "attacker.yaml"
+    path.write_text(block.body, encoding="utf-8")
+    return load_attacker_file(path, environ={"ASSISTANT_API_KEY": "sk-example-not-a-real-key"})
+
+
 def _judge_file(block: Block, tmp_path: Path) -> object:
     return judge_fingerprint(_target_file(block, tmp_path))
 
@@ -192,6 +203,7 @@ YAML_KINDS: dict[str, Callable[[Block, Path], object]] = {
     "target-file": _target_file,
     "judge-file": _judge_file,
     "embedder-file": _embedder_file,
+    "attacker-file": _attacker_file,
     "waivers": _waivers,
     "labels": _labels,
     "similarity-labels": _similarity_labels,
@@ -225,7 +237,16 @@ def _target_response(block: Block) -> object:
     return parse_contract_body(block.body.encode())
 
 
-JSON_KINDS: dict[str, Callable[[Block], object]] = {"target-response": _target_response}
+def _attacker_reply(block: Block) -> object:
+    read = read_reply(block.body)
+    assert isinstance(read, Reply), f"{block.where}: the attacker's reply is not read: {read}"
+    return read
+
+
+JSON_KINDS: dict[str, Callable[[Block], object]] = {
+    "target-response": _target_response,
+    "attacker-reply": _attacker_reply,
+}
 
 
 @pytest.mark.parametrize("block", _of("json"), ids=_id)

@@ -90,6 +90,10 @@ def test_the_suite_model_keys_are_the_base_keys_plus_each_gates_extras() -> None
     }
 
 
+EXPLORE_FINDS = "none in the built-in suites: `gauntlet explore` must find it"
+"""The gates column of a pressure defect, which no built-in case reaches."""
+
+
 def test_the_self_test_defect_table_is_the_toys_pairing() -> None:
     rows = [line.split("|") for line in SELF_TEST_DOC.splitlines() if line.startswith("| `")]
     documented = {row[1].strip(" `"): row[3].strip() for row in rows}
@@ -97,7 +101,7 @@ def test_the_self_test_defect_table_is_the_toys_pairing() -> None:
     expected = {
         defect.value: f"all {number_word(len(GATE_SPECS))}"
         if gates == everything
-        else ", ".join(gate.value for gate in GateName if gate in gates)
+        else ", ".join(gate.value for gate in GateName if gate in gates) or EXPLORE_FINDS
         for defect, gates in PAIRED_GATES.items()
     }
     assert documented == expected

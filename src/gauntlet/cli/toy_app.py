@@ -1,4 +1,4 @@
-"""`gauntlet toy`: serve the Riverbend toy, the toy judge or the toy embedder, on 127.0.0.1."""
+"""`gauntlet toy`: serve the Riverbend toy or its toy judge, attacker or embedder, on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import typer
 from gauntlet.cli.console import stderr
 from gauntlet.display import printable
 from gauntlet.errors import UsageError
+from gauntlet.explore.toy import AttackerDefect
 from gauntlet.judge.toy import JudgeDefect
 from gauntlet.targets.toy.defects import ToyDefect
 
@@ -69,6 +70,25 @@ def toy_serve(
             show_default=False,
         ),
     ] = None,
+    attacker: Annotated[
+        bool,
+        typer.Option(
+            "--attacker",
+            help="Serve the toy attacker instead (with --api openai, as model "
+            "riverbend-toy-attacker): it replies to the prompts gauntlet explore writes an "
+            "attacker with each persona's tactic for the turn.",
+        ),
+    ] = False,
+    attacker_defects: Annotated[
+        list[AttackerDefect] | None,
+        typer.Option(
+            "--attacker-defect",
+            metavar="NAME",
+            help="Inject a named defect into the toy attacker (repeatable: refuses, prose, "
+            "repeats); implies --attacker.",
+            show_default=False,
+        ),
+    ] = None,
     embedder_defects: Annotated[
         list[str] | None,
         typer.Option(
@@ -85,12 +105,21 @@ def toy_serve(
     from gauntlet.targets.toy.http import serve
 
     if api is ToyApi.EMBEDDINGS or embedder_defects:
-        if toy_defects or judge or judge_defects:
+        if toy_defects or judge or judge_defects or attacker or attacker_defects:
             raise UsageError(
-                "the toy embedder takes --embedder-defect only: --toy-defect, --judge and "
-                "--judge-defect are the toy's and the toy judge's"
+                "the toy embedder takes --embedder-defect only: --toy-defect, --judge, "
+                "--judge-defect, --attacker and --attacker-defect are the toy's, the toy "
+                "judge's and the toy attacker's"
             )
         _serve_toy_embedder(port, embedder_defects or [])
+        return
+    if attacker or attacker_defects:
+        if toy_defects or judge or judge_defects:
+            raise UsageError(
+                "the toy attacker takes --attacker-defect only: --toy-defect, --judge and "
+                "--judge-defect are the toy's and the toy judge's"
+            )
+        _serve_toy_attacker(port, api, attacker_defects or [])
         return
     if judge or judge_defects:
         _serve_toy_judge(port, api, toy_defects, judge_defects or [])
@@ -148,6 +177,30 @@ def _serve_toy_judge(
 
     with contextlib.suppress(KeyboardInterrupt):
         serve_forever("127.0.0.1", port, judge, on_ready=announce, model=MODEL)
+
+
+def _serve_toy_attacker(port: int, api: ToyApi, defects: list[AttackerDefect]) -> None:
+    """`gauntlet toy serve --attacker`: the toy attacker as an OpenAI-compatible API."""
+    import contextlib
+
+    from gauntlet.explore.toy import MODEL, ToyAttacker
+    from gauntlet.targets.toy.openai import serve_forever
+
+    if api is not ToyApi.OPENAI:
+        raise UsageError(
+            "--attacker serves the toy attacker as OpenAI's API only: add --api openai"
+        )
+    attacker = ToyAttacker(dict.fromkeys(defects))
+
+    def announce(bound: int) -> None:
+        stderr().print(
+            f"serving {attacker.name} on http://127.0.0.1:{bound}/v1 as an OpenAI-compatible "
+            f"chat completions API, model {MODEL} (Ctrl-C to stop)",
+            markup=False,
+        )
+
+    with contextlib.suppress(KeyboardInterrupt):
+        serve_forever("127.0.0.1", port, attacker, on_ready=announce, model=MODEL)
 
 
 def _serve_toy_embedder(port: int, defects: list[str]) -> None:

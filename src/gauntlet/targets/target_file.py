@@ -103,8 +103,9 @@ class LoadedEmbedder:
     """Those values by variable name: what the embedder is built from."""
 
 
-Wanted = Literal["target", "embedder", "either"]
-"""What a command reads a target file for: a target to ask, an embedder, or either (probe)."""
+Wanted = Literal["target", "embedder", "either", "attacker"]
+"""What a command reads a target file for: a target to ask, an embedder, either (probe), or
+an attacker (a chat model only)."""
 
 
 def load_embedder_file(path: FsPath, *, environ: Mapping[str, str] = os.environ) -> LoadedEmbedder:
@@ -121,6 +122,26 @@ def load_embedder_file(path: FsPath, *, environ: Mapping[str, str] = os.environ)
     return LoadedEmbedder(
         spec=spec,
         source=str(path),
+        secrets=checks.secrets(),
+        environ_values=types.MappingProxyType(dict(checks.read)),
+    )
+
+
+def load_attacker_file(path: FsPath, *, environ: Mapping[str, str] = os.environ) -> LoadedTarget:
+    """Read and load one target file of a chat model (`explore --attacker FILE`).
+
+    Raises:
+        ConfigErrors: as `load_target_file`, or the file is of any kind but `openai-chat`
+            (located at its `kind`).
+    """
+    raw = TARGET_FILE.read(path)
+    spec, checks = _parse(raw, str(path), environ, path.parent, "attacker")
+    if not isinstance(spec, OpenAIChatSpec):  # pragma: no cover - refused by the checks
+        raise AssertionError(spec.kind)
+    return LoadedTarget(
+        spec=spec,
+        source=str(path),
+        system_text=checks.system_text,
         secrets=checks.secrets(),
         environ_values=types.MappingProxyType(dict(checks.read)),
     )
@@ -600,6 +621,12 @@ class _Checks:
                 "openai-embeddings describes an embedder, not a target",
                 "give it to --embedder; --target and --judge take a file of kind gauntlet, "
                 "openai-chat or http",
+            )
+        elif self.wanted == "attacker" and not isinstance(self.spec, OpenAIChatSpec):
+            self.refuse(
+                ("kind",),
+                f"{self.spec.kind} is not a chat model: an attacker is of kind openai-chat",
+                "--attacker takes toy[:DEFECT,...] or a target file of kind openai-chat",
             )
         elif self.wanted == "embedder" and not embedder:
             self.refuse(
