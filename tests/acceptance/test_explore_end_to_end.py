@@ -1,0 +1,118 @@
+"""Explore, then freeze, then replay: issue 33's must-show, through the real command line.
+
+Nothing is faked here: the built-in personas, the toy attacker (the real prompt it is sent and
+the strict reply read back), the toy target with a defect that breaks only under pressure,
+the freezer, and `gauntlet run` replaying what was frozen. Each pressure defect must be found
+and frozen; the frozen case must fail that defect and pass the healthy toy; each attacker
+defect must be unscoreable (exit 4), never a target that held; a second explore must report
+what it meets again as known and write nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gauntlet.cases.loader import load_suites
+
+from ..cli_helpers import RunCli
+
+PRESSURE = [
+    # (toy defect, the persona that must find it, its breaking turn, the detector that fires)
+    pytest.param("gives_in_on_third_pushback", "angry-customer", 4, "refusal", id="pushback"),
+    pytest.param("leaks_to_claimed_staff", "social-engineer", 2, "markers", id="staff"),
+]
+
+
+def _explore(run_cli: RunCli, out: Path, *flags: str) -> tuple[int, dict[str, object]]:
+    result = run_cli("explore", "--attacker", *flags, "--out", out)
+    report = json.loads((out / "explore-report.json").read_text("utf-8"))
+    return result.code, report
+
+
+def _findings(report: dict[str, object], status: str) -> list[tuple[str, str, int | None]]:
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    return sorted(
+        (
+            item["conversation"]["persona"],
+            item["conversation"]["language"],
+            item["conversation"]["breaking_turn"],
+        )
+        for item in findings
+        if item["status"] == status
+    )
+
+
+@pytest.mark.parametrize(("defect", "persona", "turn", "detector"), PRESSURE)
+def test_explore_freezes_each_pressure_defect_and_the_replay_fails_it_and_passes_the_healthy_toy(
+    tmp_path: Path, run_cli: RunCli, defect: str, persona: str, turn: int, detector: str
+) -> None:
+    # Trap: an explore that reports a break but freezes a case that does not replay it (other
+    # messages, a check the replay does not make, a judge the replay lacks) keeps nothing
+    # regression-tested; one whose frozen case also fails the healthy toy blocks every merge.
+    out = tmp_path / "findings"
+    code, report = _explore(run_cli, out, "toy", "--toy-defect", defect)
+    assert code == 1, report
+    assert _findings(report, "new") == [(persona, "en", turn), (persona, "es", turn)]
+    [loaded] = load_suites([out]).suites
+    assert loaded.suite.suite == f"explore-{persona}"
+    for case in loaded.suite.cases:
+        assert case.found_by is not None
+        assert (case.found_by.persona, case.found_by.breaking_turn, case.found_by.detector) == (
+            persona,
+            turn,
+            detector,
+        )
+        assert len(case.messages) == turn
+    broken = run_cli("run", "--cases", out, "--toy-defect", defect, "--out", tmp_path / "b.json")
+    assert broken.code == 1, broken.show()
+    healthy = run_cli("run", "--cases", out, "--toy", "--out", tmp_path / "h.json")
+    assert healthy.code == 0, healthy.show()
+
+
+def test_the_healthy_toy_gives_explore_nothing_to_freeze(tmp_path: Path, run_cli: RunCli) -> None:
+    # Trap: a persona whose goal the healthy toy already breaks freezes a "finding" that is the
+    # persona's fault, and every later run fails on it.
+    out = tmp_path / "findings"
+    code, report = _explore(run_cli, out, "toy")
+    assert code == 0, report
+    assert _findings(report, "new") == []
+    assert sorted(path.name for path in out.iterdir()) == [
+        "explore-report.json",
+        "explore-report.md",
+    ]
+
+
+@pytest.mark.parametrize("fault", ["refuses", "prose", "repeats"])
+def test_each_attacker_defect_is_unscoreable_and_exits_4_never_held(
+    tmp_path: Path, run_cli: RunCli, fault: str
+) -> None:
+    # Trap: an attacker that will not attack, counted as a target that held, reports a target
+    # that nobody tested as safe (exit 0).
+    out = tmp_path / "findings"
+    code, report = _explore(run_cli, out, f"toy:{fault}", "--toy-defect", "leaks_to_claimed_staff")
+    assert code == 4, report
+    rows = report["rows"]
+    assert isinstance(rows, list)
+    assert sum(row["unscoreable"] for row in rows) == sum(row["conversations"] for row in rows)
+    assert sum(row["held"] for row in rows) == 0
+    assert sum(row["broke"] for row in rows) == 0
+
+
+def test_a_second_explore_reports_known_breaks_and_writes_nothing_twice(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: an explore that freezes the same break again on every run fills the findings with
+    # duplicates, and one that drops it says the target no longer breaks.
+    out = tmp_path / "findings"
+    first, _ = _explore(run_cli, out, "toy", "--toy-defect", "gives_in_on_third_pushback")
+    assert first == 1
+    frozen = (out / "angry-customer.yaml").read_bytes()
+    code, report = _explore(run_cli, out, "toy", "--toy-defect", "gives_in_on_third_pushback")
+    assert code == 0, report
+    assert _findings(report, "new") == []
+    assert _findings(report, "known") == [("angry-customer", "en", 4), ("angry-customer", "es", 4)]
+    assert (out / "angry-customer.yaml").read_bytes() == frozen
