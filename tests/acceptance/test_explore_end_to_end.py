@@ -116,3 +116,20 @@ def test_a_second_explore_reports_known_breaks_and_writes_nothing_twice(
     assert _findings(report, "new") == []
     assert _findings(report, "known") == [("angry-customer", "en", 4), ("angry-customer", "es", 4)]
     assert (out / "angry-customer.yaml").read_bytes() == frozen
+
+
+def test_a_findings_directory_that_does_not_load_is_refused_before_anyone_is_asked(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: a frozen suite under --out that no longer loads (a hand edit gone wrong) found
+    # only when the breaks are written: every conversation was had, and paid for, and lost.
+    out = tmp_path / "findings"
+    out.mkdir()
+    (out / "angry-customer.yaml").write_text("suite: [unclosed\n", encoding="utf-8")
+    result = run_cli(
+        "explore", "--attacker", "toy", "--toy-defect", "gives_in_on_third_pushback", "--out", out
+    )
+    assert result.code == 2, result.show()
+    assert "angry-customer.yaml:2:1: YAML" in result.stderr
+    assert "[1/" not in result.stderr + result.stdout  # no conversation was started
+    assert sorted(path.name for path in out.iterdir()) == ["angry-customer.yaml"]

@@ -347,9 +347,11 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
     from gauntlet.cli.collector import young_only_while_running
     from gauntlet.explore.attacker import attacker_for
     from gauntlet.explore.engine import Budgets, ExploreSettings, explore
+    from gauntlet.explore.freeze import check_frozen
 
     request = parsed.request
     personas = _load_personas(request.personas)
+    check_frozen(request.out)
     with named_options(spec="--attacker"):
         attacker = attacker_for(request.attacker, redactor=Invocation.redactor)
     built = _build_target(parsed.target, request.concurrency)

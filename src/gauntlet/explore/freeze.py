@@ -156,6 +156,17 @@ def freeze(
     return tuple(findings)
 
 
+def check_frozen(out: Path) -> None:
+    """Read every suite already under `out` as `freeze` will, before anything is explored.
+
+    Raises:
+        ConfigErrors: a suite file under `out` cannot be read: said before an attacker or a
+            target is asked, so no conversation is spent on findings that could not be kept.
+    """
+    if out.is_dir() and _any_suite_file(out):
+        load_suites([out])
+
+
 def _frozen_case(item: Break) -> FrozenCase:
     """The case `item` freezes as, or ValueError when it is not a break of its persona."""
     conversation, persona = item.conversation, item.persona
