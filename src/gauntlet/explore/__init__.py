@@ -14,10 +14,13 @@ The parts, each a module:
   so a break found live is exactly the failure a replay sees.
 - `attacker`: the `Attacker` seam (a persona's next message, or why there is none) and the
   chat-model attacker that writes its prompt and reads its strict JSON reply.
+- `toy`: the scripted toy attacker (each persona's tactics verbatim, or a named defect),
+  asked through the same prompt and reply as a chat model.
 - `engine`: the conversation loop, budgets, progress and interruption.
 - `freeze`: frozen suites written atomically, and known findings matched rather than
   written twice.
-- `report`: the explore report (JSON and Markdown).
+- `report`: the explore report (its JSON model and verdict; `gauntlet.render.explore` draws
+  it in Markdown and on the console).
 
 An attacker that fails (refuses, answers prose, repeats itself, says nothing) makes its
 conversation UNSCOREABLE: never a target that held. A target that errors makes it ERRORED:
