@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gauntlet.cli.console import stderr, stdout
-from gauntlet.cli.options import TargetFileOption, named_options
+from gauntlet.cli.options import PersonasOption, TargetFileOption, named_options
 from gauntlet.cli.run_command import TargetRequest, _build_target, _parse_target
 from gauntlet.cli.state import Invocation
 from gauntlet.defaults import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
@@ -92,16 +92,7 @@ def explore_command(
             show_default=False,
         ),
     ] = None,
-    personas: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--personas",
-            metavar="PATH",
-            help="Persona files, or directories of them (repeatable). Default: the built-in "
-            "personas.",
-            show_default=False,
-        ),
-    ] = None,
+    personas: PersonasOption = None,
     language: Annotated[
         str | None,
         typer.Option(

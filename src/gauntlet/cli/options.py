@@ -96,8 +96,9 @@ PersonasOption = Annotated[
     typer.Option(
         "--personas",
         metavar="PATH",
-        help="A directory of *.yaml persona files (searched recursively) or one persona file, "
-        "for `gauntlet explore`. Repeatable. See `gauntlet schema personas`.",
+        help="A persona file, or a directory of *.yaml persona files (searched recursively); "
+        "repeatable. `gauntlet explore` plays the built-in personas without it. See `gauntlet "
+        "schema personas`.",
         show_default=False,
     ),
 ]
