@@ -7,8 +7,10 @@ Every model is frozen and refuses unknown keys.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from functools import partial
+from typing import Annotated, Any, ClassVar, Literal, cast, get_args
 
 from pydantic import (
     AfterValidator,
@@ -1213,6 +1215,23 @@ SUITE_MODELS: dict[GateName, type[SuiteBase]] = {
     get_args(model.model_fields["gate"].annotation)[0]: model for model in get_args(AnySuite)
 }
 """Each gate's suite model, for messages that name what a key belongs to; in `GateName` order."""
+
+_SUITE_BY_TAG = {gate.value: model for gate, model in SUITE_MODELS.items()}
+
+
+def suite_reader(data: Any) -> Callable[[str], AnySuite] | None:
+    """The strict JSON reader of the suite model `data`'s gate names, or None (no such gate).
+
+    What it accepts is what `SUITE_ADAPTER` accepts with that gate: the union's tag picks
+    that very model. Its errors lack the union's tag, so a caller words refusals from
+    `SUITE_ADAPTER`'s (see `StrictFile.member`).
+    """
+    gate = data.get("gate") if type(data) is dict else None
+    model = _SUITE_BY_TAG.get(gate) if type(gate) is str else None
+    if model is None:
+        return None
+    return cast("Callable[[str], AnySuite]", partial(model.model_validate_json, strict=True))
+
 
 CASE_MODELS: dict[GateName, type[Case]] = {
     gate: get_args(model.model_fields["cases"].annotation)[0]
