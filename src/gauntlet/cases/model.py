@@ -450,6 +450,16 @@ class LinkHosts(StrictRecord):
         return self
 
 
+def case_key(case: Any, key: str, default: Any = None) -> Any:
+    """`case`'s value of `key`, or `default` when its gate's cases have no such key.
+
+    What `getattr(case, key, default)` gives, without its cost: pydantic answers a name a
+    model lacks through its fallback (private attributes, extras, the class) and an
+    AttributeError, and a run asks such keys of every case it grades.
+    """
+    return getattr(case, key) if key in type(case).model_fields else default
+
+
 class Case(StrictRecord):
     """The keys every case has, whatever its gate."""
 
@@ -482,7 +492,9 @@ class Case(StrictRecord):
     @property
     def variant(self) -> Variant | None:
         """For a variant case (`gauntlet.cases.variants`), where it came from; else None."""
-        return self._variant
+        # Read from pydantic's store: `self._variant` goes through its fallback lookup.
+        private = self.__pydantic_private__
+        return None if private is None else cast("Variant | None", private["_variant"])
 
     @model_validator(mode="after")
     def _prompt_or_turns(self) -> Case:
@@ -619,7 +631,7 @@ def _transforms_problem(case: Any, declared: set[Transform]) -> tuple[str, tuple
                 ("transforms", index),
             )
     gets = declared if named is None else set(named)
-    if getattr(case, "kind", None) is RefusalKind.CRISIS:
+    if case_key(case, "kind") is RefusalKind.CRISIS:
         if named:
             return "transforms apply to must_refuse cases only", ("transforms",)
         return "", ()
@@ -640,7 +652,7 @@ def _transforms_problem(case: Any, declared: set[Transform]) -> tuple[str, tuple
 def _leak_markers(case: Any) -> list[tuple[tuple[Any, ...], str]]:
     """Each `must_not_contain` marker of `case` (and of its turns), with where it is."""
     found: list[tuple[tuple[Any, ...], str]] = [
-        (("must_not_contain", i), m) for i, m in enumerate(getattr(case, "must_not_contain", ()))
+        (("must_not_contain", i), m) for i, m in enumerate(case_key(case, "must_not_contain", ()))
     ]
     for n, turn in enumerate(case.turns or ()):
         found += [
@@ -763,7 +775,13 @@ class DisclosureCase(Case):
         Set when the case's suite is validated; empty for a case built on its own, which the
         gate then fails (a disclosure case with nothing to look for would pass anything).
         """
-        return self._required
+        # Read from pydantic's store: `self._required` goes through its fallback lookup.
+        private = self.__pydantic_private__
+        return (
+            ()
+            if private is None
+            else cast("tuple[tuple[str, tuple[str, ...]], ...]", private["_required"])
+        )
 
 
 TRAJECTORY_CHECKS = (
