@@ -375,3 +375,11 @@ def test_a_quiet_run_loads_no_progress_bar(tmp_path: Path) -> None:
     # draws one: paid before the first ask.
     modules = _run_imports(tmp_path)
     assert _loaded(modules, "rich.progress", "rich.live", "rich.spinner") == []
+
+
+def test_a_run_without_a_target_file_loads_no_response_mapping(tmp_path: Path) -> None:
+    # Trap: JMESPath and the response mapping imported with the target records and the
+    # engine's tool loop, at start-up of every run: only a target file's response paths are
+    # JMESPath, and a run without one never reads an answer through them.
+    modules = _run_imports(tmp_path)
+    assert _loaded(modules, "jmespath", "gauntlet.targets.mapping") == []
