@@ -393,3 +393,19 @@ def test_a_run_without_the_judge_loads_nothing_of_the_judge(tmp_path: Path) -> N
 
 JUDGE_RECORDS = ("gauntlet.judge", "gauntlet.judge.fingerprint")
 """What a results file needs of the judge without one: the record of its fingerprint."""
+
+
+def test_a_quiet_run_loads_no_progress_bar(tmp_path: Path) -> None:
+    # Trap: rich's progress bar (its columns, spinners, live display) imported with the
+    # console at start-up of every run, though a quiet run, or one off a terminal, never
+    # draws one: paid before the first ask.
+    modules = _run_imports(tmp_path)
+    assert _loaded(modules, "rich.progress", "rich.live", "rich.spinner") == []
+
+
+def test_a_run_without_a_target_file_loads_no_response_mapping(tmp_path: Path) -> None:
+    # Trap: JMESPath and the response mapping imported with the target records and the
+    # engine's tool loop, at start-up of every run: only a target file's response paths are
+    # JMESPath, and a run without one never reads an answer through them.
+    modules = _run_imports(tmp_path)
+    assert _loaded(modules, "jmespath", "gauntlet.targets.mapping") == []

@@ -47,6 +47,7 @@ from gauntlet.cases.model import (
     SuiteOption,
     Turn,
     pair_shape,
+    suite_reader,
 )
 from gauntlet.cases.strict_file import YAML_SUFFIX, StrictFile
 from gauntlet.cases.variants import expanded, written_id_errors
@@ -327,6 +328,7 @@ CASE_FILE = StrictFile(
     CASE_FILE_WORDS,
     SUITE_ADAPTER,
     lambda errors, document, source: [_schema_error(error, document, source) for error in errors],
+    member=suite_reader,
 )
 """The case files: one suite each, up to `MAX_FILE_BYTES`, read from the `--cases` named."""
 

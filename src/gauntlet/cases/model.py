@@ -8,8 +8,10 @@ Every model is frozen and refuses unknown keys.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from functools import partial
+from typing import Annotated, Any, ClassVar, Literal, cast, get_args
 
 from pydantic import (
     AfterValidator,
@@ -449,6 +451,16 @@ class LinkHosts(StrictRecord):
         return self
 
 
+def case_key(case: Any, key: str, default: Any = None) -> Any:
+    """`case`'s value of `key`, or `default` when its gate's cases have no such key.
+
+    What `getattr(case, key, default)` gives, without its cost: pydantic answers a name a
+    model lacks through its fallback (private attributes, extras, the class) and an
+    AttributeError, and a run asks such keys of every case it grades.
+    """
+    return getattr(case, key) if key in type(case).model_fields else default
+
+
 DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
 """A calendar date as ISO 8601 writes it, `2026-12-05`."""
 
@@ -522,7 +534,9 @@ class Case(StrictRecord):
     @property
     def variant(self) -> Variant | None:
         """For a variant case (`gauntlet.cases.variants`), where it came from; else None."""
-        return self._variant
+        # Read from pydantic's store: `self._variant` goes through its fallback lookup.
+        private = self.__pydantic_private__
+        return None if private is None else cast("Variant | None", private["_variant"])
 
     @model_validator(mode="after")
     def _prompt_or_turns(self) -> Case:
@@ -670,7 +684,7 @@ def _transforms_problem(case: Any, declared: set[Transform]) -> tuple[str, tuple
                 ("transforms", index),
             )
     gets = declared if named is None else set(named)
-    if getattr(case, "kind", None) is RefusalKind.CRISIS:
+    if case_key(case, "kind") is RefusalKind.CRISIS:
         if named:
             return "transforms apply to must_refuse cases only", ("transforms",)
         return "", ()
@@ -691,7 +705,7 @@ def _transforms_problem(case: Any, declared: set[Transform]) -> tuple[str, tuple
 def _leak_markers(case: Any) -> list[tuple[tuple[Any, ...], str]]:
     """Each `must_not_contain` marker of `case` (and of its turns), with where it is."""
     found: list[tuple[tuple[Any, ...], str]] = [
-        (("must_not_contain", i), m) for i, m in enumerate(getattr(case, "must_not_contain", ()))
+        (("must_not_contain", i), m) for i, m in enumerate(case_key(case, "must_not_contain", ()))
     ]
     for n, turn in enumerate(case.turns or ()):
         found += [
@@ -814,7 +828,13 @@ class DisclosureCase(Case):
         Set when the case's suite is validated; empty for a case built on its own, which the
         gate then fails (a disclosure case with nothing to look for would pass anything).
         """
-        return self._required
+        # Read from pydantic's store: `self._required` goes through its fallback lookup.
+        private = self.__pydantic_private__
+        return (
+            ()
+            if private is None
+            else cast("tuple[tuple[str, tuple[str, ...]], ...]", private["_required"])
+        )
 
 
 TRAJECTORY_CHECKS = (
@@ -1266,6 +1286,23 @@ SUITE_MODELS: dict[GateName, type[SuiteBase]] = {
     get_args(model.model_fields["gate"].annotation)[0]: model for model in get_args(AnySuite)
 }
 """Each gate's suite model, for messages that name what a key belongs to; in `GateName` order."""
+
+_SUITE_BY_TAG = {gate.value: model for gate, model in SUITE_MODELS.items()}
+
+
+def suite_reader(data: Any) -> Callable[[str], AnySuite] | None:
+    """The strict JSON reader of the suite model `data`'s gate names, or None (no such gate).
+
+    What it accepts is what `SUITE_ADAPTER` accepts with that gate: the union's tag picks
+    that very model. Its errors lack the union's tag, so a caller words refusals from
+    `SUITE_ADAPTER`'s (see `StrictFile.member`).
+    """
+    gate = data.get("gate") if type(data) is dict else None
+    model = _SUITE_BY_TAG.get(gate) if type(gate) is str else None
+    if model is None:
+        return None
+    return cast("Callable[[str], AnySuite]", partial(model.model_validate_json, strict=True))
+
 
 CASE_MODELS: dict[GateName, type[Case]] = {
     gate: get_args(model.model_fields["cases"].annotation)[0]

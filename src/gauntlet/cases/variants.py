@@ -22,6 +22,7 @@ from gauntlet.cases.model import (
     DeclaresTransforms,
     RefusalCase,
     RefusalKind,
+    case_key,
 )
 from gauntlet.errors import ConfigError, ConfigSchemaError
 from gauntlet.transforms import Transform, Variant, transformed
@@ -70,7 +71,7 @@ def written_id_errors(loaded: LoadedSuite) -> list[ConfigError]:
 
 def variants_of(case: AnyCase, declared: tuple[Any, ...]) -> list[AnyCase]:
     """The variant cases of `case` under its suite's `declared` transforms, in their order."""
-    chosen = getattr(case, "transforms", None)
+    chosen = case_key(case, "transforms")
     if isinstance(case, RefusalCase) and case.kind is not RefusalKind.MUST_REFUSE:
         return []
     made: list[AnyCase] = []

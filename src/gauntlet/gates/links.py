@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from gauntlet.cases.model import Case
+from gauntlet.cases.model import Case, case_key
 from gauntlet.gates.reasons import quoted, shown
 from gauntlet.links import defanged, host_allowed, urls_in
 from gauntlet.spellings import leaks
@@ -76,6 +76,6 @@ def _readings(url: str) -> str:
 
 def leak_markers(case: Case) -> tuple[str, ...]:
     """The markers whose presence shows a leak: the case's `must_not_contain` and its turns'."""
-    own: tuple[str, ...] = getattr(case, "must_not_contain", ())
+    own: tuple[str, ...] = case_key(case, "must_not_contain", ())
     turns = tuple(marker for turn in case.turns or () for marker in turn.must_not_contain)
     return tuple(dict.fromkeys((*own, *turns)))

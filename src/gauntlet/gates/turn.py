@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gauntlet.cases.model import Case, Turn
+from gauntlet.cases.model import Case, Turn, case_key
 from gauntlet.gates.judgement import Judgement
 from gauntlet.gates.links import leak_markers, link_problems
 from gauntlet.gates.readability import said_something
@@ -24,7 +24,7 @@ def judge_turn(turn: Turn, response: TargetResponse, *, links: Case | None = Non
     """
     found = list(_problems(turn, response))
     if links is not None:
-        hosts = getattr(links, "allowed_link_hosts", None)
+        hosts = case_key(links, "allowed_link_hosts")
         found += link_problems(hosts, leak_markers(links), response.text)
     return conclude(found)
 

@@ -9,16 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.text import Text
 
 from gauntlet.cases.builtin import shown_source
@@ -40,6 +33,9 @@ from gauntlet.targets.client import missed_deadline
 from gauntlet.targets.contract import FINISH_REASON_LENGTH
 from gauntlet.text_columns import GAP, aligned, padded
 from gauntlet.words import plural
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 _VERDICT_STYLE = {
     Verdict.PASS: "bold green",
@@ -539,6 +535,15 @@ class ProgressDisplay:
 
     def __enter__(self) -> ProgressDisplay:
         if not self._quiet and self._console.is_terminal:
+            # Here, not at the top: a quiet run, or one off a terminal, draws no bar.
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             self._bar = Progress(
                 TextColumn(self._doing),
                 BarColumn(),

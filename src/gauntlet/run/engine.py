@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from gauntlet import limits
 from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.loader import SuiteSet
-from gauntlet.cases.model import AnyCase
+from gauntlet.cases.model import AnyCase, case_key
 from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import Interrupted, TargetError, TargetTimeoutError, UsageError
 from gauntlet.run.fields import Needs, check_probe, check_supplied
@@ -432,7 +432,7 @@ class _Asks:
             observation = observation._replace(judged=checks)
         similarity = self.pace.similarity
         if similarity is not None and needs_similarity(case, info):
-            expected = getattr(case, "expected", None)
+            expected = case_key(case, "expected")
             assert isinstance(expected, str)  # noqa: S101 - golden and min_similarity need it
             check = await similarity_check(
                 similarity,

@@ -20,7 +20,7 @@ from types import MappingProxyType
 
 from gauntlet.cases.builtin import shown_source
 from gauntlet.cases.loader import LoadedSuite, SuiteSet
-from gauntlet.cases.model import GateName, GroundingSuite
+from gauntlet.cases.model import GateName, GroundingSuite, case_key
 from gauntlet.errors import TargetContractError, UsageError
 from gauntlet.gates import GATE_SPECS
 from gauntlet.targets.contract import AsyncTarget, FieldSource, Origin, Provenance, Traced
@@ -99,7 +99,7 @@ def _needs(loaded: LoadedSuite) -> SuiteNeeds:
     if any(turn.expect_refused is not None for case in suite.cases for turn in case.turns or ()):
         fields.add(FieldName.REFUSED)
     if any(
-        getattr(case, "forbid_calls", ()) or getattr(case, "expect_calls", ())
+        case_key(case, "forbid_calls", ()) or case_key(case, "expect_calls", ())
         for case in suite.cases
     ):
         fields.add(FieldName.TOOL_CALLS)  # an attack through a tool's output: calls are read

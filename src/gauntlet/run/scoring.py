@@ -15,7 +15,14 @@ from pydantic import ValidationError
 from gauntlet import limits
 from gauntlet.canonical import canonical_text
 from gauntlet.cases.loader import LoadedSuite
-from gauntlet.cases.model import CASE_MODELS, AnyCase, DisclosureCase, GateName, GoldenMatch
+from gauntlet.cases.model import (
+    CASE_MODELS,
+    AnyCase,
+    DisclosureCase,
+    GateName,
+    GoldenMatch,
+    case_key,
+)
 from gauntlet.display import masking, printable
 from gauntlet.gates import GATE_SPECS, judge
 from gauntlet.gates.judgement import TrajectoryScores
@@ -126,7 +133,7 @@ def needs_similarity(case: AnyCase, info: SuiteInfo) -> bool:
 
 
 def _similarity_floor(case: AnyCase) -> float | None:
-    floor = getattr(case, "min_similarity", None)
+    floor = case_key(case, "min_similarity")
     return None if floor is None else float(floor)
 
 
@@ -209,7 +216,7 @@ def case_as_run(case: AnyCase, info: SuiteInfo) -> CaseAsRun:
     """What scoring `case`'s answers again needs: the case as loaded, and its suite's rules."""
     return CaseAsRun(
         case=case.model_dump(mode="json", exclude_unset=True),
-        required=getattr(case, "required", ()),
+        required=case.required if isinstance(case, DisclosureCase) else (),
         accepts_absent=info.accepts_absent,
         match=info.match,
     )

@@ -55,11 +55,12 @@ from gauntlet.cases.tool_schema import tool_validator
 from gauntlet.display import clipped
 from gauntlet.errors import TargetError
 from gauntlet.targets.contract import ToolCall, Usage, total_usage
-from gauntlet.targets.mapping import Requested, requested_calls
 from gauntlet.trajectory.scoring import ArgumentsError, Subset
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
+
+    from gauntlet.targets.mapping import Requested
 
 MAX_PROBLEM = 300
 """The most characters of a schema violation that an error result quotes."""
@@ -272,6 +273,9 @@ async def run_loop(
             the final answer breaks the mapping (each prefixed with its turn, with every
             turn's attempts counted), or the model still called tools after `max_steps`.
     """
+    # Here, not at the top: only a chat target's completion is read through the mapping.
+    from gauntlet.targets.mapping import requested_calls
+
     sent = list(messages)
     calls: list[ToolCall] = []
     usages: list[Usage | None] = []

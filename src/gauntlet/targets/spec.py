@@ -16,14 +16,12 @@ errors, and `gauntlet.targets.configured` builds the target it describes.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterator
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-import jmespath
-import jmespath.exceptions
-import jmespath.functions
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -91,8 +89,13 @@ HEADER_NAME_PATTERN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
 URL_PATTERN = r"^https?://[^\s]+$"
 
 
-_FUNCTIONS: dict[str, Any] = jmespath.functions.Functions().FUNCTION_TABLE
-"""JMESPath's built-in functions by name, each with its signature."""
+@functools.cache
+def _jmespath_functions() -> dict[str, Any]:
+    """JMESPath's built-in functions by name, each with its signature."""
+    import jmespath.functions
+
+    table: dict[str, Any] = jmespath.functions.Functions().FUNCTION_TABLE
+    return table
 
 
 def _functions(node: Any) -> Iterator[tuple[str, int]]:
@@ -106,14 +109,15 @@ def _functions(node: Any) -> Iterator[tuple[str, int]]:
 
 def _check_call(name: str, given: int) -> None:
     """Refuse a call jmespath would only refuse when it is applied to an answer."""
-    if name not in _FUNCTIONS:
-        close = difflib.get_close_matches(name, _FUNCTIONS, n=1)
+    functions = _jmespath_functions()
+    if name not in functions:
+        close = difflib.get_close_matches(name, functions, n=1)
         raise PydanticCustomError(
             "jmespath_function",
             "not a JMESPath expression: no function named {name}(){close}",
             {"name": name, "close": f"; did you mean {close[0]}()?" if close else ""},
         )
-    signature = _FUNCTIONS[name]["signature"]
+    signature = functions[name]["signature"]
     variadic = bool(signature) and bool(signature[-1].get("variadic"))
     if given < len(signature) or (given > len(signature) and not variadic):
         count = len(signature)
@@ -126,6 +130,10 @@ def _check_call(name: str, given: int) -> None:
 
 
 def _jmespath(expression: str) -> str:
+    # Here, not at the top: only a target file's response paths are JMESPath.
+    import jmespath
+    import jmespath.exceptions
+
     try:
         parsed = jmespath.compile(expression)
     except jmespath.exceptions.IncompleteExpressionError:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+from gauntlet.cases.builtin import builtin_suites_dir
+from gauntlet.cases.file_words import by_position, relevant
 from gauntlet.cases.loader import CASE_FILE, load_suites, parse_suite
-from gauntlet.cases.model import GateName, GroundingCase
+from gauntlet.cases.model import SUITE_ADAPTER, GateName, GroundingCase
 from gauntlet.cases.yaml_nodes import MAX_FILE_BYTES, Mark
 from gauntlet.errors import ConfigError, ConfigErrors
 
@@ -209,3 +215,68 @@ def test_find_case_files_reports_into_the_list_it_is_given(tmp_path: Path) -> No
     errors: list[ConfigError] = []
     assert CASE_FILE.find([tmp_path / "missing"], errors) == []
     assert len(errors) == 1
+
+
+ONE_GATE_BUILT = """\
+import json, sys
+from gauntlet.cases.loader import load_suites
+from gauntlet.cases.model import SUITE_ADAPTER, SUITE_MODELS
+load_suites([sys.argv[1]])
+built = sorted(gate.value for gate, model in SUITE_MODELS.items() if model.__pydantic_complete__)
+print(json.dumps([built, SUITE_ADAPTER.pydantic_complete]))
+"""
+
+
+def test_a_case_file_builds_only_its_own_gates_suite_validator(tmp_path: Path) -> None:
+    # Trap: every case file validated through the union of the seven gates' suites, whose
+    # validator holds all seven: the first file read paid for six suites it is not, before
+    # any case of a run was asked.
+    path = tmp_path / "one.yaml"
+    path.write_text(grounding_suite())
+    completed = subprocess.run(  # our interpreter, a fixed script
+        [sys.executable, "-c", ONE_GATE_BUILT, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(completed.stdout) == [["grounding"], False]
+
+
+CORPUS = Path(__file__).parents[2] / "corpus"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*sorted((CORPUS / "valid").glob("*.yaml")), *sorted(builtin_suites_dir().glob("*.yaml"))],
+    ids=lambda path: path.name,
+)
+def test_a_case_file_read_by_its_gates_suite_alone_is_what_the_union_reads(path: Path) -> None:
+    # Trap: the gate's own suite model taking a file the union would word otherwise (or
+    # building another suite from it): each valid file must give the very suite the union gives.
+    parsed = CASE_FILE.parse(path.read_bytes(), str(path))
+    union = SUITE_ADAPTER.validate_json(json.dumps(parsed.document.data), strict=True)
+    assert type(parsed.model) is type(union)
+    assert parsed.model == union
+
+
+@pytest.mark.parametrize(
+    "path", sorted((CORPUS / "invalid").glob("*/cases/*.yaml")), ids=lambda path: path.parts[-3]
+)
+def test_a_refused_case_file_is_worded_from_the_unions_own_errors(path: Path) -> None:
+    # Trap: a file refused by its gate's suite model worded from that model's errors, which
+    # lack the union's gate tag in every location, so a message would point at the wrong key.
+    source, raw = str(path), path.read_bytes()
+    try:
+        document = CASE_FILE.document(raw, source)
+    except ConfigErrors:
+        return  # refused before any model is asked
+    try:
+        union = SUITE_ADAPTER.validate_json(json.dumps(document.data), strict=True)
+    except ValidationError as exc:
+        errors = CASE_FILE.schema_errors(relevant(exc.errors(include_url=False)), document, source)
+        with pytest.raises(ConfigErrors) as caught:
+            CASE_FILE.parse(raw, source)
+        worded = [error.render() for error in sorted(errors, key=by_position)]
+        assert [error.render() for error in caught.value.errors] == worded
+    else:  # refused only by the rules across cases or files
+        assert CASE_FILE.parse(raw, source).model == union

@@ -9,8 +9,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
+from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import SuiteSet, load_suites, parse_suite
+from gauntlet.cases.model import Case, GateName
 from gauntlet.errors import Interrupted, TargetError, TargetUnreachableError
 from gauntlet.redact import Redactor
 from gauntlet.run.engine import Listeners, Pace, ask_all, run_gauntlet
@@ -19,6 +22,7 @@ from gauntlet.run.schedule import schedule
 from gauntlet.run.scoring import Observation, score, scores_capability
 from gauntlet.run.settings import RunSettings, RunSpan
 from gauntlet.targets.contract import NATIVE, Provenance, Question, TargetResponse, Traced
+from gauntlet.targets.toy import make_toy
 
 from ...run_settings import settings_for
 from ..cases.suite_text import grounding_suite
@@ -429,3 +433,27 @@ def test_a_failure_of_the_harness_for_one_case_is_raised_after_every_case_is_ask
             )
         )
     assert recorded == ["first"] + ["later"] * 19  # no case was cut off by the failure
+
+
+def test_running_a_case_reads_none_of_its_keys_through_pydantics_fallback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Trap: `getattr(case, "min_similarity", None)` and its like on a gate whose cases have no
+    # such key, or a private attribute read by name: pydantic answers each through its slow
+    # fallback (private attributes, extras, the class, then an AttributeError), several times
+    # for every case of every run; a per-case cost in the event loop that checks nothing.
+    suites = load_suites([builtin_suites_dir()])  # every gate, variants, disclosure elements
+    fallback = vars(BaseModel)["__getattr__"]
+    read: list[str] = []
+
+    def counted(self: BaseModel, name: str) -> object:
+        if isinstance(self, Case):
+            read.append(name)
+        return fallback(self, name)
+
+    monkeypatch.setattr(BaseModel, "__getattr__", counted)
+    toy = make_toy(())
+    results = run_gauntlet(suites, toy, settings_for(suites, TargetInfo(kind="toy", name="toy")))
+    assert results.verdict is Verdict.PASS
+    assert {case.gate for case in results.cases} == set(GateName)
+    assert read == [], sorted(set(read))
