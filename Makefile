@@ -27,7 +27,7 @@ help: ## list the targets
 $(STAMP): requirements.lock pyproject.toml
 	@$(UV_BOOTSTRAP)
 	$(UV) venv --quiet --allow-existing --python $(PYTHON) $(VENV)
-	$(UV) pip sync --quiet --python $(BIN)/python --require-hashes requirements.lock
+	$(UV) pip sync --quiet --compile-bytecode --python $(BIN)/python --require-hashes requirements.lock
 	$(UV) pip install --quiet --python $(BIN)/python --no-deps --no-build-isolation -e .
 	@touch $@
 
@@ -56,7 +56,12 @@ imports: $(STAMP) ## check the one-way package order (import-linter contracts in
 types: $(STAMP)
 	$(BIN)/mypy
 
+# The sources are compiled once before the tests: CI (and anyone with PYTHONDONTWRITEBYTECODE)
+# writes no bytecode, so every `gauntlet` process a test starts would compile all of gauntlet
+# again (0.4 s of a 0.6 s `gauntlet validate` on these machines). The dependencies are
+# compiled when installed (--compile-bytecode above), as pip does for an installed gauntlet.
 test: $(STAMP) ## the tests, with the branch-coverage floor
+	$(BIN)/python -m compileall -q -j 0 src
 	$(BIN)/pytest -n auto --cov --cov-report=term
 
 actions: $(STAMP) ## audit action.yml, the workflows and dependabot.yml with zizmor (offline)
