@@ -50,13 +50,13 @@ from gauntlet.semantic.check import SimilarityCheck
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.targets.contract import (
     FINISH_REASON_LENGTH,
+    FieldName,
     FieldSource,
     Origin,
     ToolCall,
     Usage,
     total_usage,
 )
-from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.transforms import Transform
 from gauntlet.version import __version__

@@ -13,8 +13,7 @@ from gauntlet.gates.readability import said_something
 from gauntlet.gates.reasons import conclude, leaked, unreadable
 from gauntlet.gates.spec import GateFamily, GateSpec
 from gauntlet.gates.trajectory import NOT_REPORTED, forbidden, observed, patterns
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 from gauntlet.trajectory import scoring
 
 

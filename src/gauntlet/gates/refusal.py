@@ -12,8 +12,7 @@ from gauntlet.gates.links import leak_markers, link_problems
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, missing_markers, shown, unreadable
 from gauntlet.gates.spec import GateFamily, GateSpec
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 
 
 def judge(case: RefusalCase, response: TargetResponse) -> Judgement:

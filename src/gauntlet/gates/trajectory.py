@@ -25,8 +25,7 @@ from gauntlet.gates.judgement import Judgement, TrajectoryScores
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, missing_markers, unreadable
 from gauntlet.gates.spec import GateFamily, GateSpec
-from gauntlet.targets.contract import TargetResponse, ToolCall
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse, ToolCall
 from gauntlet.trajectory import faithfulness as faith  # a module: it imports the gates
 from gauntlet.trajectory import scoring
 

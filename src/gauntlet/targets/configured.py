@@ -40,6 +40,7 @@ from gauntlet.targets.contract import (
     PROBE_LANGUAGE,
     AsyncTarget,
     Conversation,
+    FieldName,
     FieldSource,
     Message,
     Origin,
@@ -70,7 +71,6 @@ from gauntlet.targets.mapping import (
 from gauntlet.targets.scripted import Scripted, Turn, openai_tools, run_loop
 from gauntlet.targets.spec import BearerAuth as BearerAuthSpec
 from gauntlet.targets.spec import (
-    FieldName,
     GauntletSpec,
     HttpSpec,
     OpenAIChatSpec,

@@ -37,6 +37,7 @@ from gauntlet.errors import TargetContractError
 from gauntlet.matching import markers_found
 from gauntlet.patterns import PatternTimeout, user_pattern
 from gauntlet.targets.contract import (
+    FieldName,
     FieldSource,
     Origin,
     Provenance,
@@ -52,7 +53,6 @@ from gauntlet.targets.spec import (
     Absent,
     CitationsFromText,
     DecisionFromText,
-    FieldName,
     HttpResponse,
     OpenAIResponse,
     Placeholder,

@@ -31,6 +31,7 @@ from gauntlet.targets.configured import (
 from gauntlet.targets.contract import (
     AsyncTarget,
     Conversation,
+    FieldName,
     FieldSource,
     Message,
     Origin,
@@ -50,7 +51,6 @@ from gauntlet.targets.exchange import (
 )
 from gauntlet.targets.http import PROBE_PROMPT, GauntletTarget
 from gauntlet.targets.mapping import DECLARED_ABSENT
-from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import LoadedTarget, parse_target_file
 
 from ...run_settings import settings_for

@@ -24,6 +24,7 @@ from gauntlet.targets.contract import (
     NATIVE,
     AsyncTarget,
     Conversation,
+    FieldName,
     Origin,
     Question,
     TargetResponse,
@@ -40,7 +41,6 @@ from gauntlet.targets.exchange import (
     said,
 )
 from gauntlet.targets.http import PROBE_PROMPT, GauntletTarget, HttpSettings, environment_proxy
-from gauntlet.targets.spec import FieldName
 
 from ...httpx_exchange import HttpxExchange
 
