@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.evidence.trends import TrendsEvidence
     from gauntlet.run.results import Results
-    from gauntlet.semantic.fingerprint import EmbedderFingerprint
 
 
 class ReportFormat(StrEnum):
@@ -248,22 +247,7 @@ def _report_reworded(
     from gauntlet.cli.state import Invocation
     from gauntlet.evidence.reworded import reworded_with
 
-    return asyncio.run(
-        reworded_with(
-            spec,
-            record,
-            results,
-            previous,
-            redactor=Invocation.redactor,
-            current_embedder=_fingerprint(results),
-            baseline_embedder=_fingerprint(previous),
-        )
-    )
-
-
-def _fingerprint(results: Results) -> EmbedderFingerprint | None:
-    """The embedder `results` recorded (their run compared meanings); None when none."""
-    return None if results.embedder is None else results.embedder.fingerprint
+    return asyncio.run(reworded_with(spec, record, results, previous, redactor=Invocation.redactor))
 
 
 def _reworded_lines(pack: EvidencePack) -> list[str]:
