@@ -276,7 +276,7 @@ def _report_trends(
     compare_on: str | None,
 ) -> TrendsEvidence | None:
     """The Trends section `report --history` asks for: `results` against the stored runs."""
-    from gauntlet.history.stats import DEFAULT_THRESHOLD, DEFAULT_WINDOW
+    from gauntlet.history.stats import DEFAULT_THRESHOLD, DEFAULT_WINDOW, TrendRule
     from gauntlet.history.store import load_history, records_of
     from gauntlet.history.trends import report_trends
 
@@ -303,14 +303,13 @@ def _report_trends(
         raise UsageError("--compare-on: a label name is needed")
     if not history.is_file():
         raise UsageError(f"--history {history}: no such file")
-    return report_trends(
-        results,
-        history,
-        load_history=load_history,
-        records_of=records_of,
+    rule = TrendRule(
         window=DEFAULT_WINDOW if window is None else window,
         threshold=DEFAULT_THRESHOLD if z_threshold is None else z_threshold,
         compare_on=compare_on,
+    )
+    return report_trends(
+        results, history, load_history=load_history, records_of=records_of, rule=rule
     )
 
 
