@@ -22,8 +22,7 @@ from gauntlet.cases.model import (
 )
 from gauntlet.gates.california import simm
 from gauntlet.gates.judgement import Judgement, TrajectoryScores
-from gauntlet.gates.readability import is_readable
-from gauntlet.gates.reasons import conclude, missing_markers, unreadable
+from gauntlet.gates.reasons import conclude, if_unreadable, missing_markers
 from gauntlet.gates.spec import GateFamily, GateSpec
 from gauntlet.targets.contract import FieldName, TargetResponse, ToolCall
 from gauntlet.trajectory import faithfulness as faith  # a module: it imports the gates
@@ -99,8 +98,7 @@ def judge(case: TrajectoryCase, response: TargetResponse) -> Judgement:
     scores = None
     if response.refused:
         reasons.append("refused a task it had tools for")
-    if not is_readable(response.text):
-        reasons.append(unreadable(response.text))
+    reasons.extend(if_unreadable(response.text))
     if response.tool_calls is None:
         reasons.append(NOT_REPORTED)
     else:
