@@ -11,6 +11,7 @@ and an answer into their inputs.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from gauntlet.cases.model import (
     ArgumentsMatch,
@@ -90,6 +91,26 @@ def forbidden(case: UsesTools, steps: scoring.Steps) -> tuple[scoring.Trajectory
         steps,
     )
     return (verdict,)
+
+
+def made(
+    expected: Sequence[str | CallMatcher], steps: scoring.Steps, failure: str
+) -> tuple[scoring.TrajectoryVerdict, ...]:
+    """The verdict of `expected` calls alone, any order, other calls allowed.
+
+    For a gate that checks nothing else of them: none when each was made, else the verdict
+    with each reason after `failure: `.
+    """
+    if not expected:
+        return ()
+    verdict = scoring.judge(
+        scoring.TrajectorySpec(
+            expect_calls=patterns(expected, "expect_calls"), order=scoring.Order.ANY_ORDER
+        ),
+        steps,
+    )
+    reasons = tuple(f"{failure}: {reason}" for reason in verdict.reasons)
+    return (replace(verdict, reasons=reasons),) if reasons else ()
 
 
 def judge(case: TrajectoryCase, response: TargetResponse) -> Judgement:
