@@ -14,9 +14,7 @@ live in those two modules now and stay importable from this one.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
 import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
@@ -29,13 +27,14 @@ from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.client import (
     BACKOFF_BASE,
+    DEFAULT_PACING,
     ERROR_BODY_BYTES,
     RETRY_AFTER_CAP,
     RETRY_STATUSES,
     Authenticator,
     HttpClient,
     HttpSettings,
-    Sleep,
+    Pacing,
     keep_cookies,
     read_capped,
     with_cookies,
@@ -161,8 +160,7 @@ class GauntletTarget:
         auth: Credentials for every request (`gauntlet.targets.auth`).
         redactor: The run's `Redactor`: this target's secrets are taught to it now, and any
             token fetched during the run as soon as it arrives. By default one of its own.
-        sleep: Waits between attempts (tests inject a recorder).
-        rng: Jitter for the backoff.
+        pacing: How the client waits between attempts (tests inject a recorder).
 
     Raises:
         UsageError: the URL is not http:// or https://, or its port is not a port; the URL's
@@ -184,8 +182,7 @@ class GauntletTarget:
         exchange: Exchange | None = None,
         auth: Authenticator | None = None,
         redactor: Redactor | None = None,
-        sleep: Sleep = asyncio.sleep,
-        rng: random.Random | None = None,
+        pacing: Pacing = DEFAULT_PACING,
     ) -> None:
         try:
             parts = urlsplit(url)
@@ -246,7 +243,7 @@ class GauntletTarget:
         self._redactor = redactor if redactor is not None else Redactor()
         self._redactor.learn(*self.secrets)
         self._client = HttpClient(
-            exchange, self.settings, redactor=self._redactor, auth=auth, sleep=sleep, rng=rng
+            exchange, self.settings, redactor=self._redactor, auth=auth, pacing=pacing
         )
 
     @property
