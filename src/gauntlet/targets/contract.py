@@ -138,7 +138,7 @@ class Message(TypedDict):
 
 
 class FieldName(StrEnum):
-    """A field of a `TargetResponse`: what a target file maps, and what a gate reads."""
+    """A field of the target contract, as gates read it."""
 
     TEXT = "text"
     CITATIONS = "citations"
