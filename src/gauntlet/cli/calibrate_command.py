@@ -295,6 +295,7 @@ def _calibrate_judge(request: JudgeCalibration, *, quiet: bool) -> None:
 
     from gauntlet.errors import TargetError
     from gauntlet.judge.calibration import (
+        Thresholds,
         build_record,
         calibrate,
         check_calibration,
@@ -335,8 +336,7 @@ def _calibrate_judge(request: JudgeCalibration, *, quiet: bool) -> None:
         record,
         fingerprint=fingerprint,
         labels_digests={labels_digest(labels)},
-        min_kappa=request.min_kappa,
-        min_items=request.min_items,
+        thresholds=Thresholds(min_kappa=request.min_kappa, min_items=request.min_items),
         labels=labels,
     )
     console = stdout()
