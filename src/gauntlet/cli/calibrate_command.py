@@ -384,16 +384,15 @@ def _calibrate_similarity(request: SimilarityCalibration, *, quiet: bool) -> Non
     """Score every labelled pair, write the record, print the table, exit 0 or 1."""
     import asyncio
 
-    from gauntlet.render.console import ProgressDisplay
+    from gauntlet.render.console import ProgressDisplay, ProgressWords
     from gauntlet.semantic.calibration import summary_lines, write_similarity_record
     from gauntlet.semantic.labels import load_similarity_labels
     from gauntlet.semantic.load import embedder_for
 
     labels = load_similarity_labels(request.labels)
     chosen = embedder_for(request.spec, redactor=Invocation.redactor)
-    with ProgressDisplay(
-        stderr(), quiet=quiet, doing="scoring", verb="scored", noun="pairs"
-    ) as progress:
+    scoring = ProgressWords("scoring", "scored", "pairs")
+    with ProgressDisplay(stderr(), quiet=quiet, words=scoring) as progress:
         record = asyncio.run(_score_pairs(request, chosen, labels, progress))
     write_similarity_record(record, request.out)
     console = stdout()
