@@ -110,23 +110,9 @@ def build_target(
     redactor = redactor if redactor is not None else Redactor()
     redactor.learn(*loaded.secrets)
     spec = loaded.spec
-    headers = _headers(spec.headers, loaded.environ_values)
-    written = {header.name.lower() for header in headers}
-    auth_owner = _auth_owner(spec)
+    headers = _with_extra(_headers(spec.headers, loaded.environ_values), spec, extra_headers)
     for extra in extra_headers:
-        if auth_owner is not None and extra.name.lower() == "authorization":
-            # The authenticator sets it on every request: the value typed would be replaced.
-            raise UsageError(
-                _EXTRA_HEADERS,
-                f" and the target file's `{auth_owner}` both set {extra.name}: write it once",
-            )
-        if extra.name.lower() in written:
-            raise UsageError(
-                _EXTRA_HEADERS, f" and the target file both set {extra.name}: write it once"
-            )
-        written.add(extra.name.lower())
         redactor.learn(*extra.from_environment)
-    headers = [*headers, *extra_headers]
     settings = HttpSettings(
         timeout=spec.http.timeout, retries=spec.http.retries, max_bytes=spec.http.max_bytes
     )
@@ -152,6 +138,30 @@ def build_target(
     if isinstance(spec, OpenAIChatSpec):
         return OpenAIChatTarget(spec, loaded.system_text, headers, client, auth)
     return HttpTarget(spec, headers, client, auth)
+
+
+def _with_extra(
+    headers: list[Header], spec: TargetSpec, extra_headers: Sequence[Header]
+) -> list[Header]:
+    """The file's headers and then `extra_headers`, none of which may set one twice.
+
+    An extra `Authorization` is refused when the file authenticates: the authenticator sets
+    it on every request, so the value typed would be replaced.
+    """
+    written = {header.name.lower() for header in headers}
+    auth_owner = _auth_owner(spec)
+    for extra in extra_headers:
+        if auth_owner is not None and extra.name.lower() == "authorization":
+            raise UsageError(
+                _EXTRA_HEADERS,
+                f" and the target file's `{auth_owner}` both set {extra.name}: write it once",
+            )
+        if extra.name.lower() in written:
+            raise UsageError(
+                _EXTRA_HEADERS, f" and the target file both set {extra.name}: write it once"
+            )
+        written.add(extra.name.lower())
+    return [*headers, *extra_headers]
 
 
 def _headers(written: Mapping[str, str], environ: Mapping[str, str]) -> list[Header]:
