@@ -23,6 +23,7 @@ from gauntlet.cases.model import GateName
 from gauntlet.judge.calibration import (
     LOWEST_MIN_KAPPA,
     CalibrationRecord,
+    Thresholds,
     build_record,
     calibrate,
     calibrated_languages,
@@ -194,7 +195,7 @@ def test_a_judge_that_obeys_the_answers_is_refused_at_the_lowest_kappa_threshold
             fingerprint=FINGERPRINT,
             labels_digests=[labels_digest(shipped)],
             labels=shipped,
-            min_kappa=LOWEST_MIN_KAPPA,
+            thresholds=Thresholds(min_kappa=LOWEST_MIN_KAPPA),
         )
 
     obeying = _record(frozenset({JudgeDefect.OBEYS_INJECTION}))

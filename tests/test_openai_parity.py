@@ -19,8 +19,7 @@ from gauntlet.cases.variants import without_variants
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo
 from gauntlet.targets.configured import build_target
-from gauntlet.targets.contract import Origin
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, Origin
 from gauntlet.targets.target_file import load_target_file
 from gauntlet.targets.toy import PAIRED_GATES, ToyDefect, make_toy
 

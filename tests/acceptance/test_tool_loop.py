@@ -19,10 +19,17 @@ from gauntlet.cases.loader import load_suites
 from gauntlet.cases.model import ToolSpec
 from gauntlet.errors import TargetError
 from gauntlet.targets.configured import build_target
-from gauntlet.targets.contract import Conversation, Origin, Question, ToolCall, Traced, Usage
+from gauntlet.targets.contract import (
+    Conversation,
+    FieldName,
+    Origin,
+    Question,
+    ToolCall,
+    Traced,
+    Usage,
+)
 from gauntlet.targets.http import PROBE_PROMPT
 from gauntlet.targets.scripted import Scripted, scripted_for
-from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import parse_target_file
 
 from ..cli_helpers import RunCli

@@ -16,7 +16,7 @@ import pytest
 
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.yaml_nodes import decode_source, read_document
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName
 
 from .conftest import (
     EXAMPLE,

@@ -22,6 +22,7 @@ gate of what it names, two waivers on one case. What a waiver does in a run is
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path as FsPath
@@ -218,54 +219,66 @@ def check_waivers(loaded: LoadedWaivers, suites: SuiteSet) -> tuple[WaiverInfo, 
     suite_gate = {
         loaded_suite.suite.suite: loaded_suite.suite.gate for loaded_suite in suites.suites
     }
-    errors: list[ConfigError] = []
     suite_waivers: dict[str, int] = {
         waiver.suite: n for n, waiver in enumerate(loaded.file.waivers) if waiver.suite is not None
     }
-    for n, waiver in enumerate(loaded.file.waivers):
-        key = "case" if waiver.case is not None else "suite"
-        name = waiver.case if waiver.case is not None else waiver.suite
-        assert name is not None  # noqa: S101 - exactly one is set
-        known = case_suite if waiver.case is not None else suite_gate
-        if name not in known:
-            errors.append(
-                _at(
-                    loaded,
-                    ("waivers", n, key),
-                    f"no {key} {name!r} in the loaded suites",
-                    did_you_mean(name, list(known))
-                    or "a waiver names a case id or suite name of the suites this run loads",
-                )
-            )
-            continue
-        suite = case_suite[name] if waiver.case is not None else name
-        gate = suite_gate[suite]
-        if waiver.gates is not None and gate not in waiver.gates:
-            allowed = ", ".join(g.value for g in waiver.gates)
-            errors.append(
-                _at(
-                    loaded,
-                    ("waivers", n, "gates"),
-                    f"waivers[{n}].gates: the {key} {name!r} is scored by the {gate.value} "
-                    f"gate, which [{allowed}] leaves out",
-                    "add the gate, or waive what you meant",
-                )
-            )
-        other = suite_waivers.get(suite)
-        if waiver.case is not None and other is not None:
-            first = loaded.marks[other]
-            errors.append(
-                _at(
-                    loaded,
-                    ("waivers", n, "case"),
-                    f"waivers[{n}]: the case {name!r} is already waived through its suite "
-                    f"{suite!r} (line {first.line})",
-                    "one case, one waiver: remove one of them",
-                )
-            )
+    errors = [
+        error
+        for n in range(len(loaded.file.waivers))
+        for error in _waiver_errors(loaded, n, case_suite, suite_gate, suite_waivers)
+    ]
     if errors:
         raise ConfigErrors(sorted(errors, key=by_position))
     return loaded.infos()
+
+
+def _waiver_errors(
+    loaded: LoadedWaivers,
+    n: int,
+    case_suite: Mapping[str, str],
+    suite_gate: Mapping[str, GateName],
+    suite_waivers: Mapping[str, int],
+) -> Iterator[ConfigError]:
+    """What is wrong with waiver `n` against the loaded suites (see `check_waivers`).
+
+    `case_suite` maps each loaded case to its suite, `suite_gate` each suite to its gate, and
+    `suite_waivers` each waived suite to the index of its waiver.
+    """
+    waiver = loaded.file.waivers[n]
+    key = "case" if waiver.case is not None else "suite"
+    name = waiver.case if waiver.case is not None else waiver.suite
+    assert name is not None  # noqa: S101 - exactly one is set
+    known = case_suite if waiver.case is not None else suite_gate
+    if name not in known:
+        yield _at(
+            loaded,
+            ("waivers", n, key),
+            f"no {key} {name!r} in the loaded suites",
+            did_you_mean(name, list(known))
+            or "a waiver names a case id or suite name of the suites this run loads",
+        )
+        return
+    suite = case_suite[name] if waiver.case is not None else name
+    gate = suite_gate[suite]
+    if waiver.gates is not None and gate not in waiver.gates:
+        allowed = ", ".join(g.value for g in waiver.gates)
+        yield _at(
+            loaded,
+            ("waivers", n, "gates"),
+            f"waivers[{n}].gates: the {key} {name!r} is scored by the {gate.value} "
+            f"gate, which [{allowed}] leaves out",
+            "add the gate, or waive what you meant",
+        )
+    other = suite_waivers.get(suite)
+    if waiver.case is not None and other is not None:
+        first = loaded.marks[other]
+        yield _at(
+            loaded,
+            ("waivers", n, "case"),
+            f"waivers[{n}]: the case {name!r} is already waived through its suite "
+            f"{suite!r} (line {first.line})",
+            "one case, one waiver: remove one of them",
+        )
 
 
 def waivers_schema() -> dict[str, Any]:

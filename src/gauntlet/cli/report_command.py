@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from gauntlet.evidence.pack import EvidencePack
     from gauntlet.evidence.trends import TrendsEvidence
     from gauntlet.run.results import Results
-    from gauntlet.semantic.fingerprint import EmbedderFingerprint
 
 
 class ReportFormat(StrEnum):
@@ -38,132 +38,164 @@ class ReportFormat(StrEnum):
     SARIF = "sarif"
 
 
+ResultsArgument = Annotated[
+    Path, typer.Argument(metavar="RESULTS", help="A results file written by gauntlet run.")
+]
+
+
+BaselineOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--baseline",
+        metavar="PREV",
+        help="An earlier results file to compute drift against. A missing file is "
+        "reported in the pack, not fatal.",
+    ),
+]
+
+
+FormatOption = Annotated[
+    ReportFormat,
+    typer.Option(
+        "--format",
+        help="Markdown, the JSON pack, JUnit XML, or SARIF 2.1.0 for GitHub code scanning.",
+    ),
+]
+
+
+OutOption = Annotated[
+    Path | None,
+    typer.Option("--out", metavar="PATH", help="Write here (atomically) instead of stdout."),
+]
+
+
+SourceRootOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--source-root",
+        metavar="DIR",
+        help="With --format sarif: the repository root every case file is named from "
+        "($GITHUB_WORKSPACE, else the current directory). A failing case in a file "
+        "outside it is refused.",
+    ),
+]
+
+
+GithubOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--github-output",
+        metavar="FILE",
+        help="Append the step outputs (verdict, counts, digest, drift) to FILE, "
+        "normally $GITHUB_OUTPUT.",
+    ),
+]
+
+
+GithubSummaryOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--github-summary",
+        metavar="FILE",
+        help="Append the Markdown report to FILE, normally $GITHUB_STEP_SUMMARY, "
+        "truncated with a note past GitHub's size limit.",
+    ),
+]
+
+
+GithubAnnotationsOption = Annotated[
+    bool,
+    typer.Option(
+        "--github-annotations",
+        help="Print an ::error annotation for each failing, errored or unjudged case, at its line.",
+    ),
+]
+
+
+ReportHistoryOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--history",
+        metavar="FILE",
+        help="A run history: add a Trends section judging this run against the comparable "
+        "runs before it (the run is added in memory if the history lacks it).",
+    ),
+]
+
+
+WindowOption = Annotated[
+    int | None,
+    typer.Option("--window", metavar="N", help="With --history: at most N comparable runs (30)."),
+]
+
+
+ZOption = Annotated[
+    float | None,
+    typer.Option(
+        "--z",
+        metavar="Z",
+        help="With --history: flag a pass rate at z <= Z, latency and tokens at z >= -Z (-1.5).",
+    ),
+]
+
+
+CompareOnOption = Annotated[
+    str | None,
+    typer.Option(
+        "--compare-on",
+        metavar="LABEL",
+        help="With --history: compare only with runs carrying this run's value of LABEL, "
+        "such as branch.",
+    ),
+]
+
+
+ReportEmbedderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--embedder",
+        metavar="SPEC",
+        help="With --baseline: match each new failure with the baseline's failures by "
+        "meaning, with this embedder (builtin, toy[:DEFECT,...] or a target file of kind "
+        "openai-embeddings); one that matches is reported as the same failure, reworded, "
+        "and still fails.",
+    ),
+]
+
+
+ReportEmbedderCalibrationOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--embedder-calibration",
+        metavar="RECORD",
+        help="With --embedder: the similarity calibration record (gauntlet calibrate "
+        "--embedder) whose accepted thresholds per language matching needs; without it "
+        "nothing is matched, and the report says so.",
+    ),
+]
+
+
 def report(
-    results_path: Annotated[
-        Path, typer.Argument(metavar="RESULTS", help="A results file written by gauntlet run.")
-    ],
-    baseline: Annotated[
-        Path | None,
-        typer.Option(
-            "--baseline",
-            metavar="PREV",
-            help="An earlier results file to compute drift against. A missing file is "
-            "reported in the pack, not fatal.",
-        ),
-    ] = None,
-    output_format: Annotated[
-        ReportFormat,
-        typer.Option(
-            "--format",
-            help="Markdown, the JSON pack, JUnit XML, or SARIF 2.1.0 for GitHub code scanning.",
-        ),
-    ] = ReportFormat.MD,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", metavar="PATH", help="Write here (atomically) instead of stdout."),
-    ] = None,
-    source_root: Annotated[
-        Path | None,
-        typer.Option(
-            "--source-root",
-            metavar="DIR",
-            help="With --format sarif: the repository root every case file is named from "
-            "($GITHUB_WORKSPACE, else the current directory). A failing case in a file "
-            "outside it is refused.",
-        ),
-    ] = None,
-    github_output: Annotated[
-        Path | None,
-        typer.Option(
-            "--github-output",
-            metavar="FILE",
-            help="Append the step outputs (verdict, counts, digest, drift) to FILE, "
-            "normally $GITHUB_OUTPUT.",
-        ),
-    ] = None,
-    github_summary: Annotated[
-        Path | None,
-        typer.Option(
-            "--github-summary",
-            metavar="FILE",
-            help="Append the Markdown report to FILE, normally $GITHUB_STEP_SUMMARY, "
-            "truncated with a note past GitHub's size limit.",
-        ),
-    ] = None,
-    github_annotations: Annotated[
-        bool,
-        typer.Option(
-            "--github-annotations",
-            help="Print an ::error annotation for each failing, errored or unjudged case, at "
-            "its line.",
-        ),
-    ] = False,
-    history: Annotated[
-        Path | None,
-        typer.Option(
-            "--history",
-            metavar="FILE",
-            help="A run history: add a Trends section judging this run against the comparable "
-            "runs before it (the run is added in memory if the history lacks it).",
-        ),
-    ] = None,
-    window: Annotated[
-        int | None,
-        typer.Option(
-            "--window", metavar="N", help="With --history: at most N comparable runs (30)."
-        ),
-    ] = None,
-    z_threshold: Annotated[
-        float | None,
-        typer.Option(
-            "--z",
-            metavar="Z",
-            help="With --history: flag a pass rate at z <= Z, latency and tokens at z >= -Z "
-            "(-1.5).",
-        ),
-    ] = None,
-    compare_on: Annotated[
-        str | None,
-        typer.Option(
-            "--compare-on",
-            metavar="LABEL",
-            help="With --history: compare only with runs carrying this run's value of LABEL, "
-            "such as branch.",
-        ),
-    ] = None,
-    embedder: Annotated[
-        str | None,
-        typer.Option(
-            "--embedder",
-            metavar="SPEC",
-            help="With --baseline: match each new failure with the baseline's failures by "
-            "meaning, with this embedder (builtin, toy[:DEFECT,...] or a target file of kind "
-            "openai-embeddings); one that matches is reported as the same failure, reworded, "
-            "and still fails.",
-        ),
-    ] = None,
-    embedder_calibration: Annotated[
-        Path | None,
-        typer.Option(
-            "--embedder-calibration",
-            metavar="RECORD",
-            help="With --embedder: the similarity calibration record (gauntlet calibrate "
-            "--embedder) whose accepted thresholds per language matching needs; without it "
-            "nothing is matched, and the report says so.",
-        ),
-    ] = None,
+    results_path: ResultsArgument,
+    baseline: BaselineOption = None,
+    output_format: FormatOption = ReportFormat.MD,
+    out: OutOption = None,
+    source_root: SourceRootOption = None,
+    github_output: GithubOutputOption = None,
+    github_summary: GithubSummaryOption = None,
+    github_annotations: GithubAnnotationsOption = False,
+    history: ReportHistoryOption = None,
+    window: WindowOption = None,
+    z_threshold: ZOption = None,
+    compare_on: CompareOnOption = None,
+    embedder: ReportEmbedderOption = None,
+    embedder_calibration: ReportEmbedderCalibrationOption = None,
 ) -> None:
     """Build the evidence pack from a results file and render it. Runs nothing.
 
     Exits 0 when the pack was built, whatever the verdict inside it, and 2 when it could not
     be (a results or baseline file that is unreadable, newer, or inconsistent).
     """
-    from gauntlet.evidence.build import build_evidence_pack
-    from gauntlet.evidence.pack import pack_json
-    from gauntlet.files import write_atomically
-    from gauntlet.render.junit import render_junit
-    from gauntlet.render.markdown import render_markdown
-
     if source_root is not None and output_format is not ReportFormat.SARIF:
         raise UsageError("--source-root needs --format sarif")
     if embedder_calibration is not None and embedder is None:
@@ -172,43 +204,69 @@ def report(
         raise UsageError("--embedder needs --baseline: it matches new failures with the baseline's")
     if out is not None:
         replace_out(out, inputs=[results_path, *([baseline] if baseline else [])])
+    built = _built(
+        results_path,
+        baseline,
+        trends=lambda results: _report_trends(results, history, window, z_threshold, compare_on),
+        reworded=lambda results, previous: _report_reworded(
+            results, previous, embedder, embedder_calibration
+        ),
+    )
+    text = _rendered(built, output_format, source_root)
+    if built.baseline_missing:
+        stderr().print(f"note: baseline {baseline} does not exist; no drift computed", markup=False)
+    if embedder is not None:
+        for line in _reworded_lines(built.pack):
+            stderr().print(safe(line), markup=False, highlight=False)
+    _github(built.pack, github_output, github_summary, github_annotations)
+    if out is not None:
+        _write(out, text, output_format)
+    elif not (github_output or github_summary or github_annotations):
+        echo(text, nl=False)  # with GitHub's outputs asked for, no report on stdout
+
+
+def _built(
+    results_path: Path,
+    baseline: Path | None,
+    *,
+    trends: Callable[[Results], TrendsEvidence | None],
+    reworded: Callable[[Results, Results], MeaningMatches | None],
+) -> BuiltPack:
+    """The evidence pack of `results_path`, an error naming the embedder's flags as typed."""
+    from gauntlet.evidence.build import build_evidence_pack
+
     try:
-        built = build_evidence_pack(
-            results_path,
-            baseline=baseline,
-            trends=lambda results: _report_trends(
-                results, history, window, z_threshold, compare_on
-            ),
-            reworded=lambda results, previous: _report_reworded(
-                results, previous, embedder, embedder_calibration
-            ),
+        return build_evidence_pack(
+            results_path, baseline=baseline, trends=trends, reworded=reworded
         )
     except GauntletError as error:
         error.name_options(
             {"embedder": "--embedder", "embedder_calibration": "--embedder-calibration"}
         )
         raise
-    pack = built.pack
+
+
+def _rendered(built: BuiltPack, output_format: ReportFormat, source_root: Path | None) -> str:
+    """The pack in `output_format`."""
+    from gauntlet.evidence.pack import pack_json
+    from gauntlet.render.junit import render_junit
+    from gauntlet.render.markdown import render_markdown
+
     match output_format:
         case ReportFormat.MD:
-            text = render_markdown(pack)
+            return render_markdown(built.pack)
         case ReportFormat.JSON:
-            text = pack_json(pack)
+            return pack_json(built.pack)
         case ReportFormat.JUNIT:
-            text = render_junit(pack)
+            return render_junit(built.pack)
         case ReportFormat.SARIF:
-            text = _sarif(built, source_root)
-    if built.baseline_missing:
-        stderr().print(f"note: baseline {baseline} does not exist; no drift computed", markup=False)
-    if embedder is not None:
-        for line in _reworded_lines(pack):
-            stderr().print(safe(line), markup=False, highlight=False)
-    _github(pack, github_output, github_summary, github_annotations)
-    if out is None:
-        if github_output or github_summary or github_annotations:
-            return  # GitHub's outputs were asked for, not the report on stdout
-        echo(text, nl=False)
-        return
+            return _sarif(built, source_root)
+
+
+def _write(out: Path, text: str, output_format: ReportFormat) -> None:
+    """`text` written to `out` atomically, and said on stderr."""
+    from gauntlet.files import write_atomically
+
     try:
         write_atomically(out, text)
     except OSError as exc:
@@ -248,22 +306,7 @@ def _report_reworded(
     from gauntlet.cli.state import Invocation
     from gauntlet.evidence.reworded import reworded_with
 
-    return asyncio.run(
-        reworded_with(
-            spec,
-            record,
-            results,
-            previous,
-            redactor=Invocation.redactor,
-            current_embedder=_fingerprint(results),
-            baseline_embedder=_fingerprint(previous),
-        )
-    )
-
-
-def _fingerprint(results: Results) -> EmbedderFingerprint | None:
-    """The embedder `results` recorded (their run compared meanings); None when none."""
-    return None if results.embedder is None else results.embedder.fingerprint
+    return asyncio.run(reworded_with(spec, record, results, previous, redactor=Invocation.redactor))
 
 
 def _reworded_lines(pack: EvidencePack) -> list[str]:
@@ -292,7 +335,7 @@ def _report_trends(
     compare_on: str | None,
 ) -> TrendsEvidence | None:
     """The Trends section `report --history` asks for: `results` against the stored runs."""
-    from gauntlet.history.stats import DEFAULT_THRESHOLD, DEFAULT_WINDOW
+    from gauntlet.history.stats import DEFAULT_THRESHOLD, DEFAULT_WINDOW, TrendRule
     from gauntlet.history.store import load_history, records_of
     from gauntlet.history.trends import report_trends
 
@@ -319,14 +362,13 @@ def _report_trends(
         raise UsageError("--compare-on: a label name is needed")
     if not history.is_file():
         raise UsageError(f"--history {history}: no such file")
-    return report_trends(
-        results,
-        history,
-        load_history=load_history,
-        records_of=records_of,
+    rule = TrendRule(
         window=DEFAULT_WINDOW if window is None else window,
         threshold=DEFAULT_THRESHOLD if z_threshold is None else z_threshold,
         compare_on=compare_on,
+    )
+    return report_trends(
+        results, history, load_history=load_history, records_of=records_of, rule=rule
     )
 
 

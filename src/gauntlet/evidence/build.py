@@ -60,7 +60,6 @@ def build_evidence_pack(
         results,
         baseline=previous,
         baseline_path=str(baseline) if baseline is not None else None,
-        baseline_missing=missing,
         trends=trends(results),
         signing_key=signing_key(),
         reworded=reworded(results, previous) if previous is not None else None,

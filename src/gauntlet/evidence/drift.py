@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from typing import NamedTuple
 
 from pydantic import Field
 
@@ -270,41 +271,10 @@ def compare(current: Results, baseline: Results, reworded: MeaningMatches | None
     was given, which drift then says (when there are new failures) rather than claiming
     that none matched.
     """
-    now = {case.case_id: case for case in current.cases}
-    before = {case.case_id: case for case in baseline.cases}
-    newly_failing = tuple(
-        _change(before[i], now[i])
-        for i in now
-        if i in before and _passed(before[i]) and not _passed(now[i])
-    )
-    newly_passing = tuple(
-        _change(before[i], now[i])
-        for i in now
-        if i in before and not _passed(before[i]) and _passed(now[i])
-    )
-    answer_changed = tuple(
-        _change(before[i], now[i])
-        for i in now
-        if i in before
-        and before[i].outcome is now[i].outcome
-        and _answers(before[i]) != _answers(now[i])
-    )
-    added = tuple(_change(None, now[i]) for i in now if i not in before)
-    removed = tuple(_change(before[i], None) for i in before if i not in now)
+    cases = _case_changes(current, baseline)
+    newly_failing, newly_passing = cases.newly_failing, cases.newly_passing
     current_suites = {suite.suite: suite for suite in current.suites}
     baseline_suites = {suite.suite: suite for suite in baseline.suites}
-    suite_changes = tuple(
-        SuiteChange(
-            suite=name,
-            field=field,
-            baseline=getattr(baseline_suites[name], field),
-            current=getattr(suite, field),
-        )
-        for name, suite in current_suites.items()
-        if name in baseline_suites
-        for field in ("threshold", "version", "key_version")
-        if getattr(suite, field) != getattr(baseline_suites[name], field)
-    )
     current_gates = [gate.gate for gate in current.gates]
     baseline_gates = [gate.gate for gate in baseline.gates]
     baseline_digest = results_digest(baseline)
@@ -322,10 +292,10 @@ def compare(current: Results, baseline: Results, reworded: MeaningMatches | None
         scores=_scores(current, baseline),
         newly_failing=newly_failing,
         newly_passing=newly_passing,
-        cases_added=added,
-        cases_removed=removed,
-        answer_changed=answer_changed,
-        suite_changes=suite_changes,
+        cases_added=cases.added,
+        cases_removed=cases.removed,
+        answer_changed=cases.answer_changed,
+        suite_changes=_suite_changes(current, baseline),
         **_waiver_changes(current, baseline),
         pairs_now_differing=_parity_changes(current, baseline, now_differing=True),
         pairs_now_agreeing=_parity_changes(current, baseline, now_differing=False),
@@ -334,6 +304,55 @@ def compare(current: Results, baseline: Results, reworded: MeaningMatches | None
         baseline_no_transforms=baseline.no_transforms,
         reworded=matched,
         not_matched_by_meaning=not_matched,
+    )
+
+
+class _CaseChanges(NamedTuple):
+    """The cases that changed from the baseline, by how, each in run order."""
+
+    newly_failing: tuple[CaseChange, ...]
+    newly_passing: tuple[CaseChange, ...]
+    added: tuple[CaseChange, ...]
+    removed: tuple[CaseChange, ...]
+    answer_changed: tuple[CaseChange, ...]
+
+
+def _case_changes(current: Results, baseline: Results) -> _CaseChanges:
+    now = {case.case_id: case for case in current.cases}
+    before = {case.case_id: case for case in baseline.cases}
+    both = [i for i in now if i in before]
+    return _CaseChanges(
+        newly_failing=tuple(
+            _change(before[i], now[i]) for i in both if _passed(before[i]) and not _passed(now[i])
+        ),
+        newly_passing=tuple(
+            _change(before[i], now[i]) for i in both if not _passed(before[i]) and _passed(now[i])
+        ),
+        added=tuple(_change(None, now[i]) for i in now if i not in before),
+        removed=tuple(_change(before[i], None) for i in before if i not in now),
+        answer_changed=tuple(
+            _change(before[i], now[i])
+            for i in both
+            if before[i].outcome is now[i].outcome and _answers(before[i]) != _answers(now[i])
+        ),
+    )
+
+
+def _suite_changes(current: Results, baseline: Results) -> tuple[SuiteChange, ...]:
+    """Each suite in both runs whose threshold, version or key version changed."""
+    now = {suite.suite: suite for suite in current.suites}
+    before = {suite.suite: suite for suite in baseline.suites}
+    return tuple(
+        SuiteChange(
+            suite=name,
+            field=field,
+            baseline=getattr(before[name], field),
+            current=getattr(suite, field),
+        )
+        for name, suite in now.items()
+        if name in before
+        for field in ("threshold", "version", "key_version")
+        if getattr(suite, field) != getattr(before[name], field)
     )
 
 

@@ -32,6 +32,7 @@ from gauntlet.run.results import (
     VERDICT_STATUS,
     CalibrationSummary,
     CaseResult,
+    GateResult,
     GateState,
     JudgeCheck,
     LanguageCount,
@@ -50,13 +51,13 @@ from gauntlet.semantic.check import SimilarityCheck
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.targets.contract import (
     FINISH_REASON_LENGTH,
+    FieldName,
     FieldSource,
     Origin,
     ToolCall,
     Usage,
     total_usage,
 )
-from gauntlet.targets.spec import FieldName
 from gauntlet.trajectory.scoring import Call, group_steps
 from gauntlet.transforms import Transform
 from gauntlet.version import __version__
@@ -644,46 +645,26 @@ def build_pack(
     *,
     baseline: Results | None = None,
     baseline_path: str | None = None,
-    baseline_missing: bool = False,
-    mapping: CaliforniaMapping = CALIFORNIA,
     trends: TrendsEvidence | None = None,
     signing_key: bytes | None = None,
     reworded: MeaningMatches | None = None,
 ) -> EvidencePack:
     """Build the evidence pack. Pure: the same inputs always give the same pack.
 
-    `signing_key` is the key the results were read with, if any: the pack says whether their
-    signature was verified (`gauntlet.run.custody`). `reworded` is what matching this run's
-    new failures with the baseline's by meaning found (`gauntlet.evidence.reworded`), done
-    before the pack is built since it asks an embedder; None when no embedder was given,
-    which drift then says.
+    `baseline_path` names the baseline's file; named without `baseline` results, it is a
+    baseline that was missing. `signing_key` is the key the results were read with, if any:
+    the pack says whether their signature was verified (`gauntlet.run.custody`). `reworded`
+    is what matching this run's new failures with the baseline's by meaning found
+    (`gauntlet.evidence.reworded`), done before the pack is built since it asks an embedder;
+    None when no embedder was given, which drift then says.
     """
     languages = sorted({case.language for case in results.cases})
     return EvidencePack(
         schema_version=EVIDENCE_SCHEMA_VERSION,
         built_by=__version__,
-        alignment_notice=mapping.alignment_notice,
+        alignment_notice=CALIFORNIA.alignment_notice,
         results_digest=results_digest(results),
-        run=RunFacts(
-            target=results.target,
-            run_id=results.run_id,
-            started_at=results.started_at,
-            finished_at=results.finished_at,
-            complete=results.complete,
-            interrupted_by=results.interrupted_by,
-            run_gauntlet_version=results.gauntlet_version,
-            results_schema_version=results.schema_version,
-            usage=_usage(results),
-            judge_usage=_judge_usage(results),
-            custody=custody_statement(results, signing_key),
-            answers_cut=sum(
-                (trial.cut is not None) + sum(turn.cut is not None for turn in trial.turns)
-                for case in results.cases
-                for trial in case.trials
-            ),
-            run_options=results.plan.options,
-            no_transforms=results.no_transforms,
-        ),
+        run=_run_facts(results, signing_key),
         verdict=_verdict(results),
         judge=_judge(results),
         embedder=_embedder(results),
@@ -696,43 +677,67 @@ def build_pack(
             f"Tested languages: {', '.join(languages) or 'none'}. Any other language was not "
             "tested by this run, and nothing here speaks for it."
         ),
-        gates=tuple(
-            GateEvidence(
-                **gate.model_dump(include=_GATE_COPIED),
-                state=gate_state(gate, results.suites),
-                pass_rate=round(gate.passed / max(gate.total - gate.waived, 1), 4),
-                wilson_low=round(gate.wilson_low, 4),
-                wilson_high=round(gate.wilson_high, 4),
-                suites=tuple(
-                    SuiteEvidence(
-                        **suite.model_dump(include=_SUITE_COPIED - {"source"}),
-                        source=shown_source(suite.source),
-                        pass_rate=round(suite.pass_rate, 4),
-                        languages=LanguageCount.each(
-                            case for case in results.cases if case.suite == suite.suite
-                        ),
-                    )
-                    for suite in results.suites
-                    if suite.gate is gate.gate
-                ),
-                judge_checked=sum(
-                    1 for case in results.cases if case.gate is gate.gate and _checked(case)
-                ),
-                fields=_fields(results, gate.gate),
-                trajectory_scores=gate_distributions(results, gate.gate),
-                informs=mapping.gates[gate.gate],
-                parity=_parity(results, gate.gate),
-                answers=_answers(results, gate.gate),
-                attack_success=attack_rows(c for c in results.cases if c.gate is gate.gate),
-            )
-            for gate in results.gates
-        ),
+        gates=tuple(_gate(results, gate) for gate in results.gates),
         cases=tuple(_case(results, case) for case in results.cases),
-        baseline=_baseline(results, baseline, baseline_path, baseline_missing, reworded),
-        california=mapping,
+        baseline=_baseline(results, baseline, baseline_path, reworded),
+        california=CALIFORNIA,
         waivers=_waivers(results),
         broke_first=broke_first(results.cases),
         trends=trends,
+    )
+
+
+def _run_facts(results: Results, signing_key: bytes | None) -> RunFacts:
+    """What was run, when, by which gauntlet, at what cost, and whether its file is signed."""
+    return RunFacts(
+        target=results.target,
+        run_id=results.run_id,
+        started_at=results.started_at,
+        finished_at=results.finished_at,
+        complete=results.complete,
+        interrupted_by=results.interrupted_by,
+        run_gauntlet_version=results.gauntlet_version,
+        results_schema_version=results.schema_version,
+        usage=_usage(results),
+        judge_usage=_judge_usage(results),
+        custody=custody_statement(results, signing_key),
+        answers_cut=sum(
+            (trial.cut is not None) + sum(turn.cut is not None for turn in trial.turns)
+            for case in results.cases
+            for trial in case.trials
+        ),
+        run_options=results.plan.options,
+        no_transforms=results.no_transforms,
+    )
+
+
+def _gate(results: Results, gate: GateResult) -> GateEvidence:
+    """One gate's evidence: its counts and state, its suites, and what it informs."""
+    return GateEvidence(
+        **gate.model_dump(include=_GATE_COPIED),
+        state=gate_state(gate, results.suites),
+        pass_rate=round(gate.passed / max(gate.total - gate.waived, 1), 4),
+        wilson_low=round(gate.wilson_low, 4),
+        wilson_high=round(gate.wilson_high, 4),
+        suites=tuple(
+            SuiteEvidence(
+                **suite.model_dump(include=_SUITE_COPIED - {"source"}),
+                source=shown_source(suite.source),
+                pass_rate=round(suite.pass_rate, 4),
+                languages=LanguageCount.each(
+                    case for case in results.cases if case.suite == suite.suite
+                ),
+            )
+            for suite in results.suites
+            if suite.gate is gate.gate
+        ),
+        judge_checked=sum(1 for case in results.cases if case.gate is gate.gate and _checked(case)),
+        fields=_fields(results, gate.gate),
+        trajectory_scores=gate_distributions(results, gate.gate),
+        informs=CALIFORNIA.gates[gate.gate],
+        parity=_parity(results, gate.gate),
+        answers=_answers(results, gate.gate),
+        attack_success=attack_rows(c for c in results.cases if c.gate is gate.gate),
     )
 
 
@@ -1198,13 +1203,9 @@ def _shown(text: str, limit: int) -> str:
 
 
 def _baseline(
-    results: Results,
-    baseline: Results | None,
-    path: str | None,
-    missing: bool,
-    reworded: MeaningMatches | None,
+    results: Results, baseline: Results | None, path: str | None, reworded: MeaningMatches | None
 ) -> BaselineEvidence:
-    if missing:
+    if baseline is None and path is not None:  # named, and not there to be read
         return BaselineEvidence(status=BaselineStatus.MISSING, path=path, drift=None)
     if baseline is None:
         return BaselineEvidence(status=BaselineStatus.NONE, path=None, drift=None)

@@ -36,44 +36,29 @@ from gauntlet.semantic.setup import open_similarity
 
 
 async def reworded_failures(
-    current: Results,
-    baseline: Results,
-    similarity: Similarity,
-    *,
-    current_embedder: EmbedderFingerprint | None = None,
-    baseline_embedder: EmbedderFingerprint | None = None,
+    current: Results, baseline: Results, similarity: Similarity
 ) -> MeaningMatches:
     """Each new failure of `current` that is a failure of `baseline` reworded.
 
     Args:
         current: This run's results.
-        baseline: The baseline's results.
+        baseline: The baseline's results. When both record an embedder and the two differ,
+            nothing is matched.
         similarity: The embedder to compare with, and its accepted thresholds per language.
-        current_embedder: The embedder `current` recorded, if any.
-        baseline_embedder: The embedder `baseline` recorded, if any. When both are given and
-            differ, nothing is matched.
     """
     fresh = new_failures(current, baseline)
     if not fresh:
         return MeaningMatches()
-    if (
-        current_embedder is not None
-        and baseline_embedder is not None
-        and current_embedder != baseline_embedder
-    ):
-        return MeaningMatches(
-            not_matched=(
-                f"the runs were made with other embedders ({_named(current_embedder)}; the "
-                f"baseline {_named(baseline_embedder)}), and results made with one are never "
-                "compared with the other's",
-            )
-        )
+    other = _other_embedders(current, baseline)
+    if other is not None:
+        return MeaningMatches(not_matched=(other,))
     old = [case for case in baseline.cases if case.outcome in FAILED_OUTCOMES]
     pairs = [(case, _candidates(case, old)) for case in fresh]
-    pairs = [(case, candidates) for case, candidates in pairs if candidates]
     why: dict[str, None] = {}
     askable = []
     for case, candidates in pairs:
+        if not candidates:
+            continue
         refused = similarity.why_not(case.language)
         if refused is not None:
             why[refused] = None
@@ -82,34 +67,58 @@ async def reworded_failures(
     await _embed_at_once(similarity, askable)
     matched: list[RewordedFailure] = []
     for case, candidates in askable:
-        best: tuple[float, float, CaseResult] | None = None
-        for candidate in candidates:
-            check = await same_failure_check(
-                similarity, _failure(candidate), _failure(case), case.language
-            )
-            if check.outcome == "unjudged":
-                # The embedder failed: matching stops rather than ask it again per pair.
-                why[check.reason] = None
-                return MeaningMatches(matched=tuple(matched), not_matched=tuple(why))
-            if check.outcome != "passed" or check.score is None or check.threshold is None:
-                continue
-            if best is None or check.score > best[0]:  # a tie keeps the one asked first
-                best = (check.score, check.threshold, candidate)
-        if best is not None:
-            score, threshold, candidate = best
-            matched.append(
-                RewordedFailure(
-                    gate=case.gate,
-                    suite=case.suite,
-                    case_id=case.case_id,
-                    language=case.language,
-                    baseline_suite=candidate.suite,
-                    baseline_case_id=candidate.case_id,
-                    score=score,
-                    threshold=threshold,
-                )
-            )
+        found = await _most_similar(similarity, case, candidates)
+        if isinstance(found, str):  # the embedder failed: matching stops, not asked per pair
+            why[found] = None
+            break
+        if found is not None:
+            matched.append(found)
     return MeaningMatches(matched=tuple(matched), not_matched=tuple(why))
+
+
+def _other_embedders(current: Results, baseline: Results) -> str | None:
+    """Why the two runs' failures are not compared: each recorded another embedder; or None."""
+    ours = None if current.embedder is None else current.embedder.fingerprint
+    theirs = None if baseline.embedder is None else baseline.embedder.fingerprint
+    if ours is None or theirs is None or ours == theirs:
+        return None
+    return (
+        f"the runs were made with other embedders ({_named(ours)}; the baseline "
+        f"{_named(theirs)}), and results made with one are never compared with the other's"
+    )
+
+
+async def _most_similar(
+    similarity: Similarity, case: CaseResult, candidates: list[CaseResult]
+) -> RewordedFailure | str | None:
+    """The baseline failure `case` rewords most closely, None if none; the reason if unjudged.
+
+    Of equal scores the candidate asked first is kept.
+    """
+    best: tuple[float, float, CaseResult] | None = None
+    for candidate in candidates:
+        check = await same_failure_check(
+            similarity, _failure(candidate), _failure(case), case.language
+        )
+        if check.outcome == "unjudged":
+            return check.reason
+        if check.outcome != "passed" or check.score is None or check.threshold is None:
+            continue
+        if best is None or check.score > best[0]:  # a tie keeps the one asked first
+            best = (check.score, check.threshold, candidate)
+    if best is None:
+        return None
+    score, threshold, candidate = best
+    return RewordedFailure(
+        gate=case.gate,
+        suite=case.suite,
+        case_id=case.case_id,
+        language=case.language,
+        baseline_suite=candidate.suite,
+        baseline_case_id=candidate.case_id,
+        score=score,
+        threshold=threshold,
+    )
 
 
 async def reworded_with(
@@ -119,14 +128,11 @@ async def reworded_with(
     baseline: Results,
     *,
     redactor: Redactor,
-    current_embedder: EmbedderFingerprint | None = None,
-    baseline_embedder: EmbedderFingerprint | None = None,
 ) -> MeaningMatches:
     """`reworded_failures` with the embedder `spec` names and its calibration `record`.
 
     The embedder is opened (its pre-flight ask) only when there are new failures to match,
-    and closed after. `current_embedder` and `baseline_embedder` are as `reworded_failures`
-    takes them: what each results file recorded.
+    and closed after.
 
     Raises:
         UsageError, ConfigError, EmbedderError: as `open_similarity`.
@@ -135,13 +141,7 @@ async def reworded_with(
         return MeaningMatches()
     similarity = await open_similarity(spec, record, redactor=redactor)
     try:
-        return await reworded_failures(
-            current,
-            baseline,
-            similarity,
-            current_embedder=current_embedder,
-            baseline_embedder=baseline_embedder,
-        )
+        return await reworded_failures(current, baseline, similarity)
     finally:
         if similarity.embeddings is not None:
             await similarity.embeddings.embedder.aclose()

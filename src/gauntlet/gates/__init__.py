@@ -25,8 +25,7 @@ from gauntlet.gates import (
 )
 from gauntlet.gates.judgement import Gate, Judgement
 from gauntlet.gates.spec import Asked, GateFamily, GateSpec
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 
 __all__ = [
     "GATES",

@@ -18,8 +18,7 @@ from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, unreadable
 from gauntlet.gates.spec import GateFamily, GateSpec
 from gauntlet.matching import markers_found
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 
 REFUSED = "refused, so it told the resident nothing"
 """The reason for a declared refusal: a refusal carries no disclosure to a resident."""

@@ -11,8 +11,7 @@ from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, shown, unreadable
 from gauntlet.gates.spec import Asked, GateFamily, GateSpec
 from gauntlet.matching import collapse_whitespace
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 
 
 def judge(case: GoldenCase, response: TargetResponse, *, exact: bool = True) -> Judgement:

@@ -7,11 +7,9 @@ from collections.abc import Iterator
 from gauntlet.cases.model import GateName, GroundingCase, GroundingSuite
 from gauntlet.gates.california import SCM_2305_3, MappingRow, Verification, simm
 from gauntlet.gates.judgement import Judgement
-from gauntlet.gates.readability import is_readable
-from gauntlet.gates.reasons import conclude, listed, missing_markers, unreadable
+from gauntlet.gates.reasons import conclude, if_unreadable, listed, missing_markers
 from gauntlet.gates.spec import Asked, GateFamily, GateSpec
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 
 
 def judge(case: GroundingCase, response: TargetResponse, *, retrieved: bool = True) -> Judgement:
@@ -35,8 +33,7 @@ def _problems(case: GroundingCase, response: TargetResponse, retrieved: bool) ->
 def _grounded(response: TargetResponse, retrieved: bool) -> Iterator[str]:
     if response.refused:
         yield "refused a question it should answer from its sources"
-    if not is_readable(response.text):
-        yield unreadable(response.text)
+    yield from if_unreadable(response.text)
     if not retrieved:
         if not response.citations:
             yield "uncited answer: it cites no source"
@@ -50,8 +47,7 @@ def _grounded(response: TargetResponse, retrieved: bool) -> Iterator[str]:
 
 
 def _abstained(response: TargetResponse) -> Iterator[str]:
-    if not is_readable(response.text):
-        yield unreadable(response.text)
+    yield from if_unreadable(response.text)
     if response.citations:
         yield f"cites {listed(response.citations)} where it should abstain"
 

@@ -6,9 +6,11 @@ from collections.abc import Iterable
 
 from gauntlet.display import masked
 from gauntlet.gates.judgement import Judgement, failed, passed
+from gauntlet.gates.readability import is_readable, said_something
 from gauntlet.invisible import escape_invisible
 from gauntlet.matching import markers_missing
 from gauntlet.spellings import SEARCH_LIMIT, Leak, leaks, unsearched
+from gauntlet.targets.contract import TargetResponse
 
 SHOWN_LIMIT = 200
 """Characters of an answer a reason shows before cutting it off."""
@@ -64,6 +66,21 @@ def _spelled(leak: Leak) -> str:
 def unreadable(text: str) -> str:
     """The reason for an answer with nothing to read."""
     return f"unreadable answer: {shown(text)}"
+
+
+def if_unreadable(text: str) -> tuple[str, ...]:
+    """`unreadable` for an answer with nothing a person could read (`is_readable`), else none."""
+    return () if is_readable(text) else (unreadable(text),)
+
+
+def if_silent(response: TargetResponse) -> tuple[str, ...]:
+    """The reason for an answer that said nothing (`said_something`), else none.
+
+    Unreadable text fails only without a declared refusal or escalation, which is a decision.
+    """
+    if said_something(response):
+        return ()
+    return (f"{unreadable(response.text)}, with no declared refusal or escalation",)
 
 
 def missing_markers(text: str, markers: Iterable[str]) -> tuple[str, ...]:

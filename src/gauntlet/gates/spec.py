@@ -16,8 +16,7 @@ from typing import Any, NamedTuple
 from gauntlet.cases.model import Case, GateName, SuiteBase
 from gauntlet.gates.california import MappingRow
 from gauntlet.gates.judgement import Gate, Judgement
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 
 
 class GateFamily(StrEnum):

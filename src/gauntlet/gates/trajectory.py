@@ -11,6 +11,7 @@ and an answer into their inputs.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from gauntlet.cases.model import (
     ArgumentsMatch,
@@ -22,11 +23,9 @@ from gauntlet.cases.model import (
 )
 from gauntlet.gates.california import simm
 from gauntlet.gates.judgement import Judgement, TrajectoryScores
-from gauntlet.gates.readability import is_readable
-from gauntlet.gates.reasons import conclude, missing_markers, unreadable
+from gauntlet.gates.reasons import conclude, if_unreadable, missing_markers
 from gauntlet.gates.spec import GateFamily, GateSpec
-from gauntlet.targets.contract import TargetResponse, ToolCall
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse, ToolCall
 from gauntlet.trajectory import faithfulness as faith  # a module: it imports the gates
 from gauntlet.trajectory import scoring
 
@@ -94,14 +93,33 @@ def forbidden(case: UsesTools, steps: scoring.Steps) -> tuple[scoring.Trajectory
     return (verdict,)
 
 
+def made(
+    expected: Sequence[str | CallMatcher], steps: scoring.Steps, failure: str
+) -> tuple[scoring.TrajectoryVerdict, ...]:
+    """The verdict of `expected` calls alone, any order, other calls allowed.
+
+    For a gate that checks nothing else of them: none when each was made, else the verdict
+    with each reason after `failure: `.
+    """
+    if not expected:
+        return ()
+    verdict = scoring.judge(
+        scoring.TrajectorySpec(
+            expect_calls=patterns(expected, "expect_calls"), order=scoring.Order.ANY_ORDER
+        ),
+        steps,
+    )
+    reasons = tuple(f"{failure}: {reason}" for reason in verdict.reasons)
+    return (replace(verdict, reasons=reasons),) if reasons else ()
+
+
 def judge(case: TrajectoryCase, response: TargetResponse) -> Judgement:
     """Grade one answer of a trajectory case: every stated check, and the silence rule."""
     reasons: list[str] = []
     scores = None
     if response.refused:
         reasons.append("refused a task it had tools for")
-    if not is_readable(response.text):
-        reasons.append(unreadable(response.text))
+    reasons.extend(if_unreadable(response.text))
     if response.tool_calls is None:
         reasons.append(NOT_REPORTED)
     else:

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from gauntlet.cases.model import Case, Turn, case_key
 from gauntlet.gates.judgement import Judgement
 from gauntlet.gates.links import leak_markers, link_problems
-from gauntlet.gates.readability import said_something
-from gauntlet.gates.reasons import conclude, leaked, missing_markers, shown, unreadable
+from gauntlet.gates.reasons import conclude, if_silent, leaked, missing_markers, shown
 from gauntlet.targets.contract import TargetResponse
 
 
@@ -30,8 +29,7 @@ def judge_turn(turn: Turn, response: TargetResponse, *, links: Case | None = Non
 
 
 def _problems(turn: Turn, response: TargetResponse) -> Iterator[str]:
-    if not said_something(response):
-        yield f"{unreadable(response.text)}, with no declared refusal or escalation"
+    yield from if_silent(response)
     yield from leaked(response.text, turn.must_not_contain, "which this turn must not")
     yield from missing_markers(response.text, turn.must_contain)
     if turn.expect_refused is True and not response.refused:

@@ -16,8 +16,6 @@ from gauntlet.evidence.trends import CaseRegressionEvidence, TrendEvidence, Tren
 from gauntlet.history.records import CaseRecord, CaseRegression, History, RunRecord, Trend
 from gauntlet.history.stats import (
     DEFAULT_RULE,
-    DEFAULT_THRESHOLD,
-    DEFAULT_WINDOW,
     MIN_HISTORY,
     TrendRule,
     case_regressions,
@@ -109,20 +107,21 @@ def with_run(
     return History(runs=tuple(runs), cases=(*history.cases, *cases)), True
 
 
-def report_trends(  # the report's options, and the store's two functions
+def report_trends(
     results: Results,
     path: Path,
     *,
     load_history: LoadHistory,
     records_of: RecordsOf,
-    window: int = DEFAULT_WINDOW,
-    threshold: float = DEFAULT_THRESHOLD,
-    compare_on: str | None = None,
+    rule: TrendRule = DEFAULT_RULE,
 ) -> TrendsEvidence:
-    """What `gauntlet report --history` adds: `results` judged against the stored history."""
+    """What `gauntlet report --history` adds: `results` judged against the stored history.
+
+    `load_history` and `records_of` are the store's (`gauntlet.history.store`), handed in so
+    the statistics can be read over a history built in memory; `rule` is the report's options.
+    """
     run, cases = records_of(results, {})
     history, added = with_run(load_history(path), run, cases)
-    rule = TrendRule(window=window, threshold=threshold, compare_on=compare_on)
     return trends_evidence(history, run.key, path=str(path), added=added, rule=rule)
 
 

@@ -627,14 +627,32 @@ def check_thresholds(min_kappa: float, min_items: int, min_position_consistency:
         )
 
 
+@dataclass(frozen=True)
+class Thresholds:
+    """The figures a calibration record must reach for its judge to vote (`check_thresholds`).
+
+    Args:
+        min_kappa: The least kappa, overall and in each language (at least 0.4).
+        min_items: The fewest labelled items in each language.
+        min_position_consistency: The least share of pairwise items judged alike in both
+            orders.
+    """
+
+    min_kappa: float = DEFAULT_MIN_KAPPA
+    min_items: int = DEFAULT_MIN_ITEMS
+    min_position_consistency: float = DEFAULT_MIN_POSITION_CONSISTENCY
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+"""Every threshold at its default."""
+
+
 def check_calibration(
     record: CalibrationRecord,
     *,
     fingerprint: JudgeFingerprint,
     labels_digests: Collection[str],
-    min_kappa: float = DEFAULT_MIN_KAPPA,
-    min_items: int = DEFAULT_MIN_ITEMS,
-    min_position_consistency: float = DEFAULT_MIN_POSITION_CONSISTENCY,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
     labels: LabelSet | None = None,
 ) -> str | None:
     """None when `record` lets the judge of `fingerprint` vote; else one sentence why not.
@@ -648,10 +666,7 @@ def check_calibration(
         fingerprint: The judge about to vote.
         labels_digests: The digests of the labels a record may have been made on: the
             shipped set's, and any the user named.
-        min_kappa: The least kappa, overall and in each language (at least 0.4).
-        min_items: The fewest labelled items in each language.
-        min_position_consistency: The least share of pairwise items judged alike in both
-            orders.
+        thresholds: The figures the record must reach.
         labels: The labelled set itself, when at hand: the record's human labels (and which
             answers talk to the judge) are then checked against it, so a record whose labels
             were edited along with its figures is refused too.
@@ -659,23 +674,16 @@ def check_calibration(
     Raises:
         UsageError: a threshold `check_thresholds` refuses.
     """
-    check_thresholds(min_kappa, min_items, min_position_consistency)
+    check_thresholds(
+        thresholds.min_kappa, thresholds.min_items, thresholds.min_position_consistency
+    )
     # The talks-to-judge refusal comes before the thresholds: no threshold may trade it
     # away, and the reason is the same whatever --min-kappa says.
     return (
         _not_this_record(record, fingerprint, labels_digests, labels)
         or _obeys_answers(record)
-        or _below_bar(record, _Bar(min_kappa, min_items, min_position_consistency))
+        or _below_bar(record, thresholds)
     )
-
-
-@dataclass(frozen=True)
-class _Bar:
-    """The figures a calibration record must reach for its judge to vote (`check_thresholds`)."""
-
-    min_kappa: float
-    min_items: int
-    min_position_consistency: float
 
 
 def _not_this_record(
@@ -715,7 +723,7 @@ def _obeys_answers(record: CalibrationRecord) -> str | None:
     )
 
 
-def _below_bar(record: CalibrationRecord, bar: _Bar) -> str | None:
+def _below_bar(record: CalibrationRecord, bar: Thresholds) -> str | None:
     """The first of the record's figures below `bar`; None when it reaches them all.
 
     Kappa overall, then items and kappa per language, then position consistency.
@@ -810,6 +818,7 @@ __all__ = [
     "DEFAULT_MIN_ITEMS",
     "DEFAULT_MIN_KAPPA",
     "DEFAULT_MIN_POSITION_CONSISTENCY",
+    "DEFAULT_THRESHOLDS",
     "LOWEST_MIN_KAPPA",
     "PAIRWISE",
     "UNJUDGED",
@@ -825,6 +834,7 @@ __all__ = [
     "PairwiseFigures",
     "RecordedPair",
     "TalkingFigures",
+    "Thresholds",
     "build_record",
     "calibrate",
     "calibrated_languages",

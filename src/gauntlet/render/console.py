@@ -507,6 +507,19 @@ _SECTIONS: tuple[Callable[[Results], list[Text]], ...] = (
 the verdict follow them."""
 
 
+@dataclass(frozen=True)
+class ProgressWords:
+    """How a progress display words its work: `asking` on the bar, `asked 3/9 cases` in a log."""
+
+    doing: str
+    done: str
+    things: str
+
+
+ASKING = ProgressWords("asking", "asked", "cases")
+"""A run's words: it asks cases."""
+
+
 class ProgressDisplay:
     """Progress of a run: a bar on a terminal, periodic plain lines in a CI log, or nothing.
 
@@ -520,12 +533,10 @@ class ProgressDisplay:
         quiet: bool = False,
         every: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
-        doing: str = "asking",
-        verb: str = "asked",
-        noun: str = "cases",
+        words: ProgressWords = ASKING,
     ) -> None:
         self._console = console
-        self._doing, self._verb, self._noun = doing, verb, noun
+        self._words = words
         self._quiet = quiet
         self._every = every
         self._clock = clock
@@ -545,7 +556,7 @@ class ProgressDisplay:
             )
 
             self._bar = Progress(
-                TextColumn(self._doing),
+                TextColumn(self._words.doing),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
@@ -565,7 +576,7 @@ class ProgressDisplay:
             return
         if self._bar is not None:
             if self._task is None:
-                self._task = self._bar.add_task(self._noun, total=total)
+                self._task = self._bar.add_task(self._words.things, total=total)
             self._bar.update(self._task, completed=done)
             return
         # Plain lines for CI logs: one every `every` seconds, so a short run prints none and a
@@ -574,5 +585,7 @@ class ProgressDisplay:
         if now - self._last_line >= self._every:
             self._last_line = now
             self._console.print(
-                f"{self._verb} {done}/{total} {self._noun}", markup=False, highlight=False
+                f"{self._words.done} {done}/{total} {self._words.things}",
+                markup=False,
+                highlight=False,
             )

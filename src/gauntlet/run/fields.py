@@ -23,8 +23,14 @@ from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import GateName, GroundingSuite, case_key
 from gauntlet.errors import TargetContractError, UsageError
 from gauntlet.gates import GATE_SPECS
-from gauntlet.targets.contract import AsyncTarget, FieldSource, Origin, Provenance, Traced
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import (
+    AsyncTarget,
+    FieldName,
+    FieldSource,
+    Origin,
+    Provenance,
+    Traced,
+)
 
 GATE_FIELDS: Mapping[GateName, frozenset[FieldName]] = MappingProxyType(
     {name: spec.reads for name, spec in GATE_SPECS.items()}

@@ -17,6 +17,7 @@ from gauntlet.judge.calibration import (
     DEFAULT_MIN_KAPPA,
     DEFAULT_MIN_POSITION_CONSISTENCY,
     CalibrationRecord,
+    Thresholds,
     calibrated_languages,
     check_calibration,
     check_thresholds,
@@ -91,8 +92,7 @@ def prepare_judge(
             record,
             fingerprint=fingerprint,
             labels_digests=[labels_digest(labelled) for labelled in sets],
-            min_kappa=min_kappa,
-            min_items=min_items,
+            thresholds=Thresholds(min_kappa=min_kappa, min_items=min_items),
             labels=made_on,
         )
         summary = _summary(record, str(calibration), made_on, min_kappa, min_items)

@@ -21,9 +21,9 @@ from gauntlet.errors import TargetError
 from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.run.fields import probe_problems, suite_needs, supply_problems
 from gauntlet.targets.configured import build_target
-from gauntlet.targets.contract import Conversation, Origin, Question, Traced
+from gauntlet.targets.contract import Conversation, FieldName, Origin, Question, Traced
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, Reply, Request, shown_url
-from gauntlet.targets.spec import FieldName, OAuth2ClientCredentials
+from gauntlet.targets.spec import OAuth2ClientCredentials
 from gauntlet.targets.target_file import LoadedTarget
 
 RAW_SHOWN = 2000

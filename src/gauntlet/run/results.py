@@ -34,8 +34,8 @@ from gauntlet.judge.fingerprint import JudgeFingerprint
 from gauntlet.record import Reason, Record
 from gauntlet.semantic.check import SimilarityCheck
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
-from gauntlet.targets.contract import FieldSource, TargetResponse, Usage
-from gauntlet.targets.spec import FieldName, TargetKind
+from gauntlet.targets.contract import FieldName, FieldSource, TargetResponse, Usage
+from gauntlet.targets.spec import TargetKind
 from gauntlet.transforms import Transform
 
 RESULTS_SCHEMA_VERSION = 11

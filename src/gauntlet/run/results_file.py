@@ -32,6 +32,7 @@ from gauntlet.run.results import (
     CaseResult,
     Outcome,
     Results,
+    SuiteResult,
     Trial,
 )
 from gauntlet.run.scoring import rescore_problems
@@ -376,19 +377,8 @@ def _rederive_trial(trial: Trial, *, rejudge: bool) -> Trial:
 
 
 def _structure(results: Results) -> list[str]:
-    problems: list[str] = []
+    problems = list(_suites_structure(results))
     suites = {suite.suite: suite for suite in results.suites}
-    if len(suites) != len(results.suites):
-        problems.append("suites: a suite is listed twice")
-    for index, suite in enumerate(results.suites):
-        expected = _CAPABILITY.get(suite.gate)
-        if expected is not None and suite.capability is not expected:
-            problems.append(
-                f"suites[{index}].capability: {suite.capability}, but a {suite.gate.value} "
-                f"suite always has {expected}"
-            )
-        if not any(case.suite == suite.suite for case in results.cases):
-            problems.append(f"suites[{index}]: {suite.suite} has no case in the file")
     seen_ids: dict[str, int] = {}
     seen_indexes: set[int] = set()
     for number, case in enumerate(results.cases):
@@ -404,28 +394,7 @@ def _structure(results: Results) -> list[str]:
                 f"{results.plan.cases} cases"
             )
         seen_indexes.add(case.index)
-        owner = suites.get(case.suite)
-        if owner is None:
-            problems.append(f"{where}.suite: {case.suite} is not among the file's suites")
-        elif (case.gate, case.repeats, case.pass_k) != (owner.gate, owner.repeat, owner.pass_k):
-            problems.append(
-                f"{where}: gate, repeats or pass_k differ from its suite {case.suite}'s"
-            )
-        elif case.definition is not None and (
-            case.definition.accepts_absent,
-            case.definition.match,
-        ) != (owner.accepts_absent, owner.match):
-            problems.append(
-                f"{where}.definition: accepts_absent or match differ from its suite {case.suite}'s"
-            )
-        if results.shard is not None and (
-            shard_of(case.suite, case.case_id, results.shard.count, case.pair)
-            != results.shard.index
-        ):
-            problems.append(
-                f"{where}: {case.case_id} does not belong to shard "
-                f"{results.shard.index}/{results.shard.count}"
-            )
+        problems += _case_place(results, case, where, suites.get(case.suite))
         problems += _case_structure(case, where, results.schema_version)
         problems += _similarity_of_run(results, case, where)
     shard = results.shard
@@ -437,6 +406,41 @@ def _structure(results: Results) -> list[str]:
             "whole run holds every case it planned"
         )
     return problems
+
+
+def _suites_structure(results: Results) -> Iterator[str]:
+    """Each suite listed once, with the capability its gate fixes, and a case in the file."""
+    if len({suite.suite for suite in results.suites}) != len(results.suites):
+        yield "suites: a suite is listed twice"
+    for index, suite in enumerate(results.suites):
+        expected = _CAPABILITY.get(suite.gate)
+        if expected is not None and suite.capability is not expected:
+            yield (
+                f"suites[{index}].capability: {suite.capability}, but a {suite.gate.value} "
+                f"suite always has {expected}"
+            )
+        if not any(case.suite == suite.suite for case in results.cases):
+            yield f"suites[{index}]: {suite.suite} has no case in the file"
+
+
+def _case_place(
+    results: Results, case: CaseResult, where: str, owner: SuiteResult | None
+) -> Iterator[str]:
+    """A case agrees with its suite `owner` (gate, repeats, pass_k, definition) and shard."""
+    if owner is None:
+        yield f"{where}.suite: {case.suite} is not among the file's suites"
+    elif (case.gate, case.repeats, case.pass_k) != (owner.gate, owner.repeat, owner.pass_k):
+        yield f"{where}: gate, repeats or pass_k differ from its suite {case.suite}'s"
+    elif case.definition is not None and (
+        case.definition.accepts_absent,
+        case.definition.match,
+    ) != (owner.accepts_absent, owner.match):
+        yield f"{where}.definition: accepts_absent or match differ from its suite {case.suite}'s"
+    shard = results.shard
+    if shard is not None and (
+        shard_of(case.suite, case.case_id, shard.count, case.pair) != shard.index
+    ):
+        yield f"{where}: {case.case_id} does not belong to shard {shard.index}/{shard.count}"
 
 
 def _case_structure(case: CaseResult, where: str, version: int) -> Iterator[str]:

@@ -358,8 +358,7 @@ def _language(language: str, pairs: list[ScoredPair], bar: Minimums) -> Language
     recall_low, recall_high = wilson_interval(true, positives)
     precision = round(true / len(passed), 6) if passed else None
     recall = round(true / positives, 6) if positives else 0.0
-    refused = _refused(language, pairs, positives, kinds, threshold, precision, recall, bar)
-    return LanguageFigures(
+    figures = LanguageFigures(
         language=language,
         pairs=len(pairs),
         positives=positives,
@@ -374,31 +373,28 @@ def _language(language: str, pairs: list[ScoredPair], bar: Minimums) -> Language
         recall_high=recall_high,
         negation_guarded=language in guarded_languages(),
         kinds=kinds,
-        accepted=refused is None,
-        refused=refused,
+        accepted=True,
+        refused=None,
     )
+    refused = _refused(figures, bar)
+    if refused is None:
+        return figures
+    return figures.model_copy(update={"accepted": False, "refused": refused})
 
 
-def _refused(
-    language: str,
-    pairs: list[ScoredPair],
-    positives: int,
-    kinds: tuple[KindFigures, ...],
-    threshold: float | None,
-    precision: float | None,
-    recall: float,
-    bar: Minimums,
-) -> str | None:
-    """Why `language` is refused, the first reason in the module's order; None if accepted."""
-    if len(pairs) < bar.min_items:
-        return f"{plural(len(pairs), 'labelled pair')}, fewer than the {bar.min_items} needed"
-    if min(positives, len(pairs) - positives) < bar.min_class:
+def _refused(figures: LanguageFigures, bar: Minimums) -> str | None:
+    """Why a language with these figures is refused, the module's first reason; None if not."""
+    pairs, positives, threshold = figures.pairs, figures.positives, figures.threshold
+    precision, recall = figures.precision, figures.recall
+    if pairs < bar.min_items:
+        return f"{plural(pairs, 'labelled pair')}, fewer than the {bar.min_items} needed"
+    if min(positives, pairs - positives) < bar.min_class:
         return (
             f"{plural(positives, 'same-meaning pair')} and "
-            f"{plural(len(pairs) - positives, 'different-meaning pair')}; "
+            f"{plural(pairs - positives, 'different-meaning pair')}; "
             f"{bar.min_class} of each are needed"
         )
-    for kind in kinds:
+    for kind in figures.kinds:
         if kind.kind != SAME_KIND and kind.identical > bar.blind_share * kind.pairs:
             return (
                 f"the embedder is blind to {kind.kind.replace('_', ' ')}: {kind.identical} of "

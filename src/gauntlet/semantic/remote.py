@@ -33,7 +33,7 @@ from gauntlet.redact import Redactor
 from gauntlet.semantic.embedder import EmbedderError, Vector
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
 from gauntlet.strict_json import json_kind, loads
-from gauntlet.targets.client import HttpClient, HttpSettings, Sleep, read_capped
+from gauntlet.targets.client import HttpClient, HttpSettings, Pacing, Sleep, read_capped
 from gauntlet.targets.configured import authenticator
 from gauntlet.targets.exchange import MAX_REASON, AiohttpExchange, Exchange, Reply, Request
 from gauntlet.targets.http import parse_header, request_secrets
@@ -102,7 +102,7 @@ class RemoteEmbedder:
             settings,
             redactor=redactor,
             auth=authenticator(spec, loaded.environ_values),
-            sleep=sleep,
+            pacing=Pacing(sleep=sleep),
         )
         self._dimension: int | None = None
 

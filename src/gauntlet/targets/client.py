@@ -24,8 +24,9 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Generic, NamedTuple, NoReturn, Protocol, TypeVar
@@ -83,6 +84,28 @@ class HttpSettings:
     backoff_base: float = BACKOFF_BASE
 
 
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """How an HTTP client spends time and measures it: what tests replace to run at once.
+
+    Apart from `HttpSettings` (what a target file sets) because only a test chooses it.
+    """
+
+    sleep: Sleep = asyncio.sleep
+    """Waits between attempts."""
+    rng: random.Random | None = None
+    """Draws the backoff's jitter; a fresh generator per client when None."""
+    clock: Clock = time.perf_counter
+    """Times an answer: its latency and its first token."""
+
+
+DEFAULT_PACING = Pacing()
+"""Real waits, fresh jitter, the process's performance counter."""
+
+
 class Called(NamedTuple, Generic[T]):
     """What `HttpClient.call` got: the reader's value, and how."""
 
@@ -127,8 +150,7 @@ class HttpClient:
         redactor: The run's: every message is masked with it; the exchange's and the
             authenticator's secrets are taught to it now, and every token fetched later.
         auth: Authorizes each attempt; a 401 makes it renew once.
-        sleep: Waits between attempts (tests inject a recorder).
-        rng: Jitter for the backoff.
+        pacing: How it waits between attempts and times answers (tests inject a recorder).
         hints: What to say after a refusal with a given status (a 404 from a base URL
             without `/v1`, say): appended to the error, so the user reads what to change.
     """
@@ -140,8 +162,7 @@ class HttpClient:
         *,
         redactor: Redactor,
         auth: Authenticator | None = None,
-        sleep: Sleep = asyncio.sleep,
-        rng: random.Random | None = None,
+        pacing: Pacing = DEFAULT_PACING,
         hints: Mapping[int, str] | None = None,
     ) -> None:
         self.exchange = exchange
@@ -149,16 +170,15 @@ class HttpClient:
         self.settings = settings
         self.redactor = redactor
         self._auth = auth
-        self._sleep = sleep
-        self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
+        self._sleep = pacing.sleep
+        self._rng = pacing.rng or random.Random()  # noqa: S311 - jitter, not cryptography
+        self.pacing = replace(pacing, rng=self._rng)
         self._deadline = f"{DEADLINE_MISSED} {settings.timeout:g} s"
         redactor.learn(*exchange.secrets)
         self._plain = self
         if auth is not None:
             redactor.learn(*auth.secrets)
-            self._plain = HttpClient(
-                exchange, settings, redactor=redactor, sleep=sleep, rng=self._rng
-            )
+            self._plain = HttpClient(exchange, settings, redactor=redactor, pacing=self.pacing)
 
     async def call(
         self, request: Request, read: Reader[T], *, stop: asyncio.Event | None = None

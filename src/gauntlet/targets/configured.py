@@ -10,12 +10,9 @@ read with the file's JMESPath mapping. Every answer carries each field's provena
 from __future__ import annotations
 
 import abc
-import asyncio
 import itertools
 import json
-import random
 import re
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -28,10 +25,11 @@ from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
 from gauntlet.targets.client import (
+    DEFAULT_PACING,
     Authenticator,
     HttpClient,
     HttpSettings,
-    Sleep,
+    Pacing,
     keep_cookies,
     read_capped,
     with_cookies,
@@ -40,6 +38,7 @@ from gauntlet.targets.contract import (
     PROBE_LANGUAGE,
     AsyncTarget,
     Conversation,
+    FieldName,
     FieldSource,
     Message,
     Origin,
@@ -70,7 +69,6 @@ from gauntlet.targets.mapping import (
 from gauntlet.targets.scripted import Scripted, Turn, openai_tools, run_loop
 from gauntlet.targets.spec import BearerAuth as BearerAuthSpec
 from gauntlet.targets.spec import (
-    FieldName,
     GauntletSpec,
     HttpSpec,
     OpenAIChatSpec,
@@ -88,8 +86,6 @@ from gauntlet.version import __version__
 
 _EXTRA_HEADERS = Parameter("extra_headers")
 
-Clock = Callable[[], float]
-
 
 def build_target(
     loaded: LoadedTarget,
@@ -97,9 +93,7 @@ def build_target(
     concurrency: int = 8,
     redactor: Redactor | None = None,
     exchange: Exchange | None = None,
-    sleep: Sleep = asyncio.sleep,
-    rng: random.Random | None = None,
-    clock: Clock = time.perf_counter,
+    pacing: Pacing = DEFAULT_PACING,
     extra_headers: Sequence[Header] = (),
 ) -> AsyncTarget:
     """The target `loaded` describes, sending through `exchange` (aiohttp by default).
@@ -116,23 +110,9 @@ def build_target(
     redactor = redactor if redactor is not None else Redactor()
     redactor.learn(*loaded.secrets)
     spec = loaded.spec
-    headers = _headers(spec.headers, loaded.environ_values)
-    written = {header.name.lower() for header in headers}
-    auth_owner = _auth_owner(spec)
+    headers = _with_extra(_headers(spec.headers, loaded.environ_values), spec, extra_headers)
     for extra in extra_headers:
-        if auth_owner is not None and extra.name.lower() == "authorization":
-            # The authenticator sets it on every request: the value typed would be replaced.
-            raise UsageError(
-                _EXTRA_HEADERS,
-                f" and the target file's `{auth_owner}` both set {extra.name}: write it once",
-            )
-        if extra.name.lower() in written:
-            raise UsageError(
-                _EXTRA_HEADERS, f" and the target file both set {extra.name}: write it once"
-            )
-        written.add(extra.name.lower())
         redactor.learn(*extra.from_environment)
-    headers = [*headers, *extra_headers]
     settings = HttpSettings(
         timeout=spec.http.timeout, retries=spec.http.retries, max_bytes=spec.http.max_bytes
     )
@@ -146,19 +126,42 @@ def build_target(
             exchange=exchange,
             auth=auth,
             redactor=redactor,
-            sleep=sleep,
-            rng=rng,
+            pacing=pacing,
         )
         if spec.name is not None:
             native.name = spec.name
         return native
     hints = {404: _v1_hint(spec.base_url)} if isinstance(spec, OpenAIChatSpec) else {}
     client = HttpClient(
-        exchange, settings, redactor=redactor, auth=auth, sleep=sleep, rng=rng, hints=hints
+        exchange, settings, redactor=redactor, auth=auth, pacing=pacing, hints=hints
     )
     if isinstance(spec, OpenAIChatSpec):
-        return OpenAIChatTarget(spec, loaded.system_text, headers, client, auth, clock=clock)
-    return HttpTarget(spec, headers, client, auth, clock=clock)
+        return OpenAIChatTarget(spec, loaded.system_text, headers, client, auth)
+    return HttpTarget(spec, headers, client, auth)
+
+
+def _with_extra(
+    headers: list[Header], spec: TargetSpec, extra_headers: Sequence[Header]
+) -> list[Header]:
+    """The file's headers and then `extra_headers`, none of which may set one twice.
+
+    An extra `Authorization` is refused when the file authenticates: the authenticator sets
+    it on every request, so the value typed would be replaced.
+    """
+    written = {header.name.lower() for header in headers}
+    auth_owner = _auth_owner(spec)
+    for extra in extra_headers:
+        if auth_owner is not None and extra.name.lower() == "authorization":
+            raise UsageError(
+                _EXTRA_HEADERS,
+                f" and the target file's `{auth_owner}` both set {extra.name}: write it once",
+            )
+        if extra.name.lower() in written:
+            raise UsageError(
+                _EXTRA_HEADERS, f" and the target file both set {extra.name}: write it once"
+            )
+        written.add(extra.name.lower())
+    return [*headers, *extra_headers]
 
 
 def _headers(written: Mapping[str, str], environ: Mapping[str, str]) -> list[Header]:
@@ -211,22 +214,20 @@ class _FileTarget(abc.ABC):
     def __init__(
         self,
         url: str,
-        name: str | None,
+        spec: HttpSpec | OpenAIChatSpec,
         headers: Sequence[Header],
         client: HttpClient,
         auth: Authenticator | None,
-        response: Any,
-        clock: Clock,
         body: Any = None,
     ) -> None:
         self._auth = auth
         parts = urlsplit(url)
         self.url = url
-        self.name = name or f"{parts.scheme}://{parts.netloc}{parts.path or '/'}"
+        self.name = spec.name or f"{parts.scheme}://{parts.netloc}{parts.path or '/'}"
         self._client = client
-        self._response = response
-        self._clock = clock
-        self._static = provides(response)
+        self._response = spec.response
+        self._clock = client.pacing.clock
+        self._static = provides(spec.response)
         # Learned as the request is made: the URL and headers as they travel, and any value
         # a body names like a credential (the body is sent as the file wrote it).
         self._request_secrets = tuple(
@@ -351,18 +352,9 @@ class OpenAIChatTarget(_FileTarget):
         headers: Sequence[Header],
         client: HttpClient,
         auth: Authenticator | None = None,
-        *,
-        clock: Clock = time.perf_counter,
     ) -> None:
         super().__init__(
-            completions_url(spec.base_url),
-            spec.name,
-            headers,
-            client,
-            auth,
-            spec.response,
-            clock,
-            spec.extra_body,
+            completions_url(spec.base_url), spec, headers, client, auth, spec.extra_body
         )
         self._spec = spec
         self._system = system if system is not None else spec.system
@@ -486,12 +478,8 @@ class HttpTarget(_FileTarget):
         headers: Sequence[Header],
         client: HttpClient,
         auth: Authenticator | None = None,
-        *,
-        clock: Clock = time.perf_counter,
     ) -> None:
-        super().__init__(
-            spec.url, spec.name, headers, client, auth, spec.response, clock, spec.body
-        )
+        super().__init__(spec.url, spec, headers, client, auth, spec.body)
         self._spec = spec
         if spec.response.stream is StreamFormat.SSE:
             self._headers = _with(self._headers, "Accept", "text/event-stream")

@@ -38,7 +38,6 @@ from gauntlet.display import masked, printable, unencodable
 from gauntlet.errors import TargetContractError
 from gauntlet.record import Record
 from gauntlet.redact import Secret
-from gauntlet.targets.spec import FieldName
 
 if TYPE_CHECKING:  # the loop's module reads answers into this module's models
     from gauntlet.targets.scripted import Scripted
@@ -136,6 +135,17 @@ class Message(TypedDict):
 
     role: Literal["user", "assistant"]
     content: str
+
+
+class FieldName(StrEnum):
+    """A field of the target contract, as gates read it."""
+
+    TEXT = "text"
+    CITATIONS = "citations"
+    CONTEXT_IDS = "context_ids"
+    REFUSED = "refused"
+    ESCALATED = "escalated"
+    TOOL_CALLS = "tool_calls"
 
 
 class Origin(StrEnum):

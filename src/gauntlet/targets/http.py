@@ -14,13 +14,11 @@ live in those two modules now and stay importable from this one.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
 import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
@@ -29,13 +27,14 @@ from gauntlet.redact import Redactor, Secret, is_credential_name
 from gauntlet.strict_json import json_kind, loads
 from gauntlet.targets.client import (
     BACKOFF_BASE,
+    DEFAULT_PACING,
     ERROR_BODY_BYTES,
     RETRY_AFTER_CAP,
     RETRY_STATUSES,
     Authenticator,
     HttpClient,
     HttpSettings,
-    Sleep,
+    Pacing,
     keep_cookies,
     read_capped,
     with_cookies,
@@ -147,6 +146,27 @@ def parse_header(header: str, environ: Mapping[str, str]) -> Header:
     return Header(name, value, tuple(read))
 
 
+def _checked_url(url: str) -> tuple[SplitResult, SplitResult]:
+    """`url` split, and split again without its user info; refused unless http(s) with a host."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # urllib's words for a bracket left open
+        raise UsageError(_URL, f": cannot be used as a URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(_URL, f": expected an http:// or https:// URL, got {shown_url(url)!r}")
+    try:
+        return parts, without_userinfo(parts)
+    except ValueError:  # urllib's words for a port that is not a port
+        raise UsageError(_URL, ": the port is not a number from 0 to 65535") from None
+
+
+def _as_headers(headers: Mapping[str, str] | Sequence[Header] | None) -> list[Header]:
+    """`headers` as `Header`s, in the order given."""
+    if isinstance(headers, Mapping):
+        return [Header(name, value) for name, value in headers.items()]
+    return list(headers or [])
+
+
 class GauntletTarget:
     """A deployed feature that speaks the HTTP target contract.
 
@@ -161,8 +181,7 @@ class GauntletTarget:
         auth: Credentials for every request (`gauntlet.targets.auth`).
         redactor: The run's `Redactor`: this target's secrets are taught to it now, and any
             token fetched during the run as soon as it arrives. By default one of its own.
-        sleep: Waits between attempts (tests inject a recorder).
-        rng: Jitter for the backoff.
+        pacing: How the client waits between attempts (tests inject a recorder).
 
     Raises:
         UsageError: the URL is not http:// or https://, or its port is not a port; the URL's
@@ -184,27 +203,13 @@ class GauntletTarget:
         exchange: Exchange | None = None,
         auth: Authenticator | None = None,
         redactor: Redactor | None = None,
-        sleep: Sleep = asyncio.sleep,
-        rng: random.Random | None = None,
+        pacing: Pacing = DEFAULT_PACING,
     ) -> None:
-        try:
-            parts = urlsplit(url)
-        except ValueError as exc:  # urllib's words for a bracket left open
-            raise UsageError(_URL, f": cannot be used as a URL: {exc}") from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(_URL, f": expected an http:// or https:// URL, got {shown_url(url)!r}")
-        try:
-            bare = without_userinfo(parts)
-        except ValueError:  # urllib's words for a port that is not a port
-            raise UsageError(_URL, ": the port is not a number from 0 to 65535") from None
+        parts, bare = _checked_url(url)
         self.name = f"{parts.scheme}://{bare.netloc}{parts.path or '/'}"
         """Scheme, host, port and path: never credentials or a query string."""
         self.settings = settings or HttpSettings()
-        given = (
-            [Header(name, value) for name, value in headers.items()]
-            if isinstance(headers, Mapping)
-            else list(headers or [])
-        )
+        given = _as_headers(headers)
         self._headers = {header.name: header.value for header in given}
         self._from_environment = {header.name: header.from_environment for header in given}
         self._secret_headers = {
@@ -246,7 +251,7 @@ class GauntletTarget:
         self._redactor = redactor if redactor is not None else Redactor()
         self._redactor.learn(*self.secrets)
         self._client = HttpClient(
-            exchange, self.settings, redactor=self._redactor, auth=auth, sleep=sleep, rng=rng
+            exchange, self.settings, redactor=self._redactor, auth=auth, pacing=pacing
         )
 
     @property

@@ -37,6 +37,7 @@ from gauntlet.errors import TargetContractError
 from gauntlet.matching import markers_found
 from gauntlet.patterns import PatternTimeout, user_pattern
 from gauntlet.targets.contract import (
+    FieldName,
     FieldSource,
     Origin,
     Provenance,
@@ -52,7 +53,6 @@ from gauntlet.targets.spec import (
     Absent,
     CitationsFromText,
     DecisionFromText,
-    FieldName,
     HttpResponse,
     OpenAIResponse,
     Placeholder,
@@ -851,19 +851,9 @@ def map_openai(
     elif choice.get("finish_reason") == "content_filter":
         declared = CONTENT_FILTER
 
-    if content is not None:
-        text, text_rule = content, _STREAMED_CONTENT if streamed else f"`{_CONTENT}`"
-    elif calls:
-        text, text_rule = "", f"`{_CONTENT}` (null beside tool calls)"
-    elif refusal:
-        text, text_rule = refusal, f"`{_REFUSAL}` (the content is null)"
-    elif declared is not None:
-        text, text_rule = "", f"`{_CONTENT}` (null beside {declared})"
-    else:
-        raise TargetContractError(
-            f"text: the answer has no content: `{_CONTENT}` is null, with no tool calls "
-            "and no refusal"
-        )
+    text, text_rule = _openai_text(content, refusal, declared, has_calls=bool(calls))
+    if content is not None and streamed:
+        text_rule = _STREAMED_CONTENT
     text = _Where(FieldName.TEXT, None).text(text, _CONTENT if content is not None else _REFUSAL)
     fields = _Fields(text, FieldSource(origin=Origin.DECLARED, rule=text_rule))
     fields.citations(spec.citations, completion)
@@ -881,6 +871,27 @@ def map_openai(
     fields.put(FieldName.TOOL_CALLS, calls, Origin.DECLARED, f"`{_TOOL_CALLS}`")
     finish = finish_reason_of(choice.get("finish_reason"))
     return fields.mapped(calls)._replace(finish_reason=finish)
+
+
+def _openai_text(
+    content: str | None, refusal: str | None, declared: str | None, *, has_calls: bool
+) -> tuple[str, str]:
+    """The answer's text and how it was read: the content, or what a null content stands for.
+
+    Null content is an empty text beside tool calls or a declared refusal, and the refusal's
+    text beside a refusal; with none of these the answer has no text, a contract error.
+    """
+    if content is not None:
+        return content, f"`{_CONTENT}`"
+    if has_calls:
+        return "", f"`{_CONTENT}` (null beside tool calls)"
+    if refusal:
+        return refusal, f"`{_REFUSAL}` (the content is null)"
+    if declared is not None:
+        return "", f"`{_CONTENT}` (null beside {declared})"
+    raise TargetContractError(
+        f"text: the answer has no content: `{_CONTENT}` is null, with no tool calls and no refusal"
+    )
 
 
 def requested_calls(completion: object) -> tuple[str | None, tuple[Requested, ...]]:

@@ -45,22 +45,14 @@ from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from gauntlet.patterns import PatternError, user_pattern
 from gauntlet.record import FieldDocstrings, Record
 
+# `FieldName` lives with the contract it names; older imports of it from here still work.
+from gauntlet.targets.contract import FieldName as FieldName
+
 TARGET_FILE_VERSION = 1
 """The target file format's version; a file says which it is written for."""
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 """Largest decoded response body accepted (1 MiB): an answer, not a download."""
-
-
-class FieldName(StrEnum):
-    """A field of the target contract, as gates read it."""
-
-    TEXT = "text"
-    CITATIONS = "citations"
-    CONTEXT_IDS = "context_ids"
-    REFUSED = "refused"
-    ESCALATED = "escalated"
-    TOOL_CALLS = "tool_calls"
 
 
 class Placeholder(StrEnum):

@@ -320,27 +320,9 @@ def _describe(
     prefix = f"{name}: " if name else ""
     field = next((part for part in reversed(path) if isinstance(part, str)), "")
     written = document.plain_texts.get(path)
-
-    if kind == "dict_type" and not path:
-        return (
-            f"a target file must be a mapping of version, kind and the kind's keys, "
-            f"not {kind_of(value)}",
-            None,
-            None,
-        )
-    if kind.startswith("union_tag"):
-        return (*_bad_kind(where, document), None)
-    if kind == "extra_forbidden":
-        return _unknown_key(where, root)
-    if kind == "missing" and path == ("version",):
-        return f"{_MISSING} 'version'", f"write version: {TARGET_FILE_VERSION}", None
-    if kind == "literal_error" and field == "version":
-        return (
-            f"version: must be {TARGET_FILE_VERSION}, the target file format this gauntlet "
-            f"reads; got {kind_of(value, written)}",
-            None,
-            None,
-        )
+    whole = _whole_file(error, where, document, root)
+    if whole is not None:
+        return whole
     if kind == "literal_error" and field == "absent":
         return (
             f"{name}: must be true, got {kind_of(value, written)}",
@@ -379,6 +361,39 @@ def _describe(
     if kind == "marker_invisible":
         return f"{name}: a phrase of only invisible characters could never be found", None, None
     return f"{prefix}{error['msg']}", None, None
+
+
+def _whole_file(
+    error: ErrorDetails, where: _Where, document: Document, root: type[BaseModel] | None
+) -> tuple[str, str | None, str | None] | None:
+    """`_describe`'s words for the file as a whole: not a mapping, kind, key or version.
+
+    None for an error in one value, which `_describe` words.
+    """
+    kind, path, value = error["type"], where.path, error.get("input")
+    field = next((part for part in reversed(path) if isinstance(part, str)), "")
+    if kind == "dict_type" and not path:
+        return (
+            f"a target file must be a mapping of version, kind and the kind's keys, "
+            f"not {kind_of(value)}",
+            None,
+            None,
+        )
+    if kind.startswith("union_tag"):
+        return (*_bad_kind(where, document), None)
+    if kind == "extra_forbidden":
+        return _unknown_key(where, root)
+    if kind == "missing" and path == ("version",):
+        return f"{_MISSING} 'version'", f"write version: {TARGET_FILE_VERSION}", None
+    if kind == "literal_error" and field == "version":
+        written = document.plain_texts.get(path)
+        return (
+            f"version: must be {TARGET_FILE_VERSION}, the target file format this gauntlet "
+            f"reads; got {kind_of(value, written)}",
+            None,
+            None,
+        )
+    return None
 
 
 def _bad_kind(where: _Where, document: Document) -> tuple[str, str | None]:

@@ -491,18 +491,7 @@ def judge(spec: TrajectorySpec, observed: Steps) -> TrajectoryVerdict:
     if order_check.failure is not None:
         failures.append(order_check.failure)
 
-    for index, step in enumerate(steps):
-        failures.extend(
-            (
-                index,
-                f"forbid_calls: step {index + 1} called {call}, which {pattern} forbids; "
-                f"calls: {show(steps)}",
-            )
-            for call in step
-            for pattern in spec.forbid_calls
-            if pattern.matches(call)
-        )
-
+    failures += _forbidden(spec, steps)
     places = [index for index, step in enumerate(steps) for _ in step]
     if spec.max_calls is not None and len(places) > spec.max_calls:
         failures.append(
@@ -537,6 +526,21 @@ def judge(spec: TrajectorySpec, observed: Steps) -> TrajectoryVerdict:
         tool_accuracy=accuracy,
         departed_at=min((index for index, _ in failures), default=None),
     )
+
+
+def _forbidden(spec: TrajectorySpec, steps: Steps) -> list[tuple[int, str]]:
+    """Each call of `steps` that a `forbid_calls` pattern matches, with its step's index."""
+    return [
+        (
+            index,
+            f"forbid_calls: step {index + 1} called {call}, which {pattern} forbids; "
+            f"calls: {show(steps)}",
+        )
+        for index, step in enumerate(steps)
+        for call in step
+        for pattern in spec.forbid_calls
+        if pattern.matches(call)
+    ]
 
 
 def _resolved(

@@ -18,7 +18,7 @@ from gauntlet.evidence.pack import build_pack
 from gauntlet.evidence.reworded import reworded_failures, reworded_with
 from gauntlet.redact import Redactor
 from gauntlet.render.markdown import render_markdown
-from gauntlet.run.results import Outcome, Results
+from gauntlet.run.results import EmbedderInfo, Outcome, Results
 from gauntlet.semantic.check import Similarity, same_failure_check
 from gauntlet.semantic.embedder import EmbedderError, Embeddings, Vector, cosine
 from gauntlet.semantic.fingerprint import EmbedderFingerprint
@@ -61,11 +61,9 @@ def _similarity(
 
 
 def _matched(
-    current: Results, baseline: Results, similarity: Similarity | None = None, **given: object
+    current: Results, baseline: Results, similarity: Similarity | None = None
 ) -> MeaningMatches:
-    return asyncio.run(
-        reworded_failures(current, baseline, similarity or _similarity(), **given)  # type: ignore[arg-type]
-    )
+    return asyncio.run(reworded_failures(current, baseline, similarity or _similarity()))
 
 
 def _pairs(matches: MeaningMatches) -> set[tuple[str, str]]:
@@ -244,11 +242,16 @@ def test_results_made_with_another_embedder_are_not_matched() -> None:
     theirs = ours.model_copy(
         update={"kind": "openai-embeddings", "model": "other", "host": "127.0.0.1:9"}
     )
-    matches = _matched(current, baseline, current_embedder=ours, baseline_embedder=theirs)
+    current = current.model_copy(update={"embedder": EmbedderInfo(fingerprint=ours)})
+    matches = _matched(
+        current, baseline.model_copy(update={"embedder": EmbedderInfo(fingerprint=theirs)})
+    )
     assert matches.matched == ()
     [why] = matches.not_matched
     assert "other embedders" in why and "other" in why
-    same = _matched(current, baseline, current_embedder=ours, baseline_embedder=ours)
+    same = _matched(
+        current, baseline.model_copy(update={"embedder": EmbedderInfo(fingerprint=ours)})
+    )
     assert _pairs(same) == {("gnd-en-pool-hours", "gnd-en-bulky-waste")}
     report = render_markdown(build_pack(current, baseline=baseline, reworded=matches))
     assert (

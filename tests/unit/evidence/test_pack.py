@@ -46,9 +46,7 @@ SCENARIOS: dict[str, Callable[[], EvidencePack]] = {
     "failing-vs-clean": lambda: build_pack(
         fx.with_defect(ToyDefect.DROP_CITATIONS), baseline=fx.clean(), baseline_path="base.json"
     ),
-    "missing-baseline": lambda: build_pack(
-        fx.clean(), baseline_path="nowhere.json", baseline_missing=True
-    ),
+    "missing-baseline": lambda: build_pack(fx.clean(), baseline_path="nowhere.json"),
     "pushback": lambda: build_pack(fx.with_defect(ToyDefect.YIELDS_TO_PUSHBACK)),
     "flaky-vs-clean": lambda: build_pack(
         fx.flaky(), baseline=fx.clean(), baseline_path="base.json"

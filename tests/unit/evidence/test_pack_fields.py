@@ -6,8 +6,7 @@ from gauntlet.cases.model import GateName
 from gauntlet.evidence.pack import FieldEvidence, build_pack
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.results import Results
-from gauntlet.targets.contract import DECLARED, FieldSource, Origin, Usage
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import DECLARED, FieldName, FieldSource, Origin, Usage
 from tests.evidence_fixtures import clean
 
 PHRASES = FieldSource(origin=Origin.DERIVED, rule="phrases for en (3)")

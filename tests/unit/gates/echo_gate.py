@@ -22,8 +22,7 @@ from gauntlet.gates.judgement import Judgement
 from gauntlet.gates.readability import is_readable
 from gauntlet.gates.reasons import conclude, missing_markers, unreadable
 from gauntlet.gates.spec import GateFamily, GateSpec
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 
 
 def _gate_name(value: str) -> GateName:

@@ -54,8 +54,7 @@ from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.fields import GATE_FIELDS, suite_needs
 from gauntlet.run.results import Outcome, Results, TargetInfo
 from gauntlet.site.content import describe_gates
-from gauntlet.targets.contract import TargetResponse
-from gauntlet.targets.spec import FieldName
+from gauntlet.targets.contract import FieldName, TargetResponse
 from tests.unit.gates import echo_gate
 from tests.unit.gates.builders import response
 from tests.unit.gates.echo_gate import ECHO, SPEC, EchoCase, EchoSuite

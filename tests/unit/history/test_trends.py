@@ -10,6 +10,7 @@ from gauntlet.cli.report_command import _report_trends
 from gauntlet.evidence.pack import build_pack, pack_json, read_pack_json
 from gauntlet.evidence.trends import Family
 from gauntlet.history.records import History
+from gauntlet.history.stats import TrendRule
 from gauntlet.history.store import append_run
 from gauntlet.history.trends import report_trends, trends_evidence, with_run
 from gauntlet.render.markdown import render_markdown
@@ -99,9 +100,7 @@ def test_the_window_threshold_and_label_reach_the_statistics() -> None:
         Path("h.sqlite"),
         load_history=lambda path: tf.healthy_history({"branch": "main"}),
         records_of=lambda results, labels: tf.records_of(results, {"branch": "feature"}),
-        window=5,
-        threshold=-3.0,
-        compare_on="branch",
+        rule=TrendRule(window=5, threshold=-3.0, compare_on="branch"),
     )
     assert (trends.window, trends.threshold, trends.compare_on) == (5, -3.0, "branch")
     assert trends.comparable_runs == 0
@@ -115,8 +114,7 @@ def test_the_window_threshold_and_label_reach_the_statistics() -> None:
         Path("h.sqlite"),
         load_history=lambda path: tf.healthy_history({"branch": "main"}),
         records_of=lambda results, labels: tf.records_of(results, {"branch": "main"}),
-        window=5,
-        compare_on="branch",
+        rule=TrendRule(window=5, compare_on="branch"),
     )
     assert same_branch.comparable_runs == 5
     assert all(len(t.history) <= 5 for t in same_branch.trends)

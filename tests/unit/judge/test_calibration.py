@@ -21,6 +21,7 @@ from gauntlet.judge.agreement import ONE_LABEL_ONLY, Label, agreement
 from gauntlet.judge.calibration import (
     DEFAULT_MIN_ITEMS,
     DEFAULT_MIN_KAPPA,
+    DEFAULT_MIN_POSITION_CONSISTENCY,
     PAIRWISE,
     CalibrationRecord,
     CalibrationRecordError,
@@ -32,6 +33,7 @@ from gauntlet.judge.calibration import (
     PairwiseFigures,
     RecordedPair,
     TalkingFigures,
+    Thresholds,
     build_record,
     calibrate,
     calibrated_languages,
@@ -161,10 +163,18 @@ def record_of(
     )
 
 
-def verdict(record: CalibrationRecord, **kw: Any) -> str | None:
+def verdict(
+    record: CalibrationRecord,
+    *,
+    min_kappa: float = DEFAULT_MIN_KAPPA,
+    min_items: int = DEFAULT_MIN_ITEMS,
+    min_position_consistency: float = DEFAULT_MIN_POSITION_CONSISTENCY,
+    **kw: Any,
+) -> str | None:
     kw.setdefault("fingerprint", FINGERPRINT)
     kw.setdefault("labels_digests", {DIGEST})
-    return check_calibration(record, **kw)
+    thresholds = Thresholds(min_kappa, min_items, min_position_consistency)
+    return check_calibration(record, thresholds=thresholds, **kw)
 
 
 GOOD = language_pairs("en", agree=30) + language_pairs("es", agree=30) + CONSISTENT

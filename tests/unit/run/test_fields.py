@@ -14,6 +14,7 @@ from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, TargetInfo, Verdict
 from gauntlet.targets.contract import (
     DECLARED,
+    FieldName,
     FieldSource,
     Origin,
     Provenance,
@@ -21,7 +22,6 @@ from gauntlet.targets.contract import (
     TargetResponse,
     Traced,
 )
-from gauntlet.targets.spec import FieldName
 
 from ...run_settings import settings_for
 

@@ -24,9 +24,16 @@ from gauntlet.run.probe import (
     probe_target,
     report_lines,
 )
-from gauntlet.targets.contract import FieldSource, Origin, TargetResponse, ToolCall, Traced, Usage
+from gauntlet.targets.contract import (
+    FieldName,
+    FieldSource,
+    Origin,
+    TargetResponse,
+    ToolCall,
+    Traced,
+    Usage,
+)
 from gauntlet.targets.exchange import ExchangeError, MockExchange, MockHandler, MockReply, Request
-from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import parse_target_file
 
 TARGET = """\

@@ -22,6 +22,7 @@ from gauntlet.errors import TargetContractError, TargetError
 from gauntlet.redact import MASK, Redactor
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
+from gauntlet.targets.client import Pacing
 from gauntlet.targets.configured import (
     CUT_STREAM_HINT,
     HttpTarget,
@@ -31,6 +32,7 @@ from gauntlet.targets.configured import (
 from gauntlet.targets.contract import (
     AsyncTarget,
     Conversation,
+    FieldName,
     FieldSource,
     Message,
     Origin,
@@ -50,7 +52,6 @@ from gauntlet.targets.exchange import (
 )
 from gauntlet.targets.http import PROBE_PROMPT, GauntletTarget
 from gauntlet.targets.mapping import DECLARED_ABSENT
-from gauntlet.targets.spec import FieldName
 from gauntlet.targets.target_file import LoadedTarget, parse_target_file
 
 from ...run_settings import settings_for
@@ -950,7 +951,7 @@ class Ticks:
 @pytest.mark.parametrize("kind", sorted(STREAMS))
 def test_a_whole_stream_is_one_answer_with_the_time_to_its_first_chunk(kind: str) -> None:
     target, exchange = _build(
-        STREAMS[kind], lambda request: WHOLE[kind], environ=KEY, clock=Ticks()
+        STREAMS[kind], lambda request: WHOLE[kind], environ=KEY, pacing=Pacing(clock=Ticks())
     )
     traced = _ask(target)
     assert traced.response.text == "Open 9 to 5."
@@ -979,8 +980,8 @@ def test_a_stream_retried_after_a_timeout_times_the_first_token_of_the_answer_re
         return None
 
     target, exchange = _build(
-        STREAMS["openai-chat"], lambda request: next(replies), environ=KEY, clock=Ticks(),
-        sleep=no_wait,
+        STREAMS["openai-chat"], lambda request: next(replies), environ=KEY,
+        pacing=Pacing(clock=Ticks(), sleep=no_wait),
     )  # fmt: skip
     traced = _ask(target)
     assert (traced.response.text, traced.attempts) == ("Open 9 to 5.", 2)

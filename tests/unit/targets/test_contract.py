@@ -8,9 +8,8 @@ import pytest
 from pydantic import ConfigDict
 
 from gauntlet.errors import TargetContractError
-from gauntlet.targets.contract import Origin, TargetResponse, check_response, declared
+from gauntlet.targets.contract import FieldName, Origin, TargetResponse, check_response, declared
 from gauntlet.targets.http import parse_contract_body
-from gauntlet.targets.spec import FieldName
 
 GOOD = {
     "text": "Open 9 to 5.",

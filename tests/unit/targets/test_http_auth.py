@@ -15,7 +15,7 @@ import pytest
 from gauntlet.errors import TargetError, TargetUnreachableError, UsageError
 from gauntlet.redact import MASK, Redactor
 from gauntlet.targets.auth import BearerAuth, OAuth2ClientCredentials
-from gauntlet.targets.client import HttpClient, HttpSettings
+from gauntlet.targets.client import HttpClient, HttpSettings, Pacing
 from gauntlet.targets.contract import Question, Traced
 from gauntlet.targets.exchange import Exchange, MockExchange, MockReply, Request
 from gauntlet.targets.http import GauntletTarget
@@ -84,8 +84,10 @@ def _target(
         auth=auth,
         redactor=redactor,
         exchange=exchange,
-        sleep=Sleeps(),
-        rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+        pacing=Pacing(
+            sleep=Sleeps(),
+            rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+        ),
     )
 
 

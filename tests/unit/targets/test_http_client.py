@@ -23,6 +23,7 @@ from gauntlet.targets.client import (
     Called,
     HttpClient,
     HttpSettings,
+    Pacing,
     cookie_header,
     keep_cookies,
     read_capped,
@@ -81,8 +82,10 @@ def _client(
         settings,
         redactor=Redactor([SECRET]) if redactor is None else redactor,
         auth=auth,
-        sleep=sleeps or Sleeps(),
-        rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+        pacing=Pacing(
+            sleep=sleeps or Sleeps(),
+            rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+        ),
     )
 
 
@@ -219,7 +222,7 @@ def test_a_stop_ends_a_wait_at_once() -> None:
         MockExchange(lambda request: MockReply(429, [("Retry-After", "60")])),
         FAST,
         redactor=Redactor(),
-        sleep=sleep,
+        pacing=Pacing(sleep=sleep),
     )
 
     async def go() -> None:

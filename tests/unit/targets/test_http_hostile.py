@@ -21,6 +21,7 @@ from gauntlet.errors import (
     TargetTimeoutError,
     TargetUnreachableError,
 )
+from gauntlet.targets.client import Pacing
 from gauntlet.targets.contract import Conversation, Question, TargetResponse, Traced
 from gauntlet.targets.exchange import AiohttpExchange, Exchange, MockExchange, MockReply
 from gauntlet.targets.http import GauntletTarget, HttpSettings
@@ -65,7 +66,11 @@ def _target(
 ) -> GauntletTarget:
     jitter = random.Random(7)  # noqa: S311 - backoff jitter, not cryptography
     return GauntletTarget(
-        url, headers=headers, settings=settings, exchange=exchange, sleep=sleeps, rng=jitter
+        url,
+        headers=headers,
+        settings=settings,
+        exchange=exchange,
+        pacing=Pacing(sleep=sleeps, rng=jitter),
     )
 
 

@@ -20,10 +20,12 @@ from gauntlet.errors import (
 )
 from gauntlet.redact import MASK, Redactor
 from gauntlet.targets.auth import BearerAuth
+from gauntlet.targets.client import Pacing
 from gauntlet.targets.contract import (
     NATIVE,
     AsyncTarget,
     Conversation,
+    FieldName,
     Origin,
     Question,
     TargetResponse,
@@ -40,7 +42,6 @@ from gauntlet.targets.exchange import (
     said,
 )
 from gauntlet.targets.http import PROBE_PROMPT, GauntletTarget, HttpSettings, environment_proxy
-from gauntlet.targets.spec import FieldName
 
 from ...httpx_exchange import HttpxExchange
 
@@ -63,8 +64,10 @@ def _target(exchange: MockExchange | HttpxExchange, **options: object) -> Gauntl
         "https://user:secret@example.test:8443/ask?key=1",
         headers={"X-Api-Key": "k"},
         exchange=exchange,
-        sleep=Sleeps(),
-        rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+        pacing=Pacing(
+            sleep=Sleeps(),
+            rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+        ),
         **options,  # type: ignore[arg-type]
     )
 
@@ -402,8 +405,10 @@ def test_a_retry_after_that_is_not_ascii_digits_or_a_date_is_ignored(retry_after
     target = GauntletTarget(
         "http://example.test/",
         exchange=MockExchange(lambda request: next(answers, OK)),
-        sleep=sleeps,
-        rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+        pacing=Pacing(
+            sleep=sleeps,
+            rng=random.Random(7),  # noqa: S311 - backoff jitter, not cryptography
+        ),
     )
     traced = _ask(target)
     # The backoff is used instead: its first step, 0.5 s, with up to 50% jitter.

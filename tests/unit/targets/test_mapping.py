@@ -15,7 +15,7 @@ from pydantic import JsonValue
 from gauntlet.display import masking
 from gauntlet.errors import TargetContractError
 from gauntlet.targets import mapping
-from gauntlet.targets.contract import FieldSource, Origin, TargetResponse, ToolCall
+from gauntlet.targets.contract import FieldName, FieldSource, Origin, TargetResponse, ToolCall
 from gauntlet.targets.mapping import (
     Mapped,
     cite_from_text,
@@ -33,7 +33,6 @@ from gauntlet.targets.spec import (
     Absent,
     CitationsFromText,
     DecisionFromText,
-    FieldName,
     HttpResponse,
     OpenAIResponse,
     Placeholder,
