@@ -15,10 +15,19 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gauntlet.cli.console import stderr, stdout
-from gauntlet.cli.options import PersonasOption, TargetFileOption, named_options
+from gauntlet.cli.options import (
+    HeaderOption,
+    JudgeMinItemsOption,
+    JudgeMinKappaOption,
+    PersonasOption,
+    RetriesOption,
+    TargetFileOption,
+    TimeoutOption,
+    named_options,
+)
 from gauntlet.cli.run_command import TargetRequest, _build_target, _parse_target
 from gauntlet.cli.state import Invocation
-from gauntlet.defaults import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import UsageError
 from gauntlet.targets.toy.defects import ToyDefect
 
@@ -63,35 +72,9 @@ def explore_command(
             show_default=False,
         ),
     ] = None,
-    header: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--header",
-            metavar="'NAME: VALUE'",
-            help="An HTTP header to send to the target (repeatable), as `gauntlet run` takes it.",
-            show_default=False,
-        ),
-    ] = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            min=0.001,
-            help="Seconds for one HTTP attempt of the target. Default: the target file's "
-            f"`http.timeout`, else {DEFAULT_TIMEOUT:g}.",
-            show_default=False,
-        ),
-    ] = None,
-    retries: Annotated[
-        int | None,
-        typer.Option(
-            "--retries",
-            min=0,
-            help="HTTP retries of the target. Default: the target file's `http.retries`, "
-            f"else {DEFAULT_RETRIES}.",
-            show_default=False,
-        ),
-    ] = None,
+    header: HeaderOption = None,
+    timeout: TimeoutOption = None,
+    retries: RetriesOption = None,
     personas: PersonasOption = None,
     language: Annotated[
         str | None,
@@ -174,14 +157,8 @@ def explore_command(
             show_default=False,
         ),
     ] = None,
-    min_kappa: Annotated[
-        float,
-        typer.Option("--min-kappa", help="The least kappa the calibration must show."),
-    ] = 0.7,
-    min_items: Annotated[
-        int,
-        typer.Option("--min-items", min=1, help="The fewest labelled items per language."),
-    ] = 30,
+    min_kappa: JudgeMinKappaOption = 0.7,
+    min_items: JudgeMinItemsOption = 30,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress lines, only the table.")
     ] = False,

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from gauntlet.cli.state import safe
+from gauntlet.defaults import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from gauntlet.errors import GauntletError, UsageError
 
 
@@ -87,6 +88,64 @@ CasesOption = Annotated[
         help="A directory of *.yaml case files (searched recursively) or one case file. "
         "Repeatable. Default: the built-in suites.",
         show_default=False,
+    ),
+]
+
+
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        help="Seconds for one HTTP attempt of the target, start to end (a stream's last byte "
+        f"included). Default: the target file's `http.timeout`, else {DEFAULT_TIMEOUT:g}.",
+        show_default=False,
+    ),
+]
+
+
+RetriesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--retries",
+        min=0,
+        help="HTTP retries of the target after connect errors, timeouts, 429 and 502/503/504. "
+        f"Default: the target file's `http.retries`, else {DEFAULT_RETRIES}.",
+        show_default=False,
+    ),
+]
+
+
+HeaderOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header",
+        metavar="'NAME: VALUE'",
+        help="An HTTP header to send (repeatable); write the value as ${ENV_VAR} to read "
+        "it from the environment. Values read so, and those of headers named like "
+        "credentials (Authorization, Cookie, *key*, *token*, ...), are masked in every "
+        "output; values under 8 characters are not.",
+        show_default=False,
+    ),
+]
+
+
+JudgeMinKappaOption = Annotated[
+    float,
+    typer.Option(
+        "--min-kappa",
+        help="The least Cohen's kappa the judge's calibration must show, overall and in every "
+        "language; never below 0.4.",
+    ),
+]
+
+
+JudgeMinItemsOption = Annotated[
+    int,
+    typer.Option(
+        "--min-items",
+        min=1,
+        help="The fewest labelled items the judge's calibration must hold in every language.",
     ),
 ]
 

@@ -17,12 +17,17 @@ from gauntlet.cli.options import (
     EmbedderOption,
     ExcludeGateOption,
     GateOption,
+    HeaderOption,
     HistoryOption,
+    JudgeMinItemsOption,
+    JudgeMinKappaOption,
     LabelOption,
     OldJudgeLabelsOption,
+    RetriesOption,
     SuiteChoiceOption,
     SuiteSettingOption,
     TargetFileOption,
+    TimeoutOption,
     WaiversOption,
     named_options,
     refuse_old_judge_labels,
@@ -35,8 +40,6 @@ from gauntlet.cli.validate import (
 )
 from gauntlet.defaults import (
     DEFAULT_CONCURRENCY,
-    DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT,
     MAX_REPEAT,
 )
 from gauntlet.errors import UsageError
@@ -99,38 +102,9 @@ def run_command(
     concurrency: Annotated[
         int, typer.Option("--concurrency", min=1, help="Cases asked at once.")
     ] = DEFAULT_CONCURRENCY,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            min=0.001,
-            help="Seconds for one HTTP attempt, start to end (a stream's last byte included). "
-            f"Default: the target file's `http.timeout`, else {DEFAULT_TIMEOUT:g}.",
-            show_default=False,
-        ),
-    ] = None,
-    retries: Annotated[
-        int | None,
-        typer.Option(
-            "--retries",
-            min=0,
-            help="HTTP retries after connect errors, timeouts, 429 and 502/503/504. "
-            f"Default: the target file's `http.retries`, else {DEFAULT_RETRIES}.",
-            show_default=False,
-        ),
-    ] = None,
-    header: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--header",
-            metavar="'NAME: VALUE'",
-            help="An HTTP header to send (repeatable); write the value as ${ENV_VAR} to read "
-            "it from the environment. Values read so, and those of headers named like "
-            "credentials (Authorization, Cookie, *key*, *token*, ...), are masked in every "
-            "output; values under 8 characters are not.",
-            show_default=False,
-        ),
-    ] = None,
+    timeout: TimeoutOption = None,
+    retries: RetriesOption = None,
+    header: HeaderOption = None,
     repeat: Annotated[
         int,
         typer.Option(
@@ -201,22 +175,8 @@ def run_command(
             show_default=False,
         ),
     ] = None,
-    min_kappa: Annotated[
-        float,
-        typer.Option(
-            "--min-kappa",
-            help="The least Cohen's kappa the calibration must show, overall and in every "
-            "language; never below 0.4.",
-        ),
-    ] = 0.7,
-    min_items: Annotated[
-        int,
-        typer.Option(
-            "--min-items",
-            min=1,
-            help="The fewest labelled items the calibration must hold in every language.",
-        ),
-    ] = 30,
+    min_kappa: JudgeMinKappaOption = 0.7,
+    min_items: JudgeMinItemsOption = 30,
     embedder: EmbedderOption = None,
     embedder_calibration: EmbedderCalibrationOption = None,
     waivers: WaiversOption = None,
