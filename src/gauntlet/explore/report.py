@@ -244,6 +244,7 @@ _FAULT_WORDS = {
     AttackerFault.REPEATED: "repeated itself",
     AttackerFault.EMPTY: "said nothing",
     AttackerFault.UNREACHABLE: "could not be reached",
+    AttackerFault.MARKER: "wrote the goal's marker itself",
 }
 
 
