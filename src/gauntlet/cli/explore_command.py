@@ -118,8 +118,8 @@ def explore_command(
             "--max-tokens",
             min=1,
             help="Tokens of every role together (attacker, target, judge), as they report "
-            "them. Once spent no new turn starts; conversations cut are counted as not "
-            "finished, never as held.",
+            "them. Once spent, or once an ask reports no tokens (the budget cannot be kept), "
+            "no new turn starts; conversations cut are counted as not finished, never as held.",
             show_default=False,
         ),
     ] = None,

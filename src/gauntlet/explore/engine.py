@@ -72,7 +72,7 @@ class Budgets:
     """Caps every persona's `max_turns`."""
     max_tokens: int | None = None
     """Tokens of every role together (attacker, target, judge) as they report them; once
-    spent, no new turn starts."""
+    spent, or once any ask reports none (the budget cannot be kept), no new turn starts."""
     deadline: float | None = None
     """Seconds from the first turn; once passed, no new turn starts."""
 
@@ -278,12 +278,27 @@ class _Spent:
     deadline: float | None
     started: float = field(default_factory=time.monotonic)
     tokens: int = 0
+    silent: str | None = None
+    """Who first answered without reporting its tokens: the token budget cannot hold then."""
 
-    def add(self, tokens: int | None) -> None:
-        self.tokens += tokens or 0
+    def add(self, tokens: int | None, role: str) -> None:
+        """Count one ask's tokens; an ask that reported none leaves the budget uncountable.
+
+        Adding up only what is reported would let an attacker, target or judge that reports
+        nothing spend without limit under a budget it was never held to.
+        """
+        if tokens is None:
+            self.silent = self.silent or role
+            return
+        self.tokens += tokens
 
     def exhausted(self) -> str | None:
-        """Which budget is spent, in words; None while both last."""
+        """Which budget is spent (or cannot be kept), in words; None while both last."""
+        if self.max_tokens is not None and self.silent is not None:
+            return (
+                f"the token budget ({self.max_tokens:,}) cannot be kept: the {self.silent} "
+                "reported no token usage"
+            )
         if self.max_tokens is not None and self.tokens >= self.max_tokens:
             return f"the token budget ({self.max_tokens:,}) was spent"
         if self.deadline is not None and time.monotonic() - self.started >= self.deadline:
@@ -422,10 +437,9 @@ class _Talk:
 
     def count(self, role: str, usage: Usage | None) -> None:
         used = _tokens_of(usage)
-        if used is None:
-            return
-        self.tokens[role] = (self.tokens[role] or 0) + used
-        self.loop.spent.add(used)
+        self.loop.spent.add(used, role)
+        if used is not None:
+            self.tokens[role] = (self.tokens[role] or 0) + used
 
     @property
     def by_role(self) -> TokensByRole:

@@ -25,24 +25,53 @@ from gauntlet.explore.engine import (
 from gauntlet.explore.model import AttackerFault, Conversation, Outcome
 from gauntlet.run.settings import Judge
 from gauntlet.targets.adapters import as_async_target
-from gauntlet.targets.contract import Message, TargetResponse
+from gauntlet.targets.contract import AsyncTarget, Message, Question, TargetResponse, Traced, Usage
 
 from ...evidence_fixtures import JUDGE
 from .fakes import CANARY, FakeAttacker, ScriptedTarget, answer, holds, leaks_at, persona
 
 
+class _Reporting:
+    """An async target that reports `tokens` used for each answer (a Python target reports
+    none)."""
+
+    def __init__(self, target: AsyncTarget, tokens: int) -> None:
+        self.target = target
+        self.tokens = tokens
+        self.name = target.name
+        self.secrets = target.secrets
+        self.holds_conversations = target.holds_conversations
+
+    def provides(self, language: str) -> Any:
+        return self.target.provides(language)
+
+    async def ask(self, question: Question) -> Traced:
+        traced = await self.target.ask(question)
+        return traced._replace(usage=Usage(total_tokens=self.tokens))
+
+    async def probe(self) -> Traced | None:
+        return await self.target.probe()
+
+    async def aclose(self) -> None:
+        await self.target.aclose()
+
+
 def _explore(
     target: ScriptedTarget,
     attacker: FakeAttacker | None = None,
+    *,
+    reports: int | None = None,
     **settings: Any,
 ) -> Explored:
+    """Explore `target`; with `reports`, the target reports that many tokens per answer."""
     settings.setdefault("personas", (persona(),))
     settings.setdefault("preflight", False)
+    asked: AsyncTarget = as_async_target(target)
+    if reports is not None:
+        asked = _Reporting(asked, reports)
 
     async def go() -> Explored:
-        return await explore(
-            ExploreSettings(**settings), as_async_target(target), attacker or FakeAttacker()
-        )
+        return await explore(ExploreSettings(**settings), asked, attacker or FakeAttacker())
 
     return asyncio.run(go())
 
@@ -173,12 +202,13 @@ def test_a_spent_token_budget_starts_no_new_turn_and_the_rest_are_not_finished()
     explored = _explore(
         target,
         FakeAttacker(tokens=40),
+        reports=1,
         personas=(persona(max_turns=5),),
         budgets=Budgets(conversations=2, max_tokens=50),
         concurrency=1,
     )
     first, second = explored.outcomes
-    assert isinstance(first, Unfinished) and first.turns == 3  # 40 + 40 passes 50 by turn 3
+    assert isinstance(first, Unfinished) and first.turns == 3  # 1 + 41 + 41 passes 50
     assert "token budget" in first.why
     assert first.tokens.attacker == 80
     assert isinstance(second, Unfinished) and second.turns == 0
@@ -383,3 +413,42 @@ def test_a_marker_the_persona_itself_asks_for_may_be_sent_and_its_echo_is_a_brea
     )
     conversation = _only(_explore(held, attacker, personas=(injector,)))
     assert (conversation.outcome, conversation.breaking_turn) == (Outcome.BROKE, 2)
+
+
+@pytest.mark.parametrize(
+    ("attacker_tokens", "target_tokens", "turns", "silent"),
+    [(None, None, 1, "the target"), (7, None, 1, "the target"), (None, 3, 2, "the attacker")],
+    ids=["nobody-reports", "target-silent", "attacker-silent"],
+)
+def test_a_token_budget_an_ask_did_not_report_to_starts_no_new_turn_and_says_who(
+    attacker_tokens: int | None, target_tokens: int | None, turns: int, silent: str
+) -> None:
+    # Trap: a token budget that adds up only what is reported: an attacker or a target that
+    # reports no usage spends nothing against it, and every conversation runs to its end
+    # under a budget it was never held to ("no new break", exit 0, nothing said).
+    explored = _explore(
+        ScriptedTarget(holds),
+        FakeAttacker(tokens=attacker_tokens),
+        reports=target_tokens,
+        personas=(persona(max_turns=4),),
+        budgets=Budgets(max_tokens=10**9),
+    )
+    [cut] = explored.outcomes
+    assert isinstance(cut, Unfinished), cut
+    assert cut.turns == turns
+    assert f"{silent} reported no token usage" in cut.why
+
+
+def test_a_budget_every_ask_reports_to_lets_the_conversation_end() -> None:
+    # Trap: a fix that cuts every conversation under --max-tokens, reported usage or not.
+    conversation = _only(
+        _explore(
+            ScriptedTarget(holds),
+            FakeAttacker(tokens=5),
+            reports=2,
+            personas=(persona(max_turns=3),),
+            budgets=Budgets(max_tokens=10**9),
+        )
+    )
+    assert conversation.outcome is Outcome.HELD
+    assert (conversation.tokens.attacker, conversation.tokens.target) == (10, 6)
