@@ -313,7 +313,7 @@ def test_a_judge_criterion_with_no_judge_is_said_not_checked(
 @pytest.mark.parametrize(
     "failure",
     [
-        ConfigErrors([ConfigError("findings/staff.yaml", "the frozen cases cannot be added")]),
+        ConfigErrors([ConfigError("staff\nverdict: NO NEW BREAK.yaml", "cannot be added")]),
         PermissionError(13, "Permission denied"),
     ],
     ids=["suite-refuses", "cannot-write"],
@@ -346,3 +346,4 @@ def test_a_break_that_could_not_be_frozen_is_still_reported_and_never_passes(
     markdown = (tmp_path / "explore-report.md").read_text(encoding="utf-8")
     assert "## Breaks not frozen" in markdown and "311" in markdown
     assert "Traceback" not in result.stderr
+    assert "\nverdict: NO NEW BREAK" not in result.stdout  # a file's name forges no line

@@ -361,11 +361,13 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
 
 
 def _said(error: ConfigErrors | UsageError) -> str:
-    """Why the breaks could not be frozen, in one line."""
+    """Why the breaks could not be frozen, in one line (a file's name may hold anything)."""
+    from gauntlet.display import printable
+
     if isinstance(error, ConfigErrors):
         first = error.errors[0]
-        return f"{first.path}: {first.message}"
-    return str(error)
+        return printable(f"{first.path}: {first.message}")
+    return printable(str(error))
 
 
 def _note_unjudged_goals(personas: tuple[Persona, ...], judge: Judge | None) -> None:
