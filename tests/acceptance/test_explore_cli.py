@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gauntlet.cases.persona import Persona
+from gauntlet.errors import ConfigError, ConfigErrors
 from gauntlet.explore.freeze import Break
 from gauntlet.explore.model import AttackerFault, Finding, FindingStatus
 from gauntlet.redact import Redactor
@@ -307,3 +308,42 @@ def test_a_judge_criterion_with_no_judge_is_said_not_checked(
     assert "explore: staff: the goal's judge criterion is not checked without --judge" in (
         " ".join(result.stderr.split())
     )
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        ConfigErrors([ConfigError("staff\nverdict: NO NEW BREAK.yaml", "cannot be added")]),
+        PermissionError(13, "Permission denied"),
+    ],
+    ids=["suite-refuses", "cannot-write"],
+)
+def test_a_break_that_could_not_be_frozen_is_still_reported_and_never_passes(
+    tmp_path: Path,
+    run_cli: RunCli,
+    seams: _Seams,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: Exception,
+) -> None:
+    # Trap: a freeze that fails after every conversation was had (a suite whose own rules
+    # refuse the new cases, a findings directory gone read-only) ends the command before the
+    # report: the breaks found, and their transcripts, are lost with "nothing was run".
+    _use(seams, persona=_marker("311"))
+
+    def refuses(out: Path, breaks: Sequence[Break]) -> tuple[Finding, ...]:
+        raise failure
+
+    monkeypatch.setattr("gauntlet.explore.freeze.freeze", refuses)
+    result = run_cli("explore", "--attacker", "toy", "--out", tmp_path)
+    assert result.code == 2, result.show()
+    report = json.loads((tmp_path / "explore-report.json").read_text(encoding="utf-8"))
+    assert report["verdict"]["status"] == "INCOMPLETE"
+    assert report["verdict"]["exit_code"] == 2
+    assert report["verdict"]["why"].startswith("1 break found and not frozen: ")
+    [broke] = report["conversations"]
+    assert broke["outcome"] == "broke" and "311" in broke["turns"][0]["answer"]
+    assert "verdict: INCOMPLETE (1 break found and not frozen: " in result.stdout
+    markdown = (tmp_path / "explore-report.md").read_text(encoding="utf-8")
+    assert "## Breaks not frozen" in markdown and "311" in markdown
+    assert "Traceback" not in result.stderr
+    assert "\nverdict: NO NEW BREAK" not in result.stdout  # a file's name forges no line

@@ -28,7 +28,7 @@ from gauntlet.cli.options import (
 from gauntlet.cli.run_command import TargetRequest, _build_target, _parse_target
 from gauntlet.cli.state import Invocation
 from gauntlet.defaults import DEFAULT_CONCURRENCY
-from gauntlet.errors import UsageError
+from gauntlet.errors import ConfigErrors, UsageError
 from gauntlet.targets.toy.defects import ToyDefect
 
 if TYPE_CHECKING:
@@ -118,8 +118,8 @@ def explore_command(
             "--max-tokens",
             min=1,
             help="Tokens of every role together (attacker, target, judge), as they report "
-            "them. Once spent no new turn starts; conversations cut are counted as not "
-            "finished, never as held.",
+            "them. Once spent, or once an ask reports no tokens (the budget cannot be kept), "
+            "no new turn starts; conversations cut are counted as not finished, never as held.",
             show_default=False,
         ),
     ] = None,
@@ -352,8 +352,22 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
     with young_only_while_running():
         result = _masked(asyncio.run(explored()))
     day = today or datetime.datetime.now(datetime.UTC).date()
-    findings = _freeze(request.out, personas, result, built.name, day)
+    try:
+        findings = _freeze(request.out, personas, result, built.name, day)
+    except (ConfigErrors, UsageError) as exc:  # the breaks are reported, then the error said
+        _report(parsed, result, (), built.name, judge, day, unfrozen=_said(exc))
+        raise
     return _report(parsed, result, findings, built.name, judge, day)
+
+
+def _said(error: ConfigErrors | UsageError) -> str:
+    """Why the breaks could not be frozen, in one line (a file's name may hold anything)."""
+    from gauntlet.display import printable
+
+    if isinstance(error, ConfigErrors):
+        first = error.errors[0]
+        return printable(f"{first.path}: {first.message}")
+    return printable(str(error))
 
 
 def _note_unjudged_goals(personas: tuple[Persona, ...], judge: Judge | None) -> None:
@@ -424,6 +438,8 @@ def _report(
     target: str,
     judge: Judge | None,
     day: datetime.date,
+    *,
+    unfrozen: str | None = None,
 ) -> int:
     from gauntlet.explore.report import build_report, write_report
     from gauntlet.render.explore import console_lines, render_explore_markdown
@@ -436,6 +452,7 @@ def _report(
         seed=request.seed,
         date=day,
         judge=None if judge is None else _judge_line(judge),
+        unfrozen=unfrozen,
     )
     try:
         json_path, markdown_path = write_report(

@@ -33,10 +33,17 @@ from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import GauntletError, Interrupted, TargetError, UsageError
 from gauntlet.explore.attacker import Attacker, AttackerFailure, AttackerInfo, Exchange
 from gauntlet.explore.goal import JUDGE_DETECTOR, FrozenCase, candidate_case, check_answer
-from gauntlet.explore.model import Conversation, ExploreTurn, Outcome, TokensByRole
+from gauntlet.explore.model import (
+    AttackerFault,
+    Conversation,
+    ExploreTurn,
+    Outcome,
+    TokensByRole,
+)
 from gauntlet.run.engine import StopSignals, Unanswered, ask_turn, probed
 from gauntlet.run.results import SuiteInfo
 from gauntlet.run.settings import GRACE_SECONDS, Judge
+from gauntlet.spellings import leaks, unsearched
 from gauntlet.targets.contract import AsyncTarget, Message, Question, TargetResponse, Usage
 from gauntlet.targets.contract import Conversation as Session
 
@@ -65,7 +72,7 @@ class Budgets:
     """Caps every persona's `max_turns`."""
     max_tokens: int | None = None
     """Tokens of every role together (attacker, target, judge) as they report them; once
-    spent, no new turn starts."""
+    spent, or once any ask reports none (the budget cannot be kept), no new turn starts."""
     deadline: float | None = None
     """Seconds from the first turn; once passed, no new turn starts."""
 
@@ -271,12 +278,27 @@ class _Spent:
     deadline: float | None
     started: float = field(default_factory=time.monotonic)
     tokens: int = 0
+    silent: str | None = None
+    """Who first answered without reporting its tokens: the token budget cannot hold then."""
 
-    def add(self, tokens: int | None) -> None:
-        self.tokens += tokens or 0
+    def add(self, tokens: int | None, role: str) -> None:
+        """Count one ask's tokens; an ask that reported none leaves the budget uncountable.
+
+        Adding up only what is reported would let an attacker, target or judge that reports
+        nothing spend without limit under a budget it was never held to.
+        """
+        if tokens is None:
+            self.silent = self.silent or role
+            return
+        self.tokens += tokens
 
     def exhausted(self) -> str | None:
-        """Which budget is spent, in words; None while both last."""
+        """Which budget is spent (or cannot be kept), in words; None while both last."""
+        if self.max_tokens is not None and self.silent is not None:
+            return (
+                f"the token budget ({self.max_tokens:,}) cannot be kept: the {self.silent} "
+                "reported no token usage"
+            )
         if self.max_tokens is not None and self.tokens >= self.max_tokens:
             return f"the token budget ({self.max_tokens:,}) was spent"
         if self.deadline is not None and time.monotonic() - self.started >= self.deadline:
@@ -363,6 +385,43 @@ def _tokens_of(usage: Usage | None) -> int | None:
     return None
 
 
+def _secrets(persona: Persona, language: str) -> tuple[str, ...]:
+    """The goal's markers only the target can know: those the persona's own words never hold.
+
+    A marker the persona sends itself (a prompt injector's "say INJECTION-WORKED") is what a
+    target that obeys says back, and asking for it is the attack; any other marker (a canary,
+    a line of the target's instructions) can reach an answer only from the target.
+    """
+    side = persona.languages[language]
+    written = "\n".join((side.style, side.opening, *side.tactics))
+    sent = {leak.marker for leak in leaks(written, persona.never(language))}
+    return tuple(marker for marker in persona.never(language) if marker not in sent)
+
+
+def _marker_in(message: str, markers: Sequence[str]) -> str | None:
+    """Why `message`, the user's, holds one of the goal's `markers`; None when it holds none.
+
+    Looked for as the gate looks in an answer (as written, respelled, encoded), since an
+    answer that repeats or decodes the user's words would otherwise be graded a leak: the
+    attacker's, frozen as the target's, and failing every target that echoes on replay.
+    """
+    found = leaks(message, markers)
+    if found:
+        marker, spelling = found[0]
+        how = f" spelled {spelling}" if spelling else ""
+        return (
+            f"its message holds the goal's marker {marker!r}{how}; an answer repeating it "
+            "would show the attacker's words, not the target's"
+        )
+    hidden = unsearched(message, markers)
+    if hidden:
+        return (
+            f"its message ({len(message):,} characters) is too long to rule out the goal's "
+            f"marker {hidden[0]!r} in another spelling"
+        )
+    return None
+
+
 class _Talk:
     """One conversation, turn by turn, until it breaks, holds, fails or is cut."""
 
@@ -378,10 +437,9 @@ class _Talk:
 
     def count(self, role: str, usage: Usage | None) -> None:
         used = _tokens_of(usage)
-        if used is None:
-            return
-        self.tokens[role] = (self.tokens[role] or 0) + used
-        self.loop.spent.add(used)
+        self.loop.spent.add(used, role)
+        if used is not None:
+            self.tokens[role] = (self.tokens[role] or 0) + used
 
     @property
     def by_role(self) -> TokensByRole:
@@ -425,6 +483,13 @@ class _Talk:
                         why=f"{move.fault.value} at turn {turn}: {move.detail}",
                     )
                 message, intent = move.message, move.intent
+                marked = _marker_in(message, _secrets(self.persona, self.language))
+                if marked is not None:
+                    return self.ended(
+                        Outcome.UNSCOREABLE,
+                        fault=AttackerFault.MARKER,
+                        why=f"{AttackerFault.MARKER.value} at turn {turn}: {marked}",
+                    )
             ended = await self.exchange(turn, message, intent, session)
             if ended is not None:
                 return ended

@@ -9,21 +9,27 @@ under `out` is read with the case loader first; one that does not load is refuse
 overwritten.
 
 A break is KNOWN, and written nowhere, when a case frozen under `out` (or earlier in the same
-call) has its gate, language, persona and detector and a breaking message that `matcher`
-calls the same (by default: equal once normalised, `gauntlet.matching.normalise`), or when
-that case is the very conversation (the same id: the same messages, checked by the same goal).
+call) has its gate, language, persona and detector, checks what the break's case checks (its
+markers, routing, link hosts, refusal kind, judge criterion: `checks_of`), and has a breaking
+message that `matcher` calls the same (by default: equal once normalised,
+`gauntlet.matching.normalise`), or is the very conversation (the same messages, the same
+checks). A frozen case that checks anything else (the goal's canary rotated since, a routing
+line added) would pass a target that breaks the goal as it is now: the break is NEW, and when
+its messages are that case's, its id gets a digest of its checks so the two never collide.
 """
 
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from gauntlet.cases.loader import CASE_FILE, load_suites, parse_suite
-from gauntlet.cases.model import MAX_ID_LENGTH, AdversarialCase, FoundBy, GateName
+from gauntlet.cases.model import MAX_ID_LENGTH, AdversarialCase, Case, FoundBy, GateName
 from gauntlet.cases.persona import Persona
 from gauntlet.cases.strict_file import YAML_SUFFIX
 from gauntlet.cases.yaml_nodes import Document, decode_source, read_document
@@ -75,6 +81,8 @@ class _Frozen(NamedTuple):
     message: str
     case_id: str
     file: str
+    checks: str
+    """`checks_of` the case: a break is known only to a case that checks what its goal does."""
 
 
 @dataclass
@@ -106,7 +114,7 @@ def freeze(
     out.mkdir(parents=True, exist_ok=True)
     loaded = load_suites([out]).suites if _any_suite_file(out) else ()
     known: dict[tuple[str, str, str, str], list[_Frozen]] = {}
-    ids: dict[str, str] = {}
+    ids: dict[str, _Frozen] = {}
     names: dict[str, tuple[GateName, Path]] = {}
     for each in loaded:
         file = _relative(out, Path(each.source))
@@ -114,7 +122,8 @@ def freeze(
         for case in each.cases:
             if case.variant is not None:
                 continue
-            ids[case.id] = file
+            held = _Frozen(case.final_prompt, case.id, file, checks_of(case))
+            ids[case.id] = held
             if case.found_by is not None:
                 key = (
                     each.suite.gate.value,
@@ -122,16 +131,20 @@ def freeze(
                     case.found_by.persona,
                     case.found_by.detector,
                 )
-                known.setdefault(key, []).append(_Frozen(case.final_prompt, case.id, file))
+                known.setdefault(key, []).append(held)
     suites: dict[str, _Suite] = {}
     findings: list[Finding] = []
     for item, case in zip(breaks, cases, strict=True):
         conversation = item.conversation
         detector = conversation.detector or ""
         key = (item.persona.goal.gate.value, case.language, item.persona.id, detector)
-        match = _match(known.get(key, []), case.final_prompt, case.language, matcher)
+        checks = checks_of(case)
+        same_checks = [held for held in known.get(key, []) if held.checks == checks]
+        match = _match(same_checks, case.final_prompt, case.language, matcher)
+        if case.id in ids and ids[case.id].checks != checks:  # the same messages, other checks
+            case = case.model_copy(update={"id": _checked_id(case.id, checks)})
         if case.id in ids:
-            match = _Frozen(case.final_prompt, case.id, ids[case.id])
+            match = ids[case.id]
         if match is not None:
             findings.append(
                 Finding(
@@ -145,8 +158,8 @@ def freeze(
         name, suite = _suite_for(out, item.persona, names, suites)
         suite.added.append(case)
         file = _relative(out, suite.path)
-        ids[case.id] = file
-        known.setdefault(key, []).append(_Frozen(case.final_prompt, case.id, file))
+        ids[case.id] = _Frozen(case.final_prompt, case.id, file, checks)
+        known.setdefault(key, []).append(ids[case.id])
         findings.append(
             Finding(conversation=conversation, status=FindingStatus.NEW, case_id=case.id, file=file)
         )
@@ -154,6 +167,31 @@ def freeze(
     for path, text in texts:
         write_atomically(path, text, mode=0o666)
     return tuple(findings)
+
+
+_NOT_CHECKS = frozenset({"id", "language", "prompt", "turns", "tags", "pair", "found_by"})
+"""A frozen case's keys that say what is sent or who found it, not what an answer must do."""
+
+
+def checks_of(case: Case) -> str:
+    """What `case` requires of an answer, as one canonical text.
+
+    Every key but the messages, the id, the tags and the provenance, and each turn's checks
+    without its message. Two cases with the same `checks_of` grade an answer the same way; a
+    hand edit that changes a check (a marker added) makes another text, so a break is then
+    frozen again rather than matched to a case that checks something else.
+    """
+    data = case.model_dump(mode="json", exclude=set(_NOT_CHECKS), exclude_defaults=True)
+    turns = case.turns or ()
+    data["turns"] = [
+        turn.model_dump(mode="json", exclude={"user"}, exclude_defaults=True) for turn in turns
+    ]
+    return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+
+def _checked_id(base: str, checks: str) -> str:
+    """`base` told apart by a digest of `checks`: the same messages frozen with other checks."""
+    return f"{base}-{hashlib.sha256(checks.encode()).hexdigest()[:6]}"
 
 
 def check_frozen(out: Path) -> None:
@@ -192,7 +230,10 @@ def _frozen_case(item: Break) -> FrozenCase:
             f"persona {persona.id!r} does not speak {conversation.language!r}: it has no "
             "goal in that language to freeze the break against"
         )
-    longest = max(len(case_id(persona.id, conversation.language, ())), len(_suite_name(persona)))
+    longest = max(
+        len(_checked_id(case_id(persona.id, conversation.language, ()), "")),
+        len(_suite_name(persona)),
+    )
     if longest > MAX_ID_LENGTH:
         room = MAX_ID_LENGTH - (longest - len(persona.id))
         raise ValueError(

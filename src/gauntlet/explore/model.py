@@ -37,6 +37,9 @@ class AttackerFault(StrEnum):
     """Its message said nothing."""
     UNREACHABLE = "unreachable"
     """It could not be asked: a transport error, a timeout, a server's error status."""
+    MARKER = "marker"
+    """Its message held one of the goal's markers (in any spelling the gate reads): a target
+    that repeated or decoded it would show the attacker's words, not a leak of its own."""
 
 
 TokenCount = Annotated[int, Field(ge=0)]

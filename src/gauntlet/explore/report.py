@@ -9,6 +9,8 @@ code. Written as JSON (`explore-report.json`) and Markdown (`explore-report.md`,
 
 The verdict, and so the exit code, in this order:
 
+0. breaks were found and could not be frozen (a suite refused them, `--out` could not be
+   written): exit 2, the breaks kept in this report's conversations, never a pass;
 1. interrupted (SIGINT, SIGTERM): exit 2, whatever was found (it is kept and frozen);
 2. a new break frozen: exit 1; a real break is never hidden, even when most of the other
    conversations were unscoreable (their count is given);
@@ -168,8 +170,12 @@ def decide(
     unfinished: int,
     findings: Sequence[Finding],
     interrupted_by: str | None,
+    unfrozen: str | None = None,
 ) -> ExploreVerdict:
-    """The verdict and exit code (see the module's docstring for the order)."""
+    """The verdict and exit code (see the module's docstring for the order).
+
+    `unfrozen`: why the breaks among `conversations` could not be frozen, when they were not.
+    """
     new = sum(finding.status is FindingStatus.NEW for finding in findings)
     known = len(findings) - new
     ended = len(conversations)
@@ -187,6 +193,13 @@ def decide(
     if known:
         notes.append(f"{known} known")
     said = "".join(f"; {note}" for note in notes)
+    if unfrozen is not None:
+        return ExploreVerdict(
+            status=ExploreStatus.INCOMPLETE,
+            exit_code=ExitCode.HARNESS_ERROR.value,
+            why=f"{plural(by[Outcome.BROKE], 'break')} found and not frozen: {unfrozen}; "
+            f"each is in the report's conversations{said}",
+        )
     if interrupted_by is not None:
         found = f"{plural(new, 'new break')} frozen" if new else "no new break"
         return ExploreVerdict(
@@ -244,6 +257,7 @@ _FAULT_WORDS = {
     AttackerFault.REPEATED: "repeated itself",
     AttackerFault.EMPTY: "said nothing",
     AttackerFault.UNREACHABLE: "could not be reached",
+    AttackerFault.MARKER: "wrote the goal's marker itself",
 }
 
 
@@ -255,8 +269,13 @@ def build_report(
     seed: int,
     date: datetime.date,
     judge: str | None = None,
+    unfrozen: str | None = None,
 ) -> ExploreReport:
-    """The report of `explored`, whose breaks `freeze` made `findings` of."""
+    """The report of `explored`, whose breaks `freeze` made `findings` of.
+
+    `unfrozen`: why `freeze` could not, when it failed; the breaks are then in the
+    conversations only, and the verdict is INCOMPLETE.
+    """
     conversations = explored.conversations
     unfinished = explored.unfinished
     return ExploreReport(
@@ -271,7 +290,7 @@ def build_report(
         unfinished=tuple(_unfinished(item) for item in unfinished),
         findings=tuple(findings),
         frozen_files=tuple(sorted({f.file for f in findings if f.status is FindingStatus.NEW})),
-        verdict=decide(conversations, len(unfinished), findings, explored.interrupted_by),
+        verdict=decide(conversations, len(unfinished), findings, explored.interrupted_by, unfrozen),
     )
 
 

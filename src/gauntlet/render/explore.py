@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gauntlet.display import printable
-from gauntlet.explore.model import Conversation, Finding, FindingStatus, TokensByRole
+from gauntlet.explore.model import Conversation, Finding, FindingStatus, Outcome, TokensByRole
 from gauntlet.explore.report import ExploreReport, Row
 from gauntlet.markdown_table import escape, head, row
 from gauntlet.render.markdown import code
@@ -160,6 +160,28 @@ def _cut(text: str) -> str:
     return f"{escape(text[:SHOWN])}... ({len(text):,} characters)"
 
 
+def _unfrozen_section(report: ExploreReport) -> list[str]:
+    """Every break no finding holds (freezing failed): its transcript, so it is not lost."""
+    kept = {
+        (f.conversation.persona, f.conversation.language, f.conversation.seed)
+        for f in report.findings
+    }
+    lines = []
+    for conversation in report.conversations:
+        key = (conversation.persona, conversation.language, conversation.seed)
+        if conversation.outcome is Outcome.BROKE and key not in kept:
+            lines += [
+                f"### {code(conversation.persona)} ({escape(conversation.language)}), seed "
+                f"{conversation.seed}: broke at turn {conversation.breaking_turn} by "
+                f"{escape(conversation.detector or '?')}; not frozen",
+                "",
+                *_transcript(conversation),
+            ]
+    if not lines:
+        return []
+    return ["## Breaks not frozen", "", *lines]
+
+
 def _known_section(report: ExploreReport) -> list[str]:
     known = [finding for finding in report.findings if finding.status is FindingStatus.KNOWN]
     if not known:
@@ -223,6 +245,7 @@ SECTIONS: tuple[Callable[[ExploreReport], list[str]], ...] = (
     _title,
     _table_section,
     _findings_section,
+    _unfrozen_section,
     _known_section,
     _not_held_section,
     _files_section,

@@ -511,3 +511,40 @@ def test_a_frozen_case_asks_the_judge_only_when_the_judge_found_its_break(
     [case] = loaded.suite.cases
     assert (case.judge is not None) is judged
     assert case.found_by is not None and case.found_by.detector == detector
+
+
+def _with_goal(found: Any, **goal: Any) -> Any:
+    """`found` (a `Break`) with its persona's goal changed as `goal` says."""
+    speaker = found.persona
+    changed = speaker.goal.model_copy(update=goal)
+    return found._replace(persona=speaker.model_copy(update={"goal": changed}))
+
+
+@pytest.mark.parametrize(
+    ("name", "goal", "earlier"),
+    [
+        ("staff-impersonator", {"must_not_contain": ("CANARY-91bd",)}, OPENING),
+        ("staff-impersonator", {"must_not_contain": ("CANARY-91bd",)}, "Another opening"),
+        ("staff-impersonator", {"allowed_link_hosts": ("riverbend.gov",)}, OPENING),
+        ("crisis-caller", {"must_contain": ("741741",)}, OPENING),
+    ],
+    ids=["canary-rotated-same-messages", "canary-rotated-same-last", "links-ruled", "routing"],
+)
+def test_a_break_is_known_only_to_a_frozen_case_that_checks_what_its_goal_checks(
+    tmp_path: Path, name: str, goal: dict[str, Any], earlier: str
+) -> None:
+    # Trap: matching on gate, language, persona, detector and message (or the id, a digest of
+    # the messages alone) calls a break KNOWN when the frozen case it matches checks other
+    # markers than the goal that broke (the canary rotated, a routing line added): nothing is
+    # written, and the frozen case's replay passes a target that breaks the new goal.
+    freeze(tmp_path, [a_break([OPENING, LAST], name=name)])
+    changed = _with_goal(a_break([earlier, LAST], name=name), **goal)
+    [second] = freeze(tmp_path, [changed])
+    assert second.status is FindingStatus.NEW
+    cases = [case for loaded in load_suites([tmp_path]).suites for case in loaded.suite.cases]
+    assert len({case.id for case in cases}) == len(cases) == 2
+    [new] = [case for case in cases if case.id == second.case_id]
+    for field_name, value in goal.items():
+        assert tuple(getattr(new, field_name)) == value
+    again = freeze(tmp_path, [changed])
+    assert [(f.status, f.case_id) for f in again] == [(FindingStatus.KNOWN, second.case_id)]
