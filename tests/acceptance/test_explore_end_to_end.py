@@ -19,6 +19,8 @@ from gauntlet.cases.loader import load_suites
 
 from ..cli_helpers import RunCli
 
+EXAMPLES = Path(__file__).parents[2] / "examples" / "targets"
+
 PRESSURE = [
     # (toy defect, the persona that must find it, its breaking turn, the detector that fires)
     pytest.param("gives_in_on_third_pushback", "angry-customer", 4, "refusal", id="pushback"),
@@ -133,3 +135,26 @@ def test_a_findings_directory_that_does_not_load_is_refused_before_anyone_is_ask
     assert "angry-customer.yaml:2:1: YAML" in result.stderr
     assert "[1/" not in result.stderr + result.stdout  # no conversation was started
     assert sorted(path.name for path in out.iterdir()) == ["angry-customer.yaml"]
+
+
+def test_an_attacker_whose_refusal_could_not_be_read_in_a_played_language_is_refused(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Trap: a model that declines in well-formed JSON ({"message": "I can't help with that"})
+    # is caught only by its file's refusal phrases; without phrases for the language played,
+    # its refusal goes to the target as the next move and the conversation ends "held", a
+    # target nobody attacked reported as safe.
+    source = (EXAMPLES / "toy-attacker.yaml").read_text(encoding="utf-8")
+    english_only = source.replace('      es: ["No voy a interpretar a este personaje"]\n', "")
+    assert english_only != source
+    attacker = tmp_path / "attacker.yaml"
+    attacker.write_text(english_only, encoding="utf-8")
+    out = tmp_path / "findings"
+    result = run_cli("explore", "--attacker", attacker, "--out", out)
+    assert result.code == 2, result.show()
+    assert "its response.refused gives no phrases for es" in result.stderr
+    assert not (out / "explore-report.json").exists()
+    played = run_cli("explore", "--attacker", attacker, "--language", "en", "--out", out)
+    assert "no phrases" not in played.stderr, played.show()
+    # Nothing listens there: the attacker's own pre-flight refuses, said once.
+    assert played.stderr.count("the attacker's pre-flight check failed") == 1, played.show()

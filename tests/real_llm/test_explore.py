@@ -22,9 +22,9 @@ from gauntlet.cases.persona import builtin_personas
 
 from .conftest import EXAMPLE, EXAMPLES, materialise, requires_server, run_gauntlet
 
-ATTACKER = EXAMPLES / "llama-server-judge.yaml"
-"""A chat-model target file with no system prompt of its own: the attacker's prompt is
-gauntlet's."""
+ATTACKER = EXAMPLES / "llama-server-attacker.yaml"
+"""A chat-model target file with no system prompt of its own (the attacker's prompt is
+gauntlet's), and the phrases the model declines in, which explore requires."""
 
 pytestmark = requires_server
 

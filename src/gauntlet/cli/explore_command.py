@@ -8,6 +8,7 @@ report), exit 0/1/2/4 (see `gauntlet.explore.report` for the order).
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -34,7 +35,8 @@ from gauntlet.targets.toy.defects import ToyDefect
 if TYPE_CHECKING:
     from gauntlet.cases.persona import Persona
     from gauntlet.cli.run_command import TargetChoice
-    from gauntlet.explore.engine import Ended, Explored
+    from gauntlet.explore.attacker import Attacker
+    from gauntlet.explore.engine import Ended, Explored, Planned
     from gauntlet.explore.model import Finding
     from gauntlet.run.settings import Judge
 
@@ -314,7 +316,7 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
 
     from gauntlet.cli.collector import young_only_while_running
     from gauntlet.explore.attacker import attacker_for
-    from gauntlet.explore.engine import Budgets, ExploreSettings, explore
+    from gauntlet.explore.engine import Budgets, ExploreSettings, explore, plan_conversations
     from gauntlet.explore.freeze import check_frozen
 
     request = parsed.request
@@ -338,6 +340,7 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
         concurrency=request.concurrency,
         judge=judge,
     )
+    _refuse_unread_refusals(request.attacker, attacker, plan_conversations(settings))
     progress = _Progress(quiet=request.quiet)
 
     async def explored() -> Explored:
@@ -368,6 +371,26 @@ def _said(error: ConfigErrors | UsageError) -> str:
         first = error.errors[0]
         return printable(f"{first.path}: {first.message}")
     return printable(str(error))
+
+
+def _refuse_unread_refusals(spec: str, attacker: Attacker, planned: Sequence[Planned]) -> None:
+    """Refuse an attacker whose refusal to play could not be read in a language to be played.
+
+    Its declined move would go to the target as the next message, and the conversation could
+    end "held": a target nobody tested reported as safe.
+    """
+    from gauntlet.explore.attacker import ChatAttacker
+
+    if not isinstance(attacker, ChatAttacker):
+        return
+    unread = attacker.unread_languages(item.language for item in planned)
+    if unread:
+        raise UsageError(
+            f"--attacker {spec}: its response.refused gives no phrases for "
+            f"{', '.join(unread)}: a refusal to play written as a move could not be told from "
+            "one, and its conversation could end held; add `refused: {from_text: {"
+            f"{unread[0]}: [...]}}}}` with the words the model declines in (see docs/explore.md)"
+        )
 
 
 def _note_unjudged_goals(personas: tuple[Persona, ...], judge: Judge | None) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -43,7 +43,7 @@ from gauntlet.targets.contract import (
     Usage,
     total_usage,
 )
-from gauntlet.targets.mapping import decide_from_text
+from gauntlet.targets.mapping import decide_from_text, phrases_for
 from gauntlet.targets.spec import DecisionFromText
 
 
@@ -83,7 +83,12 @@ class Attacker(Protocol):
     """An attacker model playing personas. One per explore run; conversations in parallel."""
 
     async def open(self) -> AttackerInfo:
-        """Pre-flight: check the attacker can be asked, and say who it is."""
+        """Pre-flight: check the attacker can be asked, and say who it is.
+
+        Raises:
+            TargetError: it cannot be asked, worded as the attacker's pre-flight ("the
+                attacker's pre-flight check failed: ..."): the engine passes it on as is.
+        """
         ...
 
     async def next_move(
@@ -379,6 +384,19 @@ class ChatAttacker:
         if intent is not None:  # a few words asked for; a hostile model may send megabytes
             intent = clipped(self._redactor.text(intent), DETAIL_CHARS)
         return AttackerMove(message, intent, total_usage(reported))
+
+    def unread_languages(self, languages: Iterable[str]) -> tuple[str, ...]:
+        """The `languages` in which a refusal to play, written as a move, would not be read.
+
+        A model that declines in a well-formed reply (`{"message": "I can't help with that"}`)
+        is caught only by its file's `response.refused` phrases; without phrases for the
+        language of a conversation, its refusal would be sent to the target as the next move
+        and the conversation could end "held". So explore refuses to start without them.
+        """
+        if self.refusal is None:
+            return tuple(dict.fromkeys(languages))
+        refusal = self.refusal
+        return tuple(tag for tag in dict.fromkeys(languages) if phrases_for(refusal, tag) is None)
 
     def _refuses(self, message: str, language: str) -> bool:
         if self.refusal is None:

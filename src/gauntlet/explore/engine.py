@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from gauntlet.cases.persona import Persona
 from gauntlet.defaults import DEFAULT_CONCURRENCY
-from gauntlet.errors import GauntletError, Interrupted, TargetError, UsageError
+from gauntlet.errors import Interrupted, TargetError, UsageError
 from gauntlet.explore.attacker import Attacker, AttackerFailure, AttackerInfo, Exchange
 from gauntlet.explore.goal import JUDGE_DETECTOR, FrozenCase, candidate_case, check_answer
 from gauntlet.explore.model import (
@@ -239,10 +239,7 @@ async def _preflight(
                 await probed(asked)
             except TargetError as exc:
                 raise type(exc)(f"the {what}'s pre-flight check failed: {exc}") from exc
-    try:
-        return await attacker.open()
-    except GauntletError as exc:
-        raise TargetError(f"the attacker's pre-flight check failed: {exc}") from exc
+    return await attacker.open()  # worded as the attacker's own pre-flight by `open`
 
 
 def _judge_target(judge: Judge | None) -> AsyncTarget | None:
