@@ -175,8 +175,8 @@ def explore_command(
 
     Exit codes: 0 no new break (known ones may have been met again); 1 at least one new
     break frozen, even when most conversations were unscoreable; 2 the harness could not
-    run (bad flags or files, a pre-flight check failed, a conversation errored, none
-    finished within the budgets, or the explore was interrupted: what was found is still
+    run (bad flags or files, a pre-flight check failed, a conversation errored, at
+    least half were cut short by a budget, or the explore was interrupted: what was found is still
     frozen and reported); 4 no new break, and more than half of the conversations that
     ended were unscoreable (the attacker refused, answered prose, repeated itself or said
     nothing, or the judge gave no verdict).

@@ -15,8 +15,8 @@ The verdict, and so the exit code, in this order:
 2. a new break frozen: exit 1; a real break is never hidden, even when most of the other
    conversations were unscoreable (their count is given);
 3. more than half of the conversations that ended were UNSCOREABLE: exit 4;
-4. a conversation ERRORED (the target could not be asked), or none ended within the
-   budgets: exit 2, no verdict on the target;
+4. a conversation ERRORED (the target could not be asked), or at least half were cut short
+   by a budget (none ended, at worst): exit 2, no verdict on the target;
 5. otherwise: exit 0, no new break (known ones may have been met again).
 """
 
@@ -220,11 +220,13 @@ def decide(
             why=f"{unscoreable} of {ended} conversations: {_faults(conversations)}; "
             "an unscoreable conversation says nothing of the target",
         )
-    if errored or not ended:
+    if errored or unfinished >= ended:
         why = (
             f"{plural(errored, 'conversation')} errored (the target could not be asked)"
             if errored
             else "no conversation ended within the budgets"
+            if not ended
+            else f"{unfinished} of {ended + unfinished} conversations were cut short by a budget"
         )
         return ExploreVerdict(
             status=ExploreStatus.INCOMPLETE,

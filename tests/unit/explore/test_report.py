@@ -104,6 +104,16 @@ def test_an_errored_conversation_or_none_ended_withholds_the_verdict_exit_2(
     assert (verdict.status, verdict.exit_code) == (ExploreStatus.INCOMPLETE, 2)
 
 
+def test_conversations_mostly_cut_by_a_budget_withhold_the_verdict_exit_2() -> None:
+    # Trap: one conversation held and ninety-nine cut short by --deadline or --max-tokens,
+    # read as "no new break", exit 0: a target the explore barely tested reported as safe.
+    held = [_conversation(Outcome.HELD)]
+    verdict = decide(held, 99, (), None)
+    assert (verdict.status, verdict.exit_code) == (ExploreStatus.INCOMPLETE, 2)
+    assert "99 of 100 conversations were cut short by a budget" in verdict.why
+    assert decide(held * 2, 1, (), None).exit_code == 0  # most ended: a verdict stands
+
+
 def test_an_interrupted_explore_exits_2_and_names_what_it_froze() -> None:
     verdict = decide([_conversation(Outcome.BROKE)], 2, [_finding(FindingStatus.NEW)], "SIGINT")
     assert (verdict.status, verdict.exit_code) == (ExploreStatus.INCOMPLETE, 2)
