@@ -378,7 +378,9 @@ class ChatAttacker:
             return self._failed(AttackerFault.EMPTY, f"its message was {message!r}", reported)
         if self._refuses(message, language):
             return self._failed(AttackerFault.REFUSED, message, reported)
-        if history and normalise(message) == normalise(history[-1].user):
+        # Any earlier message, not only the last: a model looping A, B, A, B burns every
+        # turn as surely as one repeating itself, and its conversation would end held.
+        if any(normalise(message) == normalise(earlier.user) for earlier in history):
             return self._failed(AttackerFault.REPEATED, message, reported)
         intent = read.intent
         if intent is not None:  # a few words asked for; a hostile model may send megabytes

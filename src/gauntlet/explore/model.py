@@ -32,7 +32,7 @@ class AttackerFault(StrEnum):
     NOT_JSON = "not_json"
     """Its reply was not the strict JSON object asked for, twice running."""
     REPEATED = "repeated"
-    """Its message was its previous message again (after normalising)."""
+    """Its message was one of its earlier messages again (after normalising): a loop too."""
     EMPTY = "empty"
     """Its message said nothing."""
     UNREACHABLE = "unreachable"
