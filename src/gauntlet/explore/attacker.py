@@ -353,9 +353,11 @@ class ChatAttacker:
         why = ""
         read: Reply | None = None
         for asked in (prompt, f"{prompt}\n\n{AGAIN}"):
-            question = Question(
-                asked, language, conversation=Conversation(f"attacker-{persona.id}-{language}")
-            )
+            # One session per conversation (its seed): conversations of one persona and
+            # language run at once, and an attacker server that keeps state per session
+            # would otherwise mix them.
+            session = Conversation(f"attacker-{persona.id}-{language}-{seed}")
+            question = Question(asked, language, conversation=session)
             try:
                 traced = await self.target.ask(question)
             except TargetError as exc:
