@@ -28,7 +28,7 @@ from gauntlet.canonical import canonical_json
 from gauntlet.cases.model import GateName, RefusalKind
 from gauntlet.cases.persona import Persona
 from gauntlet.display import clipped, printable, unencodable
-from gauntlet.errors import ConfigError, ConfigErrors, Parameter, TargetContractError, TargetError
+from gauntlet.errors import Parameter, TargetContractError, TargetError
 from gauntlet.explore.model import AttackerFault
 from gauntlet.gates.readability import is_readable
 from gauntlet.judge.judge_file import judge_fingerprint
@@ -451,15 +451,9 @@ def attacker_for(spec: str, *, redactor: Redactor) -> Attacker:
 def _from_file(path: Path, redactor: Redactor) -> Attacker:
     from gauntlet.targets.configured import build_target
     from gauntlet.targets.spec import OpenAIChatSpec
-    from gauntlet.targets.target_file import load_attacker_file
+    from gauntlet.targets.target_file import load_attacker_file, load_named_file
 
-    try:
-        loaded = load_attacker_file(path)
-    except ConfigErrors as refused:
-        if path.exists() or path.is_symlink():
-            raise
-        (error,) = refused.errors  # one file, not there: say what else the value could be
-        raise ConfigErrors([ConfigError(error.path, error.message, hint=WHAT)]) from None
+    loaded = load_named_file(load_attacker_file, path, hint=WHAT)
     spec = loaded.spec
     if not isinstance(spec, OpenAIChatSpec):  # pragma: no cover - refused by the loader
         raise AssertionError(spec.kind)

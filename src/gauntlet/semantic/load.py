@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gauntlet.errors import ConfigError, ConfigErrors, Parameter, UsageError
+from gauntlet.errors import Parameter, UsageError
 from gauntlet.redact import Redactor
 from gauntlet.semantic.embedder import Embedder
 
@@ -50,15 +50,9 @@ def embedder_for(spec: str, *, redactor: Redactor) -> Embedder:
 def _remote(path: Path, redactor: Redactor) -> Embedder:
     """The embedder a target file of kind `openai-embeddings` describes, its secrets taught."""
     from gauntlet.semantic.remote import RemoteEmbedder
-    from gauntlet.targets.target_file import load_embedder_file
+    from gauntlet.targets.target_file import load_embedder_file, load_named_file
 
-    try:
-        loaded = load_embedder_file(path)
-    except ConfigErrors as refused:
-        if path.exists() or path.is_symlink():
-            raise
-        (error,) = refused.errors  # one file, not there: say what else the value could be
-        raise ConfigErrors([ConfigError(error.path, error.message, hint=WHAT)]) from None
+    loaded = load_named_file(load_embedder_file, path, hint=WHAT)
     return RemoteEmbedder(loaded, redactor=redactor)
 
 

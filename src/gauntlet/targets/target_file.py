@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from pathlib import PurePath
@@ -106,6 +106,26 @@ class LoadedEmbedder:
 Wanted = Literal["target", "embedder", "either", "attacker"]
 """What a command reads a target file for: a target to ask, an embedder, either (probe), or
 an attacker (a chat model only)."""
+
+
+Loaded = typing.TypeVar("Loaded")
+
+
+def load_named_file(load: Callable[[FsPath], Loaded], path: FsPath, *, hint: str) -> Loaded:
+    """`load(path)`, for a flag that takes a word or a file.
+
+    A file that is not there gets `hint`, which says what else the flag's value could be.
+
+    Raises:
+        ConfigErrors: as `load` raises them, the one error of a missing file with `hint`.
+    """
+    try:
+        return load(path)
+    except ConfigErrors as refused:
+        if path.exists() or path.is_symlink():
+            raise
+        (error,) = refused.errors  # one file, not there: say what else the value could be
+        raise ConfigErrors([ConfigError(error.path, error.message, hint=hint)]) from None
 
 
 def load_embedder_file(path: FsPath, *, environ: Mapping[str, str] = os.environ) -> LoadedEmbedder:
