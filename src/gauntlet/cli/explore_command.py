@@ -26,7 +26,7 @@ from gauntlet.cli.options import (
     TimeoutOption,
     named_options,
 )
-from gauntlet.cli.run_command import TargetRequest, _build_target, _parse_target
+from gauntlet.cli.run_command import TargetRequest, build_target, parse_target
 from gauntlet.cli.state import Invocation
 from gauntlet.defaults import DEFAULT_CONCURRENCY
 from gauntlet.errors import ConfigErrors, UsageError
@@ -254,7 +254,7 @@ def parse_explore(request: ExploreRequest) -> ParsedExplore:
             "--judge needs --calibration RECORD: a judge votes on a break only once it has "
             "shown it agrees with people (gauntlet calibrate)"
         )
-    target = _parse_target(request.target, None)
+    target = parse_target(request.target, None)
     prepare_out(request.out)
     return ParsedExplore(request=request, target=target)
 
@@ -324,7 +324,7 @@ def execute_explore(parsed: ParsedExplore, *, today: datetime.date | None = None
     check_frozen(request.out)
     with named_options(spec="--attacker"):
         attacker = attacker_for(request.attacker, redactor=Invocation.redactor)
-    built = _build_target(parsed.target, request.concurrency)
+    built = build_target(parsed.target, request.concurrency)
     judge = _build_judge(request, request.seed)
     _note_unjudged_goals(personas, judge)
     settings = ExploreSettings(

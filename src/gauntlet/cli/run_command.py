@@ -361,7 +361,7 @@ class ToyChoice:
 
 
 TargetChoice = FileChoice | UrlChoice | CallableChoice | ToyChoice
-"""The one target `gauntlet run`'s flags name, checked together (`_parse_target`)."""
+"""The one target `gauntlet run`'s flags name, checked together (`parse_target`)."""
 
 
 # ---------------------------------------------------------------- parse, build, execute
@@ -418,7 +418,7 @@ def _parse(request: RunRequest) -> ParsedRun:
     needs_target = "--cases" if request.cases else None
     if needs_target is None and request.choice.names_files:
         needs_target = "--suite PATH"
-    target = _parse_target(request.target, needs_target)
+    target = parse_target(request.target, needs_target)
     return ParsedRun(request=request, target=target, shard=shard, history_labels=history_labels)
 
 
@@ -433,7 +433,7 @@ def _build(parsed: ParsedRun) -> BuiltRun:
     from gauntlet.run.settings import RunSettings, judge_seed
 
     request, shard = parsed.request, parsed.shard
-    built = _build_target(parsed.target, request.concurrency)
+    built = build_target(parsed.target, request.concurrency)
     info = _target_info(built)
     suites = _load_suites(request.cases, request.choice)
     if request.strict_waivers and request.waivers is None:
@@ -610,7 +610,7 @@ def _load_suites(cases: list[Path] | None, choice: SuiteChoice) -> SuiteSet:
         return apply_suite_options(chosen, choice.options)
 
 
-def _parse_target(request: TargetRequest, needs_target: str | None) -> TargetChoice:
+def parse_target(request: TargetRequest, needs_target: str | None) -> TargetChoice:
     """Which target the flags name; each `--header` read (its `${VAR}`s from the environment).
 
     Raises:
@@ -653,7 +653,7 @@ def _parse_target(request: TargetRequest, needs_target: str | None) -> TargetCho
     return ToyChoice(tuple(request.toy_defects or ()))
 
 
-def _build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
+def build_target(choice: TargetChoice, concurrency: int) -> BuiltTarget:
     """The target `choice` names, its secrets taught to the redactor that masks every line."""
     from gauntlet.targets.build import (
         build_callable_target,

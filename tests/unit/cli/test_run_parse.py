@@ -14,7 +14,7 @@ from gauntlet.cli.run_command import (
     TargetRequest,
     ToyChoice,
     UrlChoice,
-    _parse_target,
+    parse_target,
 )
 from gauntlet.errors import UsageError
 from gauntlet.targets.toy.defects import ToyDefect
@@ -44,15 +44,15 @@ def test_each_target_flag_parses_to_its_own_choice(flag: str) -> None:
     # Trap: one choice type for all four, whose builder tests the flags again in its own
     # order, so a target flag could be parsed as one kind and built as another.
     fields, kind = GIVEN[flag]
-    choice = _parse_target(dataclasses.replace(NOTHING, **fields), None)  # type: ignore[arg-type]
+    choice = parse_target(dataclasses.replace(NOTHING, **fields), None)  # type: ignore[arg-type]
     assert type(choice) is kind
 
 
 def test_no_target_flag_is_the_toy_unless_a_target_is_needed() -> None:
     # Trap: a run of the user's own cases silently scored against the toy.
-    assert _parse_target(NOTHING, None) == ToyChoice(())
+    assert parse_target(NOTHING, None) == ToyChoice(())
     with pytest.raises(UsageError, match="--cases needs a target"):
-        _parse_target(NOTHING, "--cases")
+        parse_target(NOTHING, "--cases")
 
 
 @pytest.mark.parametrize(("first", "second"), [("--target", "--callable"), ("--http-url", "--toy")])
@@ -60,4 +60,4 @@ def test_two_target_flags_are_refused_naming_both(first: str, second: str) -> No
     # Trap: the first flag in the builder's order winning silently over the other.
     fields = {**GIVEN[first][0], **GIVEN[second][0]}
     with pytest.raises(UsageError, match=f"choose one target, not {first} and {second}"):
-        _parse_target(dataclasses.replace(NOTHING, **fields), None)  # type: ignore[arg-type]
+        parse_target(dataclasses.replace(NOTHING, **fields), None)  # type: ignore[arg-type]
