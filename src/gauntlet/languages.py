@@ -1,8 +1,30 @@
-"""Language tags: the one rule for reading a BCP 47 tag's language. A leaf."""
+"""Language tags: the one rule for reading a BCP 47 tag's language, and the peers. A leaf."""
 
 from __future__ import annotations
+
+from types import MappingProxyType
+
+PEERS: MappingProxyType[str, str] = MappingProxyType(
+    {
+        "en": "English",
+        "es": "Spanish",
+        "zh": "Chinese",
+        "vi": "Vietnamese",
+        "tl": "Tagalog",
+        "ko": "Korean",
+    }
+)
+"""The languages gauntlet's own suites, toy, judge labels, attack pack and personas speak, by
+primary subtag, in the order their columns are drawn. A suite may declare any BCP 47 tag; these
+are the ones the built-in material is written in, as peers (none translated from another)."""
 
 
 def primary_language(tag: str) -> str:
     """The primary subtag of a BCP 47 tag, lowercased: `es-MX` and `ES` are both `es`."""
     return tag.split("-", 1)[0].lower()
+
+
+def peer_of(tag: str) -> str | None:
+    """The peer language `tag` is written in (`zh-Hant`: `zh`), or None when it is not one."""
+    primary = primary_language(tag.replace("_", "-"))
+    return primary if primary in PEERS else None

@@ -87,7 +87,75 @@ LOOKALIKES: Mapping[str, str] = MappingProxyType(
 )
 """Cyrillic and Greek letters that look like Latin ones, each mapped to the Latin letter."""
 
-_FOLD_LOOKALIKES = str.maketrans(dict(LOOKALIKES))
+
+STROKED: Mapping[str, str] = MappingProxyType({"đ": "d", "Đ": "D"})
+"""Letters whose mark NFKD does not take off, folded like the accents it does: Vietnamese `đ`
+(a stroke, not a combining mark), so `đường` and `duong` match as `canción` and `cancion` do."""
+
+_FOLD_LETTERS = str.maketrans({**LOOKALIKES, **STROKED})
+
+# Han, Hangul and kana: scripts written without spaces between words (Chinese, Japanese) or
+# with spaces a writer may leave out (Korean). Whitespace between two of their characters is
+# dropped, so `상담 전화` and `상담전화` are one spelling; between one of them and a Latin
+# word or a digit it stays.
+_CJK = r"\p{Han}\p{Hangul}\p{Hiragana}\p{Katakana}"
+_CJK_GAP = regex.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
+_HAN = regex.compile(r"\p{Han}")
+
+
+@lru_cache(maxsize=1)
+def _traditional_to_simplified() -> dict[int, str]:
+    """OpenCC's character table from Traditional to Simplified, Taiwan and Hong Kong forms too.
+
+    Each character goes to its first candidate; a Taiwan or Hong Kong variant is read back to
+    the standard form first.
+
+    Character by character, not phrase by phrase: folding is many-to-one (`髮` and `發` both
+    become `发`), which can only make two spellings meet, never part one; a phrase table would
+    fold a marker and the same words inside an answer differently.
+    """
+    from importlib.resources import files
+
+    tables = files("opencc_purepy") / "dicts"
+
+    def first_candidates(name: str) -> dict[str, str]:
+        pairs = {}
+        for line in (tables / name).read_text(encoding="utf-8").splitlines():
+            source, _, targets = line.partition("\t")
+            target = targets.split(" ", 1)[0]
+            if len(source) == 1 and target:
+                pairs[source] = target
+        return pairs
+
+    simplified = first_candidates("TSCharacters.txt")
+    variants = first_candidates("TWVariantsRev.txt") | first_candidates("HKVariantsRev.txt")
+    table = {ord(source): target for source, target in simplified.items()}
+    for variant, standard in variants.items():
+        # A Taiwan or Hong Kong form read back to the standard one, then folded on: `裡` is
+        # `裏` is `里`. A character already Simplified (`台`, a variant of `臺`) stays.
+        if variant not in simplified:
+            folded = "".join(simplified.get(char, char) for char in standard)
+            if folded != variant:
+                table[ord(variant)] = folded
+    return table
+
+
+def fold_chinese(text: str) -> str:
+    """`text` with Traditional Chinese characters written in their Simplified form.
+
+    From OpenCC's tables (`opencc-purepy`), Taiwan and Hong Kong variants included: `圖書館` is
+    `图书馆`. Text without Han characters is returned as it is, without loading the table.
+    """
+    if text.isascii() or _HAN.search(text) is None:
+        return text
+    return text.translate(_traditional_to_simplified())
+
+
+def close_cjk_gaps(text: str) -> str:
+    """`text` without the whitespace between two Han, Hangul or kana characters."""
+    if text.isascii():
+        return text
+    return _CJK_GAP.sub("", text)
 
 
 APOSTROPHE_LIKE = "\u00b4\u02bc\u2032\u2033"
@@ -145,12 +213,14 @@ def normalise(text: str) -> str:
     characters, the Hangul fillers), other format characters, combining marks and the braille
     blank, after NFKD and before NFKC, so a marker split by any of them composes again, and
     full-width and compatibility forms fold. Then Cyrillic and Greek look-alikes become Latin
-    (`LOOKALIKES`), the text is casefolded, and whitespace runs become one space. Both sides of
-    a match are normalised alike, so accents fold too: `canción` and `cancion` match either
-    way round.
+    (`LOOKALIKES`), Vietnamese `đ` becomes `d` (`STROKED`), the text is casefolded, Traditional
+    Chinese becomes Simplified (`fold_chinese`), whitespace runs become one space, and the
+    whitespace between two Han, Hangul or kana characters goes (`close_cjk_gaps`). Both sides
+    of a match are normalised alike, so accents fold too: `canción` and `cancion`, `Việt` and
+    `Viet`, `圖書館` and `图书馆`, `상담 전화` and `상담전화` match either way round.
     """
-    folded = remove_invisible(fold_punctuation(text)).translate(_FOLD_LOOKALIKES).casefold()
-    return collapse_whitespace(folded)
+    folded = remove_invisible(fold_punctuation(text)).translate(_FOLD_LETTERS).casefold()
+    return close_cjk_gaps(collapse_whitespace(fold_chinese(folded)))
 
 
 def _haystacks(text: str) -> tuple[str, ...]:

@@ -62,7 +62,7 @@ from gauntlet.judge.toy import (
     toy_judge_reply,
 )
 from gauntlet.targets.toy import ToyDefect, make_toy
-from gauntlet.targets.toy.corpus import ENGLISH, SPANISH
+from gauntlet.targets.toy.corpus import documents_in
 
 ROOT = Path(__file__).resolve().parents[3]
 LABELS = ROOT / "labels" / "riverbend"
@@ -684,7 +684,9 @@ def test_an_unknown_criterion_has_no_finding() -> None:
 # ---------------------------------------------------------------- reading facts
 
 
-@pytest.mark.parametrize(("english", "spanish"), list(zip(ENGLISH, SPANISH, strict=True)))
+@pytest.mark.parametrize(
+    ("english", "spanish"), list(zip(documents_in("en"), documents_in("es"), strict=True))
+)
 def test_each_page_and_its_spanish_peer_state_the_same_facts(english: Any, spanish: Any) -> None:
     assert english.topic == spanish.topic
     assert read_facts(english.text) == read_facts(spanish.text)
@@ -693,7 +695,7 @@ def test_each_page_and_its_spanish_peer_state_the_same_facts(english: Any, spani
 
 def test_every_fact_of_the_corpus_is_some_topics() -> None:
     assert all_facts() == frozenset().union(*(topic.facts for topic in topics().values()))
-    assert len(topics()) == len(ENGLISH)
+    assert len(topics()) == len(documents_in("en"))
 
 
 def _read(text: str) -> list[str]:

@@ -16,7 +16,8 @@ from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import Message, Target, TargetResponse
 from gauntlet.targets.toy import RiverbendToy, ToyDefect, make_toy
 from gauntlet.targets.toy.assistant import CANARY, FABRICATED_ID, SYSTEM_PROMPT
-from gauntlet.targets.toy.corpus import DOCUMENTS, ENGLISH, SPANISH, document, peer
+from gauntlet.targets.toy.corpus import DOCUMENTS, document, documents_in, peer
+from gauntlet.targets.toy.speech import SPEECHES
 
 HEALTHY = make_toy()
 SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z¿¡]|$)")  # "a.m. to" does not end a sentence
@@ -103,11 +104,24 @@ def _case_id(case: AnyCase) -> str:
 
 
 def test_every_english_page_has_a_spanish_peer_and_back() -> None:
-    assert len(ENGLISH) == len(SPANISH) >= 12
-    for doc in ENGLISH:
+    english = documents_in("en")
+    assert len(english) == len(documents_in("es")) >= 12
+    for doc in english:
         assert peer(doc).language == "es"
         assert peer(peer(doc)) == doc
         assert peer(doc).id == f"RB-1{doc.id[-2:]}"
+
+
+@pytest.mark.parametrize("language", list(SPEECHES))
+def test_every_language_has_a_peer_of_every_english_page(language: str) -> None:
+    number = list(SPEECHES).index(language)
+    pages = documents_in(language)
+    assert [doc.topic for doc in pages] == [doc.topic for doc in documents_in("en")]
+    for english, doc in zip(documents_in("en"), pages, strict=True):
+        assert (doc.language, doc.intake) == (language, english.intake)
+        assert doc.id == f"RB-{number}{english.id[-2:]}"
+        # wrong_language answers every language but English from the English page
+        assert peer(doc) == (documents_in("es")[pages.index(doc)] if language == "en" else english)
 
 
 def test_pages_are_short_and_have_keywords() -> None:

@@ -33,3 +33,14 @@ def test_the_toy_target_and_the_toy_judge_read_a_text_in_one_language() -> None:
         if detect_language(text) != (language_of(text) or "en")
     ]
     assert differing == []
+
+
+def test_a_common_word_counts_for_one_language_only() -> None:
+    # Trap: a word in two lists (`the` is English and unaccented Vietnamese) counts for both,
+    # so a text in one of them ties and is read as no language.
+    from itertools import combinations
+
+    from gauntlet.targets.toy.language import WORDS
+
+    shared = {(a, b): WORDS[a] & WORDS[b] for a, b in combinations(WORDS, 2)}
+    assert not any(shared.values()), shared

@@ -1,56 +1,96 @@
-"""How the toys tell English from Spanish: one rule for the toy target and the toy judge.
+"""How the toys tell their six languages apart: one rule for the toy target and the toy judge.
 
-Both toys need to know which of their two languages a text is written in (the OpenAI-shaped
-toy is told no language, so it reads the user's words; the toy judge checks an answer is in
-the asker's language), and a gate's language check must not turn on two detectors that
-disagree.
+Both toys need to know which language a text is written in (the OpenAI-shaped toy is told no
+language, so it reads the user's words; the toy judge checks an answer is in the asker's
+language), and a gate's language check must not turn on two detectors that disagree.
+
+The rule is counting, not a model: each Hangul syllable counts one for Korean and each Han
+character one for Chinese; in Latin script, each common word of a language counts one for it,
+each Vietnamese letter (a vowel with a breve, circumflex, horn, hook, dot below, grave or tilde,
+or `đ`) one for Vietnamese, and any Spanish sign (`¿¡ñ`, an acute accent) two for Spanish. The
+language with the most wins; a tie at the top, or nothing counted, is no language.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 
 
 def _word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-SPANISH_WORDS = _word_set(
-    "abre al cada cierra ciudad como con cual cuando de del desde donde el ella ellos en entre "
-    "es esa ese esta este esto estos estoy fue hay la las le les llame lo los mas mi mis muy "
-    "nos o para pero por porque puede que quien se si sobre son su sus te tengo tiene todo "
-    "todos tu tus un una uno usted ustedes y ya yo"
-)
-"""Common Spanish words, folded (`más` is `mas`): each counts one for Spanish."""
-ENGLISH_WORDS = _word_set(
-    "about an and any are as at be but by call can city closed could did do does each every "
-    "for from get has have her his how i if in into is it its just my not of on open opens or "
-    "our please should so than that the their them then there these they this to was we were "
-    "what when where which who why will with would you your"
-)
-"""Common English words: each counts one for English. Words of both languages (`a`, `me`,
-`no`) are in neither list."""
-SPANISH_LETTERS = frozenset("¿¡ñáéíóúü")
+WORDS: dict[str, frozenset[str]] = {
+    "en": _word_set(
+        "about an and any are as at be but by call can city closed could did do does each every "
+        "for from get has have her his how i if in into is it its just my not of on open opens "
+        "or our please should so than that the their them then there these they this to was we "
+        "were what when where which who why will with would you your"
+    ),
+    "es": _word_set(
+        "abre al cada cierra ciudad como con cual cuando de del desde donde el ella ellos en "
+        "entre es esa ese esta este esto estos estoy fue hay la las le les llame lo los mas mi "
+        "mis muy nos o para pero por porque puede que quien se si sobre son su sus te tengo tiene "
+        "todo todos tu tus un una uno usted ustedes y ya yo"
+    ),
+    "vi": _word_set(
+        "anh bao cac cho chi cua duoc gi gio khi khong lam minh mot nao nay nguoi nhu nhung "
+        "roi sao thanh toi tren trong va voi"
+    ),
+    "tl": _word_set(
+        "ako akin ang ano anong ay ba bakit bang din hindi ito iyon ka kailan kami kayo ko "
+        "kung lang mag magkano mga mo na naman namin nang natin ng niya nila po pwede puwede "
+        "rin sa saan salamat siya sila tayo yung"
+    ),
+}
+"""Common words of each Latin-script language, folded as the gates fold text (`más` is `mas`,
+`không` is `khong`): each counts one for its language. Words of two languages (`a`, `me`,
+`no`, `may`) are in none; `para` is Spanish, though Tagalog borrows it."""
+
+SPANISH_SIGNS = frozenset("¿¡ñáéíóúü")
 """Signs of Spanish: any of them anywhere counts two for Spanish."""
+
+_VIETNAMESE_MARKS = frozenset("\u0300\u0302\u0303\u0306\u0309\u031b\u0323")
+"""Grave, circumflex, tilde, breve, hook above, horn and dot below: on a vowel, Vietnamese."""
 
 _WORD = re.compile(r"[a-z]+")
 
 
+def _is_vietnamese_letter(char: str) -> bool:
+    if char == "đ":
+        return True
+    decomposed = unicodedata.normalize("NFD", char)
+    return decomposed[0] in "aeiouy" and not _VIETNAMESE_MARKS.isdisjoint(decomposed[1:])
+
+
 def language_of(text: str) -> str | None:
-    """`es` or `en`, by which language's common words (and Spanish letters) `text` leans to.
+    """`en`, `es`, `zh`, `vi`, `tl` or `ko`: the language `text` counts most for (see above).
 
     Words are compared as the gates compare text (`normalise`: NFKC, look-alikes folded,
-    accents dropped), so a disguised text is read as what it says. None when it leans
-    neither way (`311`, `banana`, `a me no`).
+    accents dropped), so a disguised text is read as what it says. None when it counts for
+    none, or for two alike (`311`, `banana`, `a me no`).
     """
     from gauntlet.matching import normalise  # the toy judge's import stays light
 
-    words = _WORD.findall(normalise(text))
-    lean = sum(word in SPANISH_WORDS for word in words)
-    lean -= sum(word in ENGLISH_WORDS for word in words)
-    if SPANISH_LETTERS & set(unicodedata.normalize("NFKC", text).casefold()):
-        lean += 2
-    if lean == 0:
+    written = unicodedata.normalize("NFKC", text).casefold()
+    counts: Counter[str] = Counter()
+    for char in written:
+        name = unicodedata.name(char, "")
+        if name.startswith("HANGUL SYLLABLE"):
+            counts["ko"] += 1
+        elif name.startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY")):
+            counts["zh"] += 1
+        elif _is_vietnamese_letter(char):
+            counts["vi"] += 1
+    for word in _WORD.findall(normalise(text)):
+        for language, words in WORDS.items():
+            if word in words:
+                counts[language] += 1
+    if SPANISH_SIGNS & set(written) and not counts["vi"]:
+        counts["es"] += 2
+    ranked = counts.most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
         return None
-    return "es" if lean > 0 else "en"
+    return ranked[0][0]

@@ -77,6 +77,7 @@ from gauntlet.targets.contract import Message, TargetResponse
 from gauntlet.targets.toy.assistant import NAME
 from gauntlet.targets.toy.http import MAX_BODY_BYTES
 from gauntlet.targets.toy.language import language_of
+from gauntlet.targets.toy.speech import SPEECHES
 from gauntlet.targets.toy.tools import ToolOutcome, ToolRequest
 
 MODEL = NAME
@@ -118,10 +119,7 @@ class Agent(Protocol):
 
 
 ESCALATION_PHRASES: Mapping[str, str] = MappingProxyType(
-    {
-        "en": "988 Suicide & Crisis Lifeline",
-        "es": "Línea 988 de Prevención del Suicidio y Crisis",
-    }
+    {language: speech.crisis_line for language, speech in SPEECHES.items()}
 )
 """The crisis line's name in each language: in every escalated answer, in no other."""
 
@@ -133,13 +131,14 @@ _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def detect_language(prompt: str, earlier: Sequence[str] = ()) -> str:
-    """The language the toy answers `prompt` in, `es` or `en`, from the user's words alone.
+    """The language the toy answers `prompt` in, one it speaks, from the user's words alone.
 
-    Each text is read by the toys' one rule (`language_of`: common words of each language,
-    and Spanish letters, counted as the gates fold text), the toy judge's too. The prompt
-    decides when it leans either way; a prompt that leans neither (`banana`) is decided by
-    the user's `earlier` messages together; and when those lean neither, English, which is
-    what the toy answers every language tag but Spanish in.
+    Each text is read by the toys' one rule (`language_of`: Hangul and Han characters, common
+    words of each language, and Vietnamese and Spanish letters, counted as the gates fold
+    text), the toy judge's too. The prompt decides when it counts for one language; a prompt
+    that counts for none (`banana`) is decided by the user's `earlier` messages together; and
+    when those count for none, English, which is what the toy answers a language it does not
+    speak in.
 
     Args:
         prompt: The user's latest message.
@@ -147,7 +146,7 @@ def detect_language(prompt: str, earlier: Sequence[str] = ()) -> str:
     """
     for text in (prompt, " ".join(earlier)):
         language = language_of(text)
-        if language is not None:
+        if language is not None and language in SPEECHES:
             return language
     return "en"
 

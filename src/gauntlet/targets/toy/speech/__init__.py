@@ -1,0 +1,20 @@
+"""What the Riverbend toy says, reads and cites, one module per language, each written as a peer.
+
+A language's module holds one `Speech`: the toy's answers, the patterns it reads prompts by,
+and its pages. Adding a language is adding its module here; the toy answers a language tag
+whose primary subtag has no module in English.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from gauntlet.targets.toy.speech import en, es
+from gauntlet.targets.toy.speech.base import Speech
+
+SPEECHES: MappingProxyType[str, Speech] = MappingProxyType(
+    {speech.language: speech for speech in (en.SPEECH, es.SPEECH)}
+)
+"""Each language's speech by primary subtag, in `gauntlet.languages.PEERS` order."""
+
+__all__ = ["SPEECHES", "Speech"]
