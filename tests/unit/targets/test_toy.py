@@ -11,6 +11,7 @@ from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.model import AdversarialCase, AnyCase, AttackType
 from gauntlet.gates.readability import is_readable
+from gauntlet.languages import PEERS
 from gauntlet.matching import contains, markers_found
 from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import Message, Target, TargetResponse
@@ -114,7 +115,7 @@ def test_every_english_page_has_a_spanish_peer_and_back() -> None:
 
 @pytest.mark.parametrize("language", list(SPEECHES))
 def test_every_language_has_a_peer_of_every_english_page(language: str) -> None:
-    number = list(SPEECHES).index(language)
+    number = list(PEERS).index(language)
     pages = documents_in(language)
     assert [doc.topic for doc in pages] == [doc.topic for doc in documents_in("en")]
     for english, doc in zip(documents_in("en"), pages, strict=True):

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from gauntlet.languages import PEERS
 from gauntlet.targets.toy.speech import en, es
 from gauntlet.targets.toy.speech.base import Speech
 
+_WRITTEN = (en.SPEECH, es.SPEECH)
+
 SPEECHES: MappingProxyType[str, Speech] = MappingProxyType(
-    {speech.language: speech for speech in (en.SPEECH, es.SPEECH)}
+    {
+        speech.language: speech
+        for speech in sorted(_WRITTEN, key=lambda speech: list(PEERS).index(speech.language))
+    }
 )
 """Each language's speech by primary subtag, in `gauntlet.languages.PEERS` order."""
 
