@@ -23,6 +23,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
+from gauntlet.languages import primary_language
+
 if TYPE_CHECKING:
     from gauntlet.explore.attacker import ChatAttacker
     from gauntlet.redact import Redactor
@@ -142,7 +144,8 @@ def toy_attacker_reply(prompt: str, defects: Collection[AttackerDefect] = ()) ->
     read = read_prompt(prompt)
     if read is None:
         return UNREADABLE
-    language = "es" if read.language.lower().split("-")[0] == "es" else "en"
+    primary = primary_language(read.language)
+    language = primary if primary in REFUSAL_PHRASES else "en"
     for defect in AttackerDefect:
         if defect not in defects:
             continue
