@@ -19,6 +19,7 @@ from gauntlet.judge.calibration import (
     CalibrationRecord,
     Thresholds,
     calibrated_languages,
+    in_peer_order,
     check_calibration,
     check_thresholds,
     read_record,
@@ -130,7 +131,7 @@ def _summary(
                 low=figures.low,
                 high=figures.high,
             )
-            for figures in record.languages
+            for figures in in_peer_order(record.languages)
         ),
         position_consistency=record.pairwise.position_consistency,
         unjudged=record.unjudged,
