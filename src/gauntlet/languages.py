@@ -32,8 +32,10 @@ def peer_of(tag: str) -> str | None:
 
 
 def in_column_order(languages: Iterable[str]) -> tuple[str, ...]:
-    """`languages` (primary subtags) as their columns are drawn: the peers in `PEERS` order,
-    then any other in alphabetical order."""
+    """`languages` (primary subtags) in the order their columns are drawn.
+
+    The peers in `PEERS` order, then any other language in alphabetical order.
+    """
     peers = list(PEERS)
     return tuple(
         sorted(

@@ -237,8 +237,10 @@ class CalibrationRecord(_Record):
 
 
 def in_peer_order(figures: Sequence[LanguageFigures]) -> tuple[LanguageFigures, ...]:
-    """Each language's figures as their columns are drawn (`in_column_order`): a record keeps
-    them in alphabetical order, what every record written so far holds."""
+    """Each language's figures in the order their columns are drawn (`in_column_order`).
+
+    A record keeps them in alphabetical order, as every record written so far holds them.
+    """
     by_language = {each.language: each for each in figures}
     return tuple(by_language[language] for language in in_column_order(by_language))
 

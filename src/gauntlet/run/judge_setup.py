@@ -19,9 +19,9 @@ from gauntlet.judge.calibration import (
     CalibrationRecord,
     Thresholds,
     calibrated_languages,
-    in_peer_order,
     check_calibration,
     check_thresholds,
+    in_peer_order,
     read_record,
 )
 from gauntlet.judge.judge_file import judge_fingerprint
