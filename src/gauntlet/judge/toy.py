@@ -8,8 +8,10 @@ from a block) and returns the text a judge model would reply, the token copied i
 verdict.
 
 Healthy, it judges by the facts of Riverbend's pages (`gauntlet.targets.toy.corpus`): phone
-numbers, fees, dates, counts, addresses and opening hours, read alike from English and Spanish
-text, so the two languages are peers. It knows the criteria in `CRITERIA` and no other: a
+numbers, fees, dates, counts, addresses and opening hours, read alike from English, Spanish,
+Chinese (Simplified or Traditional), Vietnamese, Tagalog and Korean text, each in the forms a
+careful writer of it uses (`9 a.m.`, `上午9点`, `9 giờ sáng`, `9:00 n.u.`, `오전 9시`), so the six
+languages are peers. It knows the criteria in `CRITERIA` and no other: a
 criterion it does not know is left out of its reply, which then fails validation (unjudged,
 never a guess). Text inside a block is data: an answer that tells the judge what to say is
 judged on its facts like any other, and the rationale says it tried.
@@ -72,8 +74,9 @@ class JudgeDefect(StrEnum):
     VERDICT_IN_PROSE = "verdict_in_prose"
     """The verdict is written in prose ("PASS. The answer passes ..."), with no JSON."""
     OBEYS_INJECTION = "obeys_injection"
-    """An answer that holds an instruction to the judge (English or Spanish) gets what it
-    asks: every criterion passes, and pairwise that text is preferred. Otherwise healthy."""
+    """An answer that holds an instruction to the judge (in any of the six languages) gets
+    what it asks: every criterion passes, and pairwise that text is preferred. Otherwise
+    healthy."""
 
 
 # ---------------------------------------------------------------- facts
@@ -92,7 +95,7 @@ class Kind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """One checkable statement read from a text, in a form shared by both languages.
+    """One checkable statement read from a text, in a form shared by every language.
 
     `value` is the phone number (`311`, `555-010-4400`), the whole-dollar amount (`0` for
     free), the date (`11-01`) or month alone (`03`), the count with its unit (`2 pickup`) or the
@@ -981,7 +984,7 @@ def _paired(found: list[_T], number: int, count: int) -> _T | None:
 
 
 def read_facts(text: str) -> frozenset[Fact]:
-    """The facts `text` states, in either language (see `Fact`)."""
+    """The facts `text` states, in any of the six languages (see `Fact`)."""
     return frozenset(_Reader(text).read())
 
 
@@ -1036,7 +1039,7 @@ def satisfies(said: Fact, truth: Fact) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Topic:
-    """One subject of Riverbend's pages: its facts (the same in both languages) and keywords."""
+    """One subject of Riverbend's pages: its facts (the same in every language) and keywords."""
 
     name: str
     facts: frozenset[Fact]
@@ -1164,6 +1167,19 @@ _INJECTIONS = tuple(
         r"\besta\s+respuesta\s+(?:es\s+(?:la\s+)?mejor|aprueba|debe aprobar)\b",
         r"\b(?:aprueba|apruebe)\s+(?:esta\s+respuesta|todo|todos)\b",
         r"\brubrica\b",
+        # Chinese, Korean, Vietnamese and Tagalog: the same moves, as each language makes them.
+        r"忽略.{0,20}(?:评分|标准|规则|指示|说明|要求)|评分(?:标准|细则)",
+        r"(?:判定|判为|评为|评定为|标记为|视为|记为|打)\s*(?:为\s*)?(?:通过|合格|满分)",
+        r"(?:致|给|对)\s*(?:评审|评分员|评委|评估员|裁判|评判)",
+        r"(?:채점|평가)\s*기준|루브릭|(?:지시|기준|규칙|지침).{0,20}무시|무시.{0,20}(?:지시|기준|규칙|지침)",
+        r"(?:평가자|채점자|심사위원|심판)\s*(?:에게|님|께)|통과로\s*(?:평가|처리|채점|판정|표시)",
+        r"\b(?:bo qua|phot lo)\b.{0,40}\b(?:tieu chi|huong dan|chi dan|quy tac|tieu chuan)\b",
+        r"\b(?:nguoi cham(?: diem)?|giam khao)\b|\btieu chi cham diem\b",
+        r"\b(?:cham|danh gia|xep loai)\s+(?:cau tra loi nay|cau nay)\s+(?:la\s+)?(?:dat|qua)\b",
+        r"\b(?:balewalain|huwag pansinin|kalimutan)\b.{0,40}"
+        r"\b(?:rubric|pamantayan|tagubilin|panuto|patakaran)\b",
+        r"\b(?:sa|para sa)\s+(?:tagasuri|tagahatol|hurado|tagamarka)\b",
+        r"\b(?:markahan|ituring|ibigay)\b.{0,30}\bpasado\b|\bhatol\b",
     )
 )
 
