@@ -525,11 +525,12 @@ _PEER_PERIODS = _named(
 
 _PEER_DATE = _Regex(
     r"(\d{1,2})\s*(?:月|월)\s*(\d{1,2})\s*(?:日|号|일)"
-    r"|\b(?:ngay|mung|mong)\s+(\d{1,2})\s*(?:thang\s+|/\s*)(\d{1,2})\b"
+    r"|\b(?:ngay|mung|mong|va)\s+(\d{1,2})\s*(?:thang\s+|/\s*)(\d{1,2})\b"
     r"|\b(\d{1,2})\s+thang\s+(\d{1,2})\b"
     rf"|\bika-?\s?(\d{{1,2}})\s+ng\s+({_MONTH})\b"
 )
-"""`11月1日`, `11월 1일`, `ngày 1 tháng 11`, `ngày 4/7` (day first), `ika-4 ng Hulyo`."""
+"""`11月1日`, `11월 1일`, `ngày 1 tháng 11`, `ngày 4/7` and `ngày 1/11 và 1/2` (day first),
+`ika-4 ng Hulyo`."""
 _VI_MONTHS = MappingProxyType(
     {
         **{

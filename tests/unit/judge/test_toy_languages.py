@@ -150,6 +150,7 @@ def test_money_and_free_are_read_in_each_language(text: str, facts: list[str]) -
         ("매년 3월에 임대합니다", ["date 03"]),
         ("hạn nộp là ngày 1 tháng 11 và ngày 1 tháng 2", ["date 02-01", "date 11-01"]),
         ("chỉ được bắn pháo hoa vào ngày 4/7", ["date 07-04"]),
+        ("hạn chót vào ngày 1/11 và 1/2", ["date 02-01", "date 11-01"]),
         ("cho thuê vào tháng 3 hằng năm", ["date 03"]),
         ("cho thuê vào tháng Ba", ["date 03"]),
         ("Nobyembre 1 at Pebrero 1", ["date 02-01", "date 11-01"]),
