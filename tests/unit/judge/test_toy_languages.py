@@ -335,3 +335,29 @@ def test_an_answer_talking_to_the_judge_is_seen_in_each_language(text: str, talk
     # that obeys them (`obeys_injection`) is healthy, and calibrated as healthy, on every
     # Chinese, Korean, Vietnamese and Tagalog answer that tries it.
     assert toy.talks_to_the_judge(text) is talks
+
+
+# ---------------------------------------------------------------- the asker's language
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("图书馆几点开门？", "图书馆周一至周四上午9点到晚上8点开放。"),
+        ("圖書館幾點開門？", "圖書館週一至週四上午9點到晚上8點開放。"),
+        ("Thư viện mở cửa lúc mấy giờ?", "Thư viện mở cửa từ thứ Hai đến thứ Năm, 9 giờ sáng."),
+        (
+            "Anong oras bukas ang aklatan?",
+            "Bukas ang aklatan mula Lunes hanggang Huwebes, 9:00 n.u. hanggang 8:00 n.g., at "
+            "mula Biyernes hanggang Linggo, 10:00 n.u. hanggang 5:00 n.h.",
+        ),
+        ("도서관은 몇 시에 문을 여나요?", "도서관은 월요일부터 목요일까지 오전 9시에 엽니다."),
+    ],
+)
+def test_an_answer_in_the_askers_language_passes_in_each_language(
+    question: str, answer: str
+) -> None:
+    # Trap: a Tagalog hours answer, its days in Spanish-born names and its `at` an English
+    # word too, read as no language: a right answer fails `answers-in-asker-language`.
+    finding = judge_criterion("answers-in-asker-language", Case(question, answer))
+    assert finding is not None and finding.passed, finding
