@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import MappingProxyType
 
 PEERS: MappingProxyType[str, str] = MappingProxyType(
@@ -28,3 +29,19 @@ def peer_of(tag: str) -> str | None:
     """The peer language `tag` is written in (`zh-Hant`: `zh`), or None when it is not one."""
     primary = primary_language(tag.replace("_", "-"))
     return primary if primary in PEERS else None
+
+
+def in_column_order(languages: Iterable[str]) -> tuple[str, ...]:
+    """`languages` (primary subtags) in the order their columns are drawn.
+
+    The peers in `PEERS` order, then any other language in alphabetical order.
+    """
+    peers = list(PEERS)
+    return tuple(
+        sorted(
+            languages,
+            key=lambda language: (
+                (0, peers.index(language), "") if language in PEERS else (1, 0, language)
+            ),
+        )
+    )

@@ -60,7 +60,7 @@ from gauntlet.judge.pairwise import (
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import CriterionVerdict, Judged, Unjudged
-from gauntlet.languages import primary_language
+from gauntlet.languages import in_column_order, primary_language
 from gauntlet.self_checked import checked_version, differences, located, validation_problems
 from gauntlet.strict_json import loads
 from gauntlet.version import __version__
@@ -236,9 +236,18 @@ class CalibrationRecord(_Record):
     pairs: tuple[RecordedPair, ...] = Field(min_length=1)
 
 
+def in_peer_order(figures: Sequence[LanguageFigures]) -> tuple[LanguageFigures, ...]:
+    """Each language's figures in the order their columns are drawn (`in_column_order`).
+
+    A record keeps them in alphabetical order, as every record written so far holds them.
+    """
+    by_language = {each.language: each for each in figures}
+    return tuple(by_language[language] for language in in_column_order(by_language))
+
+
 def calibrated_languages(record: CalibrationRecord) -> tuple[str, ...]:
-    """The languages (primary subtags) a record has figures for, in order."""
-    return tuple(figures.language for figures in record.languages)
+    """The languages (primary subtags) a record has figures for, in column order."""
+    return tuple(figures.language for figures in in_peer_order(record.languages))
 
 
 # ------------------------------------------------------------------ asking the judge
@@ -734,7 +743,7 @@ def _below_bar(record: CalibrationRecord, bar: Thresholds) -> str | None:
         return f"overall kappa is undefined ({overall.reason})"
     if overall.kappa < min_kappa:
         return f"overall kappa {overall.kappa:.2f} is below {min_kappa:g}"
-    for figures in record.languages:
+    for figures in in_peer_order(record.languages):
         language = figures.language
         if figures.items < min_items:
             return (
@@ -838,6 +847,7 @@ __all__ = [
     "build_record",
     "calibrate",
     "calibrated_languages",
+    "in_peer_order",
     "check_calibration",
     "check_thresholds",
     "derive",

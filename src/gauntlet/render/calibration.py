@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from gauntlet.display import printable
-from gauntlet.judge.calibration import CalibrationRecord, Figures
+from gauntlet.judge.calibration import CalibrationRecord, Figures, in_peer_order
 from gauntlet.text_columns import GAP, padded
 from gauntlet.words import plural
 
@@ -56,8 +56,8 @@ def _heading(record: CalibrationRecord) -> list[Text]:
 
 
 def _table(record: CalibrationRecord) -> list[Text]:
-    """Kappa and its interval per language, then overall; the figures aligned right."""
-    rows = [_row(figures.language, figures) for figures in record.languages]
+    """Kappa and its interval per language in column order, then overall; figures aligned right."""
+    rows = [_row(figures.language, figures) for figures in in_peer_order(record.languages)]
     rows.append(_row("overall", record.overall))
     # Padded before `printable`, as the figures were measured: a cell it escapes stays wide.
     table = padded([_HEADER, *rows], right=range(1, len(_HEADER) - 1))

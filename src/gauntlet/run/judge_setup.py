@@ -21,6 +21,7 @@ from gauntlet.judge.calibration import (
     calibrated_languages,
     check_calibration,
     check_thresholds,
+    in_peer_order,
     read_record,
 )
 from gauntlet.judge.judge_file import judge_fingerprint
@@ -130,7 +131,7 @@ def _summary(
                 low=figures.low,
                 high=figures.high,
             )
-            for figures in record.languages
+            for figures in in_peer_order(record.languages)
         ),
         position_consistency=record.pairwise.position_consistency,
         unjudged=record.unjudged,

@@ -27,7 +27,7 @@ from gauntlet.judge.pairwise import (
 )
 from gauntlet.judge.prompt import Criterion, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import QUOTED, Judged
-from gauntlet.languages import primary_language
+from gauntlet.languages import in_column_order, primary_language
 from gauntlet.run.results import CheckOutcome, JudgeCheck, SuiteInfo, check_outcome
 from gauntlet.run.settings import Judge
 from gauntlet.targets.adapters import TargetRaisedError
@@ -82,7 +82,7 @@ def _why_not(judge: Judge, language: str) -> str | None:
     if judge.refused is not None:
         return f"the judge may not vote: {judge.refused}"
     if primary_language(language) not in judge.languages:
-        known = ", ".join(sorted(judge.languages)) or "none"
+        known = ", ".join(in_column_order(judge.languages)) or "none"
         return f"the judge was not calibrated in {primary_language(language)} (calibrated: {known})"
     return None
 

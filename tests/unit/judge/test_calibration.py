@@ -1112,3 +1112,44 @@ def test_every_record_field_is_documented() -> None:
         if f"`{name}`" not in doc
     ]
     assert missing == []
+
+
+# ---------------------------------------------------------------- six languages as peers
+
+SIX = ("en", "es", "zh", "vi", "tl", "ko")
+
+
+def test_the_summary_lists_every_peer_language_in_column_order() -> None:
+    # Trap: languages drawn in the record's alphabetical order (ko before vi and zh), so the
+    # calibration table's rows follow no column order the rest of gauntlet draws.
+    pairs = [p for n, lang in enumerate(SIX) for p in language_pairs(lang, agree=30, start=n)]
+    lines = [line.plain for line in summary_lines(record_of(pairs + CONSISTENT), None)]
+    rows = [line.split()[0] for line in lines if line.split()[:1] and line.split()[0] in SIX]
+    assert rows == list(SIX)
+    assert lines[-1] == "calibration: ACCEPTED"
+
+
+@pytest.mark.parametrize("short", ["zh", "ko"])
+def test_a_language_with_fewer_labels_than_the_minimum_refuses_the_judge_naming_it(
+    short: str,
+) -> None:
+    # Trap: the per-language minimum checked for English and Spanish only, so a judge with
+    # 29 labelled Chinese or Korean items would vote on Chinese or Korean cases.
+    pairs = [
+        p for lang in SIX for p in language_pairs(lang, agree=29 if lang == short else 30, start=0)
+    ]
+    assert verdict(record_of(pairs + CONSISTENT)) == (
+        f"{short} has 29 labelled items, fewer than the 30 needed per language"
+    )
+
+
+def test_kappa_is_gated_in_each_peer_language_the_first_below_in_column_order_named() -> None:
+    # Trap: the languages checked in alphabetical order: the reason named Korean when Chinese,
+    # earlier in every table, was below the bar too.
+    pairs = [
+        p
+        for lang in SIX
+        for p in language_pairs(lang, agree=30, disagree=15 if lang in ("zh", "ko") else 0)
+    ]
+    reason = verdict(record_of(pairs + CONSISTENT), min_kappa=0.7)
+    assert reason is not None and reason.startswith("kappa in zh is ")

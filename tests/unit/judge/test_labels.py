@@ -118,6 +118,31 @@ def test_the_shipped_items_that_talk_to_the_judge_are_marked_and_no_other() -> N
     assert len(marked) == 28
 
 
+def test_a_new_languages_file_beside_the_shipped_ones_is_loaded_with_no_code_change(
+    tmp_path: Path,
+) -> None:
+    # Trap: the shipped set read as a list of known files (en.yaml, es.yaml), so a zh.yaml or
+    # ko.yaml added beside them is skipped and its language never calibrated.
+    for shipped in sorted(builtin_labels_dir().glob("*.yaml")):
+        (tmp_path / shipped.name).write_bytes(shipped.read_bytes())
+    korean = (
+        "  - id: ko-test-01\n    language: ko\n    prompt: 도서관은 몇 시에 문을 여나요?\n"
+        "    answer: 오전 9시에 엽니다.\n    criteria:\n      - id: library-hours\n"
+        "        ask: 도서관 운영 시간을 바르게 안내합니까?\n        label: fail\n"
+    )
+    chinese = korean.replace("ko-test-01", "zh-test-01").replace("language: ko", "language: zh")
+    (tmp_path / "zh.yaml").write_text(
+        "labels: riverbend\nversion: 1\nitems:\n" + chinese, encoding="utf-8"
+    )
+    (tmp_path / "ko.yaml").write_text(
+        "labels: riverbend\nversion: 1\nitems:\n" + korean, encoding="utf-8"
+    )
+    loaded = load_labels(tmp_path)
+    languages = {primary_language(item.language) for item in loaded.items}
+    assert {"zh", "ko"} <= languages
+    assert len(loaded.items) == len(load_labels(builtin_labels_dir()).items) + 2
+
+
 @pytest.mark.parametrize(
     ("tag", "primary"), [("en", "en"), ("es-MX", "es"), ("ES-419", "es"), ("zh-Hant-TW", "zh")]
 )

@@ -63,6 +63,7 @@ from gauntlet.judge.toy import (
 )
 from gauntlet.targets.toy import ToyDefect, make_toy
 from gauntlet.targets.toy.corpus import documents_in
+from gauntlet.targets.toy.speech import SPEECHES
 
 ROOT = Path(__file__).resolve().parents[3]
 LABELS = ROOT / "labels" / "riverbend"
@@ -684,12 +685,23 @@ def test_an_unknown_criterion_has_no_finding() -> None:
 # ---------------------------------------------------------------- reading facts
 
 
-@pytest.mark.parametrize(
-    ("english", "spanish"), list(zip(documents_in("en"), documents_in("es"), strict=True))
-)
-def test_each_page_and_its_spanish_peer_state_the_same_facts(english: Any, spanish: Any) -> None:
-    assert english.topic == spanish.topic
-    assert read_facts(english.text) == read_facts(spanish.text)
+PEER_PAGES = [
+    (english, page)
+    for language in SPEECHES
+    if language != "en"
+    for english, page in zip(documents_in("en"), documents_in(language), strict=True)
+]
+
+
+@pytest.mark.parametrize(("english", "peer"), PEER_PAGES, ids=lambda page: page.id)
+def test_each_page_and_its_peer_in_every_language_state_the_same_facts(
+    english: Any, peer: Any
+) -> None:
+    # Trap: a page in a new language whose facts the judge cannot read (or reads otherwise)
+    # judges every answer in that language against a page that states nothing, or another
+    # page's facts: checked for every language the toy speaks, not only Spanish.
+    assert english.topic == peer.topic
+    assert read_facts(english.text) == read_facts(peer.text)
     assert topics()[english.topic].facts == read_facts(english.text)
 
 

@@ -263,6 +263,47 @@ def test_a_case_in_a_language_the_judge_was_not_calibrated_in_is_unjudged(
     assert judge.prompts == []
 
 
+CHINESE_SUITE = """\
+suite: judged-fp-zh
+gate: false_positive
+version: 1
+threshold: 1.0
+cases:
+  - id: fp-311-zh
+    language: zh-Hant
+    prompt: 路上有坑洞，我應該打哪個電話？
+    must_contain: ["311"]
+    judge:
+      criteria:
+        - id: gives-311
+          ask: 回答是否請來電者撥打311？
+          family: competence
+"""
+
+
+@pytest.mark.parametrize(
+    ("calibrated", "named"),
+    [
+        (frozenset({"en", "es", "vi", "tl", "ko"}), "en, es, vi, tl, ko"),
+        (frozenset({"ko", "en", "fr"}), "en, ko, fr"),
+    ],
+)
+def test_a_case_in_any_language_the_judge_was_not_calibrated_in_is_unjudged(
+    tmp_path: Path, calibrated: frozenset[str], named: str
+) -> None:
+    # Trap: the calibrated languages named in alphabetical order (ko before vi), or the rule
+    # holding only for English and Spanish: a zh-Hant case is unjudged by a judge calibrated
+    # in every peer but Chinese, and the reason lists what it was calibrated in as the
+    # columns are drawn, the peers first.
+    judge = Judge(_rubric("pass"))
+    results = _run(tmp_path, CHINESE_SUITE, "请拨打311。", judge, languages=calibrated)
+    [case] = results.cases
+    assert case.outcome is Outcome.UNJUDGED
+    assert case.reason == f"judge: the judge was not calibrated in zh (calibrated: {named})"
+    assert judge.prompts == []
+    assert results.verdict is Verdict.WITHHELD
+
+
 def test_a_run_with_judged_checks_and_no_judge_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="case gold-311 of suite judged-golden has `match: judge`"):
         suites = _suites(tmp_path, GOLDEN_SUITE)

@@ -40,9 +40,9 @@ WORDS: dict[str, frozenset[str]] = {
         "roi sao thanh toi tren trong va voi"
     ),
     "tl": _word_set(
-        "ako akin ang ano anong ay ba bakit bang din hindi ito iyon ka kailan kami kayo ko "
-        "kung lang mag magkano mga mo na naman namin nang natin ng niya nila po pwede puwede "
-        "rin sa saan salamat siya sila tayo yung"
+        "ako akin ang ano anong ay ba bakit bang bawat din hanggang hindi ito iyon ka kada "
+        "kailan kami kayo ko kung lang mag magkano mga mo mula na naman namin nang natin ng "
+        "niya nila po pwede puwede rin sa saan salamat siya sila tayo tuwing yung"
     ),
 }
 """Common words of each Latin-script language, folded as the gates fold text (`más` is `mas`,
