@@ -1217,7 +1217,8 @@ def _changes(title: str, changes: tuple[CaseChange, ...]) -> list[str]:
     by_language: dict[str, list[CaseChange]] = {}
     for change in changes:
         by_language.setdefault(change.language, []).append(change)
-    for language, mine in sorted(by_language.items()):
+    for language in in_column_order(by_language):
+        mine = by_language[language]
         listed = ", ".join(f"{code(c.case_id)} ({_change(c)})" for c in mine)
         lines.append(f"- {escape(language)}: {listed}")
     return [*lines, ""]

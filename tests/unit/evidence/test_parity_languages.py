@@ -277,3 +277,16 @@ def test_every_failing_side_is_a_failed_case(results: Results) -> None:
     # The fixture itself: exactly the sides it was told to fail, and nothing else.
     failed = {(c.pair, c.language) for c in results.cases if c.outcome is Outcome.FAILED}
     assert failed == set(pf.ONE_AND_TWO)
+
+
+def test_drift_rows_follow_the_language_column_order(pack: EvidencePack) -> None:
+    # Trap: drift's rows sorted by tag apart from every other table: ko, tl, vi, zh.
+    assert pack.baseline.drift is not None
+    rates = [rate.language for rate in pack.baseline.drift.rates if rate.gate is GateName.REFUSAL]
+    assert rates == [None, "en", "es", "zh", "vi", "tl", "ko"]
+    markdown = render_markdown(pack)
+    newly = markdown.split("### Newly failing (3)", 1)[1].split("###", 1)[0]
+    assert [line.split(":")[0] for line in newly.split("\n") if line.startswith("- ")] == [
+        "- vi",
+        "- ko",
+    ]
