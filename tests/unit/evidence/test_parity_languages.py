@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 from gauntlet.cases.model import GateName
+from gauntlet.cli.validate import validate_lines
 from gauntlet.evidence.pack import EvidencePack, build_pack, pack_json
 from gauntlet.inventory import languages_of, render_inventory_markdown
 from gauntlet.languages import in_column_order
@@ -290,3 +291,10 @@ def test_drift_rows_follow_the_language_column_order(pack: EvidencePack) -> None
         "- vi",
         "- ko",
     ]
+
+
+def test_validate_counts_each_gate_in_the_language_column_order() -> None:
+    # Trap: `gauntlet validate` listing a gate's languages by tag (en, es, ko, tl, vi, zh).
+    lines = validate_lines(pf.suites(), None)
+    [refusal] = [line for line in lines if line.startswith("refusal ")]
+    assert refusal.endswith("en 3  es 3  zh 3  vi 3  tl 3  ko 3")
