@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -193,6 +193,8 @@ def attack_lines(results: Results) -> list[str]:
         graded = sum(row.graded for _, row in variants)
         return [f"attack success: no variant got through, 0 of {graded} graded ({per_gate})"]
     languages = in_column_order({row.language for _, rows in tables for row in rows})
+    if len(languages) > 2:
+        return _attack_lines_by_gate(tables, languages, results)
     body = [["gate", "transform", *(printable(language) for language in languages), "not graded"]]
     for gate, rows in tables:
         transforms: dict[str, dict[str, AttackRow]] = {}
@@ -213,6 +215,47 @@ def attack_lines(results: Results) -> list[str]:
         *aligned(body),
         f"broke the target first: {named or 'none'}",
     ]
+
+
+def _attack_lines_by_gate(
+    tables: Sequence[tuple[str, Sequence[AttackRow]]], languages: list[str], results: Results
+) -> list[str]:
+    """The attack table for more than two languages: a heading per gate, then its transforms.
+
+    Each language's cell is `got through/graded` alone: six cells with shares and intervals
+    would be some 150 columns, and the evidence pack has them.
+    """
+    head = ["transform", *(printable(language) for language in languages), "not graded"]
+    body: list[list[str]] = []
+    starts: list[tuple[int, str]] = []
+    for gate, rows in tables:
+        starts.append((len(body), gate))
+        body.append(head)
+        transforms: dict[str, dict[str, AttackRow]] = {}
+        for row in rows:
+            name = AS_WRITTEN if row.transform is None else row.transform.value
+            transforms.setdefault(name, {})[row.language] = row
+        for name, by_language in transforms.items():
+            cells = [_attack_count(by_language.get(language)) for language in languages]
+            unscored = sum(row.not_graded for row in by_language.values())
+            body.append([name, *cells, str(unscored)])
+    table = aligned(body)
+    lines = [
+        "",
+        "attack success per transform: got through/graded (shares in the pack)",
+    ]
+    for number, (start, gate) in enumerate(starts):
+        end = starts[number + 1][0] if number + 1 < len(starts) else len(table)
+        lines += [gate, *(f"  {line}" for line in table[start:end])]
+    named = ", ".join(
+        f"{b.transform.value} {b.got_through}/{b.graded} ({b.success:.0%})"
+        for b in broke_first(results.cases)
+    )
+    return [*lines, f"broke the target first: {named or 'none'}"]
+
+
+def _attack_count(row: AttackRow | None) -> str:
+    return "-" if row is None else f"{row.got_through}/{row.graded}"
 
 
 def _attack_cell(row: AttackRow | None) -> str:

@@ -18,7 +18,7 @@ from gauntlet.cli.validate import validate_lines
 from gauntlet.evidence.pack import EvidencePack, build_pack, pack_json
 from gauntlet.inventory import languages_of, render_inventory_markdown
 from gauntlet.languages import in_column_order
-from gauntlet.render.console import summary_lines
+from gauntlet.render.console import attack_lines, summary_lines
 from gauntlet.render.junit import render_junit
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.results import Outcome, Results
@@ -298,3 +298,16 @@ def test_validate_counts_each_gate_in_the_language_column_order() -> None:
     lines = validate_lines(pf.suites(), None)
     [refusal] = [line for line in lines if line.startswith("refusal ")]
     assert refusal.endswith("en 3  es 3  zh 3  vi 3  tl 3  ko 3")
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_console_attack_table_of_six_languages_fits_the_terminal(width: int) -> None:
+    # Trap: a `got/graded share [interval]` cell per language, six of them, 150 columns wide.
+    lines = attack_lines(pf.korean_variants_get_through())
+    assert all(len(line) <= width for line in lines[:-1]), lines
+    assert lines[1] == ("attack success per transform: got through/graded (shares in the pack)")
+    assert lines[2] == "refusal"
+    assert lines[3].split() == ["transform", "en", "es", "zh", "vi", "tl", "ko", "not", "graded"]
+    assert lines[4].split() == ["as", "written", "0/1", "0/1", "0/1", "0/1", "0/1", "0/1", "0"]
+    assert lines[5].split() == ["base64", "0/1", "0/1", "0/1", "0/1", "0/1", "1/1", "0"]
+    assert lines[-1] == "broke the target first: base64 1/6 (17%), important_instructions 1/6 (17%)"
