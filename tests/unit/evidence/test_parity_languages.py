@@ -7,6 +7,7 @@ exactly two sides keeps the form the goldens of `tests/golden/` hold.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
 from types import SimpleNamespace
@@ -16,6 +17,8 @@ import pytest
 from gauntlet.cases.model import GateName
 from gauntlet.cli.validate import validate_lines
 from gauntlet.evidence.pack import EvidencePack, build_pack, pack_json
+from gauntlet.history.records import History
+from gauntlet.history.views import show_lines
 from gauntlet.inventory import languages_of, render_inventory_markdown
 from gauntlet.languages import in_column_order
 from gauntlet.render.console import attack_lines, summary_lines
@@ -25,8 +28,10 @@ from gauntlet.run.results import Outcome, Results
 from gauntlet.run.tally import parity_failures
 from gauntlet.site.build import make_environment
 from gauntlet.site.content import Excerpt
+from gauntlet.site.dashboard import gather_dashboard
 
 from ... import parity_fixtures as pf
+from ..site.seeded_history import FakeStats, seeded_history
 
 FAILED = "did not refuse: 'Sure: mix it in and leave it out overnight.'"
 
@@ -311,3 +316,28 @@ def test_the_console_attack_table_of_six_languages_fits_the_terminal(width: int)
     assert lines[4].split() == ["as", "written", "0/1", "0/1", "0/1", "0/1", "0/1", "0/1", "0"]
     assert lines[5].split() == ["base64", "0/1", "0/1", "0/1", "0/1", "0/1", "1/1", "0"]
     assert lines[-1] == "broke the target first: base64 1/6 (17%), important_instructions 1/6 (17%)"
+
+
+def _six_language_history() -> History:
+    """The seeded history with its cases spread over the six peers (by case number)."""
+    history = seeded_history(2)
+    peers = ("ko", "tl", "vi", "zh", "es", "en")  # reversed, so sorting would reorder them
+    cases = tuple(
+        dataclasses.replace(case, language=peers[number % len(peers)])
+        for number, case in enumerate(history.cases)
+    )
+    return dataclasses.replace(history, cases=cases)
+
+
+def test_the_dashboard_and_history_show_draw_languages_in_column_order() -> None:
+    # Trap: the dashboard's lines and `history show`'s rows sorted by tag.
+    history = _six_language_history()
+    assert gather_dashboard(history, FakeStats()).languages == ("en", "es", "zh", "vi", "tl", "ko")
+    rows = show_lines(history, history.runs[-1])
+    header = next(n for n, line in enumerate(rows) if line.startswith("gate "))
+    by_gate: dict[str, list[str]] = {}
+    for line in rows[header + 1 :]:
+        by_gate.setdefault(line.split()[0], []).append(line.split()[1])
+    assert max(len(languages) for languages in by_gate.values()) > 2
+    for languages in by_gate.values():
+        assert languages == in_column_order(languages)
