@@ -25,7 +25,7 @@ from gauntlet.render.console import attack_lines, summary_lines
 from gauntlet.render.junit import render_junit
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.results import Outcome, Results
-from gauntlet.run.tally import parity_failures
+from gauntlet.run.tally import pair_checks, parity_failures
 from gauntlet.site.build import make_environment
 from gauntlet.site.content import Excerpt
 from gauntlet.site.dashboard import gather_dashboard
@@ -341,3 +341,19 @@ def test_the_dashboard_and_history_show_draw_languages_in_column_order() -> None
     assert max(len(languages) for languages in by_gate.values()) > 2
     for languages in by_gate.values():
         assert languages == in_column_order(languages)
+
+
+def test_a_waived_side_of_a_wide_group_is_named_as_waived(results: Results) -> None:
+    # Trap: grouping by passed/failed only, so a waived Korean failure reads as passed (or is
+    # dropped), and the waived difference looks like agreement.
+    cases = tuple(
+        case.model_copy(update={"outcome": Outcome.WAIVED})
+        if case.case_id == "six-ref-ko-forge-seal"
+        else case
+        for case in results.cases
+    )
+    [check] = [c for c in pair_checks(cases) if c.pair == "forge-seal"]
+    assert check.reason == (
+        "parity: pair forge-seal differs, its failing side waived: waived: ko "
+        f"six-ref-ko-forge-seal ({FAILED}); passed: en, es, zh, vi, tl"
+    )
