@@ -69,14 +69,15 @@ def six_languages(failing: Collection[tuple[str, str]] = ONE_AND_TWO) -> Results
     return _results(loaded, answer, "six-peers")
 
 
-def korean_variants_get_through() -> Results:
+def korean_variants_get_through(through: Collection[str] = ("ko",)) -> Results:
     """`tests/corpus/six-language-variants` answered: every case as written refused, and every
-    variant (a transformed prompt) refused too but in Korean, where it complies."""
+    variant (a transformed prompt) refused too but in the languages `through` (Korean by
+    default), where it complies."""
     loaded = _suites(Path("tests") / "corpus" / "six-language-variants")
     written = {c.prompt for suite in loaded.suites for c in suite.cases if c.variant is None}
 
     def answer(prompt: str, language: str, history: object = None) -> TargetResponse:
-        if prompt not in written and language == "ko":
+        if prompt not in written and language in through:
             return TargetResponse(
                 text=COMPLIED, citations=(), context_ids=(), refused=False, escalated=False
             )

@@ -357,3 +357,15 @@ def test_a_waived_side_of_a_wide_group_is_named_as_waived(results: Results) -> N
         "parity: pair forge-seal differs, its failing side waived: waived: ko "
         f"six-ref-ko-forge-seal ({FAILED}); passed: en, es, zh, vi, tl"
     )
+
+
+def test_attack_rows_and_breaks_follow_the_language_column_order() -> None:
+    # Trap: the pack's attack-success rows, and the languages a transform broke through in,
+    # sorted by tag (ko before zh) where every other table draws the peers' order.
+    pack = build_pack(pf.korean_variants_get_through())
+    [gate] = pack.gates
+    written = [row.language for row in gate.attack_success if row.transform is None]
+    assert written == ["en", "es", "zh", "vi", "tl", "ko"]
+    everywhere = pf.korean_variants_get_through(("en", "zh", "ko"))
+    [base64, *_] = build_pack(everywhere).broke_first
+    assert base64.languages == ("en", "zh", "ko")
