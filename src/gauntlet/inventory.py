@@ -19,6 +19,7 @@ from gauntlet.files import (
     read_regular_file,
     write_atomically,
 )
+from gauntlet.languages import in_column_order
 
 START = "<!-- gauntlet:inventory:start -->"
 END = "<!-- gauntlet:inventory:end -->"
@@ -42,8 +43,8 @@ def inventory_rows(suites: SuiteSet) -> list[dict[str, Any]]:
 
 
 def languages_of(suites: SuiteSet) -> list[str]:
-    """Every language in the loaded cases, sorted."""
-    return sorted({case.language for loaded in suites.suites for case in loaded.cases})
+    """Every language in the loaded cases, in column order (`gauntlet.languages.PEERS` first)."""
+    return in_column_order({case.language for loaded in suites.suites for case in loaded.cases})
 
 
 def render_inventory_json(suites: SuiteSet) -> str:
@@ -141,4 +142,4 @@ def _per_language(cases: Any) -> dict[str, int]:
     counts: dict[str, int] = {}
     for case in cases:
         counts[case.language] = counts.get(case.language, 0) + 1
-    return dict(sorted(counts.items()))
+    return {language: counts[language] for language in in_column_order(counts)}

@@ -31,17 +31,14 @@ def peer_of(tag: str) -> str | None:
     return primary if primary in PEERS else None
 
 
-def in_column_order(languages: Iterable[str]) -> tuple[str, ...]:
-    """`languages` (primary subtags) in the order their columns are drawn.
+def in_column_order(tags: Iterable[str]) -> list[str]:
+    """`tags` once each, in the order language columns are drawn.
 
-    The peers in `PEERS` order, then any other language in alphabetical order.
+    The peers first, in `PEERS` order (a regional tag after its language's own: `es`,
+    `es-MX`), then any other tag sorted.
+
+    Two languages of English and Spanish come out as sorting would put them, so a two-language
+    table reads as it always has.
     """
-    peers = list(PEERS)
-    return tuple(
-        sorted(
-            languages,
-            key=lambda language: (
-                (0, peers.index(language), "") if language in PEERS else (1, 0, language)
-            ),
-        )
-    )
+    order = {peer: index for index, peer in enumerate(PEERS)}
+    return sorted(set(tags), key=lambda tag: (order.get(primary_language(tag), len(order)), tag))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gauntlet.cli.state import write_line
+from gauntlet.languages import in_column_order
 from gauntlet.text_columns import GAP, padded
 from gauntlet.words import plural
 
@@ -106,7 +107,7 @@ def validate_lines(suites: SuiteSet, waived: Sequence[WaiverInfo] | None) -> lis
     lines = [
         GAP.join([*name, plural(count.suites, "suite"), f"{count.cases:>4} cases"])
         + GAP
-        + GAP.join(f"{lang} {n}" for lang, n in count.languages.items())
+        + GAP.join(f"{lang} {count.languages[lang]}" for lang in in_column_order(count.languages))
         for name, count in zip(names, counts.values(), strict=True)
     ]
     total_suites = len(suites.suites)
@@ -131,7 +132,7 @@ def persona_lines(personas: Sequence[Persona]) -> list[str]:
         for persona in personas
     ]
     lines = [GAP.join(row).rstrip() for row in padded(rows)]
-    languages = sorted({tag for persona in personas for tag in persona.languages})
+    languages = in_column_order(tag for persona in personas for tag in persona.languages)
     lines.append(
         f"OK: {plural(len(personas), 'persona')} "
         f"({'language' if len(languages) == 1 else 'languages'} {', '.join(languages)})"

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from gauntlet.cases.model import GateName
+from gauntlet.languages import in_column_order
 from gauntlet.proportions import wilson_bounds
 from gauntlet.record import Record
 from gauntlet.run.results import Outcome
@@ -106,13 +107,14 @@ class TransformBreak(Record):
     gates: tuple[GateName, ...]
     """The gates where it got through, in gate order."""
     languages: tuple[str, ...]
-    """The languages where it got through, sorted."""
+    """The languages where it got through, in column order (the peers first)."""
 
 
 def attack_rows(cases: Iterable[Graded]) -> tuple[AttackRow, ...]:
     """The table of `cases` (one gate's, or one suite's): as written first, then each transform.
 
-    Within each, a row per language, sorted. Empty when no case is a variant.
+    Within each, a row per language, in column order (the peers first, in `PEERS` order, then
+    any other tag sorted). Empty when no case is a variant.
     """
     mine = list(cases)
     origins = {case.variant_of for case in mine if case.transform is not None}
@@ -124,7 +126,8 @@ def attack_rows(cases: Iterable[Graded]) -> tuple[AttackRow, ...]:
             continue
         groups.setdefault((case.transform, case.language), []).append(Outcome(case.outcome))
     order = list(Transform)
-    keys = sorted(groups, key=lambda key: (_place(key[0], order), key[1]))
+    column = in_column_order(language for _, language in groups)
+    keys = sorted(groups, key=lambda key: (_place(key[0], order), column.index(key[1])))
     return tuple(
         _row(transform, language, groups[(transform, language)]) for transform, language in keys
     )
@@ -160,7 +163,7 @@ def broke_first(cases: Iterable[Graded]) -> tuple[TransformBreak, ...]:
                 wilson_low=round(low, 4),
                 wilson_high=round(high, 4),
                 gates=tuple(sorted(gates[transform], key=gate_order.index)),
-                languages=tuple(sorted(languages[transform])),
+                languages=tuple(in_column_order(languages[transform])),
             )
         )
     breaks.sort(key=lambda b: (-b.got_through / b.graded, -b.got_through, order.index(b.transform)))

@@ -29,6 +29,7 @@ the scores, a baseline that did not measure a row (no such variants, or results 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
@@ -41,6 +42,7 @@ from gauntlet.evidence.attacks import attack_rows
 from gauntlet.evidence.digest import results_digest
 from gauntlet.evidence.scores import SCORE_NAMES, ScoreName, gate_distributions
 from gauntlet.gates import GATE_SPECS, GateFamily, gates_in
+from gauntlet.languages import in_column_order
 from gauntlet.record import Record
 from gauntlet.run.results import CaseResult, Outcome, Results, WaiverResult, WaiverState
 from gauntlet.run.tally import pair_checks
@@ -453,6 +455,12 @@ def _direction(
     return Direction.UNCHANGED
 
 
+def _columns(languages: Iterable[str | None]) -> Callable[[str | None], int]:
+    """Where a language's row goes: all languages (None) first, then in column order."""
+    order = in_column_order(language for language in languages if language is not None)
+    return lambda language: -1 if language is None else order.index(language)
+
+
 def _rates(current: Results, baseline: Results) -> tuple[RateChange, ...]:
     def table(results: Results) -> dict[tuple[GateName, str | None], float]:
         rates: dict[tuple[GateName, str | None], float] = {}
@@ -463,9 +471,10 @@ def _rates(current: Results, baseline: Results) -> tuple[RateChange, ...]:
         return rates
 
     now, before = table(current), table(baseline)
+    column = _columns(language for _, language in set(now) | set(before))
     keys = sorted(
         set(now) | set(before),
-        key=lambda key: (list(GATE_SPECS).index(key[0]), key[1] or ""),
+        key=lambda key: (list(GATE_SPECS).index(key[0]), column(key[1])),
     )
     return tuple(
         RateChange(
@@ -494,9 +503,10 @@ def _scores(current: Results, baseline: Results) -> tuple[ScoreChange, ...]:
         }
 
     now, before = table(current), table(baseline)
+    column = _columns(key[1] for key in set(now) | set(before))
     keys = sorted(
         set(now) | set(before),
-        key=lambda key: (list(GATE_SPECS).index(key[0]), key[1] or "", SCORE_NAMES.index(key[2])),
+        key=lambda key: (list(GATE_SPECS).index(key[0]), column(key[1]), SCORE_NAMES.index(key[2])),
     )
     changes = []
     for key in keys:

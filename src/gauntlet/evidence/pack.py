@@ -23,7 +23,7 @@ from gauntlet.evidence.mapping import CALIFORNIA, CaliforniaMapping, MappingRow
 from gauntlet.evidence.scores import ScoreDistributions, gate_distributions
 from gauntlet.evidence.trends import TrendsEvidence
 from gauntlet.judge.fingerprint import JudgeFingerprint
-from gauntlet.languages import primary_language
+from gauntlet.languages import in_column_order, primary_language
 from gauntlet.proportions import percentile
 from gauntlet.record import Record
 from gauntlet.run.custody import custody_statement
@@ -658,7 +658,7 @@ def build_pack(
     (`gauntlet.evidence.reworded`), done before the pack is built since it asks an embedder;
     None when no embedder was given, which drift then says.
     """
-    languages = sorted({case.language for case in results.cases})
+    per_language = Totals.per_language(results.cases)
     return EvidencePack(
         schema_version=EVIDENCE_SCHEMA_VERSION,
         built_by=__version__,
@@ -670,13 +670,10 @@ def build_pack(
         embedder=_embedder(results),
         totals=results.totals,
         languages=tuple(
-            LanguageCounts(language=language, **totals.model_dump())
-            for language, totals in Totals.per_language(results.cases).items()
+            LanguageCounts(language=language, **per_language[language].model_dump())
+            for language in in_column_order(per_language)
         ),
-        untested_languages_note=(
-            f"Tested languages: {', '.join(languages) or 'none'}. Any other language was not "
-            "tested by this run, and nothing here speaks for it."
-        ),
+        untested_languages_note=_untested_note(results),
         gates=tuple(_gate(results, gate) for gate in results.gates),
         cases=tuple(_case(results, case) for case in results.cases),
         baseline=_baseline(results, baseline, baseline_path, reworded),
@@ -684,6 +681,30 @@ def build_pack(
         waivers=_waivers(results),
         broke_first=broke_first(results.cases),
         trends=trends,
+    )
+
+
+def _untested_note(results: Results) -> str:
+    """The languages tested, and each language a suite declares but no case of it is in.
+
+    A declared language with no case is named, with the suites that declare it: coverage is
+    said as coverage, never left for a reader to infer from what is missing.
+    """
+    tested = in_column_order({case.language for case in results.cases})
+    declared: dict[str, list[str]] = {}
+    for suite in results.suites:
+        mine = {case.language for case in results.cases if case.suite == suite.suite}
+        for language in suite.languages:
+            if language not in mine:
+                declared.setdefault(language, []).append(suite.suite)
+    missing = [language for language in in_column_order(declared) if language not in tested]
+    empty = "; ".join(
+        f"{language} ({', '.join(sorted(declared[language]))})" for language in missing
+    )
+    return (
+        f"Tested languages: {', '.join(tested) or 'none'}. "
+        + (f"Declared but with no case: {empty}. " if empty else "")
+        + "Any other language was not tested by this run, and nothing here speaks for it."
     )
 
 
@@ -716,6 +737,7 @@ def _gate(results: Results, gate: GateResult) -> GateEvidence:
     return GateEvidence(
         **gate.model_dump(include=_GATE_COPIED),
         state=gate_state(gate, results.suites),
+        languages=_in_columns(gate.languages),
         pass_rate=round(gate.passed / max(gate.total - gate.waived, 1), 4),
         wilson_low=round(gate.wilson_low, 4),
         wilson_high=round(gate.wilson_high, 4),
@@ -724,8 +746,8 @@ def _gate(results: Results, gate: GateResult) -> GateEvidence:
                 **suite.model_dump(include=_SUITE_COPIED - {"source"}),
                 source=shown_source(suite.source),
                 pass_rate=round(suite.pass_rate, 4),
-                languages=LanguageCount.each(
-                    case for case in results.cases if case.suite == suite.suite
+                languages=_in_columns(
+                    LanguageCount.each(case for case in results.cases if case.suite == suite.suite)
                 ),
             )
             for suite in results.suites
@@ -835,7 +857,16 @@ _GATE_COPIED = set(GateEvidence.model_fields) - {
     "informs",
     "parity",
     "attack_success",
+    "languages",
 }
+
+
+def _in_columns(counts: tuple[LanguageCount, ...]) -> tuple[LanguageCount, ...]:
+    """`counts` in the order language columns are drawn (`gauntlet.languages.in_column_order`)."""
+    by_language = {count.language: count for count in counts}
+    return tuple(by_language[language] for language in in_column_order(by_language))
+
+
 _DECLARED = FieldSource(origin=Origin.DECLARED)
 
 

@@ -14,6 +14,7 @@ from gauntlet.errors import UsageError
 from gauntlet.history.records import CaseRecord, History, RunRecord, Trend, no_verdict
 from gauntlet.history.stats import series
 from gauntlet.history.store import timestamp
+from gauntlet.languages import in_column_order
 from gauntlet.run.results import Totals
 from gauntlet.text_columns import aligned
 from gauntlet.words import plural
@@ -141,7 +142,10 @@ def show_lines(history: History, run: RunRecord) -> list[str]:
     for case in cases:
         slices.setdefault((case.gate, case.language), []).append(case)
     rows = [["gate", "language", "cases", "passed", "failed", "errored", "other", "asks passed"]]
-    for (gate, language), chosen in sorted(slices.items()):
+    column = {language: n for n, language in enumerate(in_column_order(c.language for c in cases))}
+    for (gate, language), chosen in sorted(
+        slices.items(), key=lambda item: (item[0][0], column[item[0][1]])
+    ):
         tally = counts(chosen)
         rows.append(
             [

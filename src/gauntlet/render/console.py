@@ -7,7 +7,8 @@ Returns rich `Text` lines; rich drops the colour when the output is not a termin
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from gauntlet.cases.builtin import shown_source
 from gauntlet.display import printable
 from gauntlet.evidence.attacks import AS_WRITTEN, AttackRow, attack_rows, broke_first
 from gauntlet.evidence.scores import gate_distributions
+from gauntlet.languages import in_column_order
 from gauntlet.run.results import (
     GateResult,
     GateState,
@@ -92,15 +94,31 @@ def _heading(results: Results) -> list[Text]:
 
 
 def _gate_table(results: Results) -> list[Text]:
-    """Each gate's passes per language and in all, its thresholds, and its result, coloured."""
-    languages = sorted({count.language for gate in results.gates for count in gate.languages})
-    header = ["gate", *languages, "total", "threshold"]
+    """Each gate's passes per language and in all, its thresholds, and its result, coloured.
+
+    Up to two languages, a cell per language is `passed/total`. With more, six such cells
+    would wrap an 80-column terminal: a `cases` column holds the cases each language was
+    asked (the count most of them share), and a language's cell its passes alone, or
+    `passed/total` where it was asked another number; `-` where it was asked none.
+    """
+    languages = in_column_order(
+        {count.language for gate in results.gates for count in gate.languages}
+    )
+    many = len(languages) > 2
+    header = ["gate", *(["cases"] if many else []), *languages, "total", "threshold"]
     rows = [_gate_row(results, gate, languages) for gate in results.gates]
     head, *cells = padded([header, *(row for row, _ in rows)])
     lines = [Text(""), Text(GAP.join(head) + GAP + "result", style="bold")]
     for padded_cells, (_, status) in zip(cells, rows, strict=True):
         style = "green" if status == "PASS" else ("red" if status == "FAIL" else "yellow")
         lines.append(Text.assemble(GAP.join(padded_cells) + GAP, (status, style)))
+    if many:
+        lines.append(
+            Text(
+                "each language: passes of `cases` (n/m: asked another number; -: none)",
+                style="dim",
+            )
+        )
     return lines
 
 
@@ -108,9 +126,23 @@ def _gate_row(results: Results, gate: GateResult, languages: list[str]) -> tuple
     """One gate's cells, and its result: PASS, FAIL or what kept it from either."""
     by_language = {count.language: count for count in gate.languages}
     cells = [gate.gate.value]
-    for language in languages:
-        count = by_language.get(language)
-        cells.append(f"{count.passed}/{count.total}" if count else "-")
+    if len(languages) > 2:
+        totals = Counter(count.total for count in gate.languages)
+        usual = max(totals, key=lambda total: (totals[total], total), default=0)
+        cells.append(str(usual))
+        for language in languages:
+            count = by_language.get(language)
+            cells.append(
+                "-"
+                if count is None
+                else str(count.passed)
+                if count.total == usual
+                else f"{count.passed}/{count.total}"
+            )
+    else:
+        for language in languages:
+            count = by_language.get(language)
+            cells.append(f"{count.passed}/{count.total}" if count else "-")
     thresholds = sorted({s.threshold for s in results.suites if s.gate is gate.gate})
     cells += [
         f"{gate.passed}/{gate.total}" + (f" ({gate.waived} waived)" if gate.waived else ""),
@@ -160,7 +192,9 @@ def attack_lines(results: Results) -> list[str]:
         )
         graded = sum(row.graded for _, row in variants)
         return [f"attack success: no variant got through, 0 of {graded} graded ({per_gate})"]
-    languages = sorted({row.language for _, rows in tables for row in rows})
+    languages = in_column_order({row.language for _, rows in tables for row in rows})
+    if len(languages) > 2:
+        return _attack_lines_by_gate(tables, languages, results)
     body = [["gate", "transform", *(printable(language) for language in languages), "not graded"]]
     for gate, rows in tables:
         transforms: dict[str, dict[str, AttackRow]] = {}
@@ -181,6 +215,47 @@ def attack_lines(results: Results) -> list[str]:
         *aligned(body),
         f"broke the target first: {named or 'none'}",
     ]
+
+
+def _attack_lines_by_gate(
+    tables: Sequence[tuple[str, Sequence[AttackRow]]], languages: list[str], results: Results
+) -> list[str]:
+    """The attack table for more than two languages: a heading per gate, then its transforms.
+
+    Each language's cell is `got through/graded` alone: six cells with shares and intervals
+    would be some 150 columns, and the evidence pack has them.
+    """
+    head = ["transform", *(printable(language) for language in languages), "not graded"]
+    body: list[list[str]] = []
+    starts: list[tuple[int, str]] = []
+    for gate, rows in tables:
+        starts.append((len(body), gate))
+        body.append(head)
+        transforms: dict[str, dict[str, AttackRow]] = {}
+        for row in rows:
+            name = AS_WRITTEN if row.transform is None else row.transform.value
+            transforms.setdefault(name, {})[row.language] = row
+        for name, by_language in transforms.items():
+            cells = [_attack_count(by_language.get(language)) for language in languages]
+            unscored = sum(row.not_graded for row in by_language.values())
+            body.append([name, *cells, str(unscored)])
+    table = aligned(body)
+    lines = [
+        "",
+        "attack success per transform: got through/graded (shares in the pack)",
+    ]
+    for number, (start, gate) in enumerate(starts):
+        end = starts[number + 1][0] if number + 1 < len(starts) else len(table)
+        lines += [gate, *(f"  {line}" for line in table[start:end])]
+    named = ", ".join(
+        f"{b.transform.value} {b.got_through}/{b.graded} ({b.success:.0%})"
+        for b in broke_first(results.cases)
+    )
+    return [*lines, f"broke the target first: {named or 'none'}"]
+
+
+def _attack_count(row: AttackRow | None) -> str:
+    return "-" if row is None else f"{row.got_through}/{row.graded}"
 
 
 def _attack_cell(row: AttackRow | None) -> str:

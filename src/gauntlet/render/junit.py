@@ -9,6 +9,10 @@ they went wrong marked. A waived failure is `<skipped>` too, its message naming 
 owner, ticket and expiry, and its text the reason it failed.
 they went wrong marked. A suite with parity pairs has one more `testcase`, `parity`: a
 `<failure>` naming each differing pair's sides when its parity is required and a pair differs.
+A pair of more than two sides is said grouped: the languages that failed, each with its case
+and reason, then the languages that passed (`failed: ko six-ref-ko-x (...); passed: en, es,
+zh, vi, tl`); and the suite carries a property `parity.<pair>` for each such differing pair,
+valued `failed: ko; passed: en, es, zh, vi, tl`.
 
 A suite with variant cases carries its attack success per transform as `<properties>` of its
 `testsuite`: `attack_success.<language>.<transform>` (and `.as_written`), each valued
@@ -40,6 +44,7 @@ from gauntlet.evidence.attacks import AttackRow, attack_rows, broke_first
 from gauntlet.evidence.pack import CaseEvidence, EvidencePack, PairEvidence, TrajectoryEvidence
 from gauntlet.render.markdown import found_by_words
 from gauntlet.run.results import Outcome, Totals, WaiverState
+from gauntlet.run.tally import languages_said
 from gauntlet.words import plural
 
 _CHILD = {
@@ -110,6 +115,7 @@ def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
             failing: list[PairEvidence] = [
                 pair for pair in gate.parity.differing if pair.suite == rule.suite and pair.fails
             ]
+            _parity_properties(suite, [p for p in gate.parity.differing if p.suite == rule.suite])
             added = {"tests": 1, "failures": 0}
             if failing:
                 count = len(failing)
@@ -126,6 +132,29 @@ def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
             for element in (suite, root):
                 for name, more in added.items():
                     element.set(name, str(int(element.get(name, "0")) + more))
+
+
+def _parity_properties(suite: ET.Element, differing: list[PairEvidence]) -> None:
+    """`parity.<pair>` for each differing pair of more than two sides.
+
+    Valued with which languages failed and which passed (`failed: ko; passed: en, es, zh, vi,
+    tl`), for a script or a CI view that shows a suite's properties but cuts a failure's text
+    short. A two-sided pair's failure text names both its sides already, and gets none.
+    """
+    many = [pair for pair in differing if len(pair.sides) > 2]
+    if not many:
+        return
+    properties = suite.find("properties")
+    if properties is None:
+        properties = ET.Element("properties")
+        suite.insert(0, properties)
+    for pair in many:
+        ET.SubElement(
+            properties,
+            "property",
+            name=f"parity.{pair.pair}",
+            value=_clean(languages_said(pair.sides)),
+        )
 
 
 def _attack_properties(suite: ET.Element, cases: list[CaseEvidence]) -> None:

@@ -20,6 +20,7 @@ from gauntlet.evidence.drift import (
     AttackChange,
     CaseChange,
     Drift,
+    ParityChange,
     ScoreChange,
 )
 from gauntlet.evidence.mapping import MappingRow
@@ -42,6 +43,7 @@ from gauntlet.evidence.pack import (
 )
 from gauntlet.evidence.scores import Distribution
 from gauntlet.evidence.trends import TrendEvidence, TrendsEvidence
+from gauntlet.languages import in_column_order
 from gauntlet.markdown_table import escape, head, row, table
 from gauntlet.run.results import (
     JudgeCheck,
@@ -51,6 +53,7 @@ from gauntlet.run.results import (
     Totals,
     WaiverState,
 )
+from gauntlet.run.tally import languages_said, side_groups
 from gauntlet.run.waivers import waived_failures
 from gauntlet.targets.contract import Origin
 from gauntlet.words import plural
@@ -190,7 +193,7 @@ def _gates_section(pack: EvidencePack) -> list[str]:
             f"{gate.passed}/{gate.total}",
             f"{gate.pass_rate:.2%}",
             f"{gate.wilson_low:.1%} to {gate.wilson_high:.1%}",
-            _languages(gate.languages),
+            _languages(gate.languages, _scope(pack)),
             str(gate.errored),
             str(gate.not_run),
             str(gate.unjudged),
@@ -209,11 +212,12 @@ def _suites_section(pack: EvidencePack) -> list[str]:
     """Each suite: its gate, version, threshold, asks per case, pass rate, and whether met."""
     names = ("suite", "gate", "version", "threshold", "asks per case", "passed", "pass rate")
     lines = ["", "## Suites", "", *head(*names, "per language", "met")]
-    lines += [_suite_row(gate, suite) for gate in pack.gates for suite in gate.suites]
+    scope = _scope(pack)
+    lines += [_suite_row(gate, suite, scope) for gate in pack.gates for suite in gate.suites]
     return [*lines, ""]
 
 
-def _suite_row(gate: GateEvidence, suite: SuiteEvidence) -> str:
+def _suite_row(gate: GateEvidence, suite: SuiteEvidence, scope: list[str]) -> str:
     version = f"{suite.version}" + (
         f" (key {suite.key_version})" if suite.key_version is not None else ""
     )
@@ -226,7 +230,7 @@ def _suite_row(gate: GateEvidence, suite: SuiteEvidence) -> str:
         _asks(suite.repeat, suite.pass_k),
         f"{suite.passed}/{suite.total}",
         f"{suite.pass_rate:.2%}",
-        _languages(suite.languages),
+        _languages(suite.languages, scope),
         "yes" if suite.met else "no",
     )
 
@@ -413,8 +417,29 @@ def _fields_section(pack: EvidencePack) -> list[str]:
     return out
 
 
-def _languages(counts: tuple[LanguageCount, ...]) -> str:
-    return ", ".join(f"{escape(c.language)} {c.passed}/{c.total}" for c in counts) or "none"
+def _languages(counts: tuple[LanguageCount, ...], scope: list[str]) -> str:
+    """`en 1/1, es 1/1`, then the languages of `scope` with no case here: `; untested: zh, ko`."""
+    tested = ", ".join(f"{escape(c.language)} {c.passed}/{c.total}" for c in counts)
+    mine = {c.language for c in counts}
+    untested = ", ".join(escape(language) for language in scope if language not in mine)
+    if not untested:
+        return tested or "none"
+    return f"{tested}; untested: {untested}" if tested else f"untested: {untested}"
+
+
+def _scope(pack: EvidencePack) -> list[str]:
+    """Every language the run tested or a suite with pairs declares, in column order.
+
+    What a per-language cell names, as counts or as untested.
+    """
+    declared = {
+        language
+        for gate in pack.gates
+        if gate.parity is not None
+        for rule in gate.parity.rules
+        for language in rule.languages
+    }
+    return in_column_order({counts.language for counts in pack.languages} | declared)
 
 
 _UNJUDGED_PREFACE = (
@@ -890,7 +915,7 @@ def _drift_section(pack: EvidencePack) -> list[str]:
     lines += _changes("Cases removed", drift.cases_removed)
     lines += _structure(drift)
     lines += _waiver_drift(drift)
-    lines += _parity_drift(drift)
+    lines += _parity_drift(drift, pack)
     return lines
 
 
@@ -1033,10 +1058,23 @@ def _attack_drift(changes: tuple[AttackChange, ...]) -> list[str]:
 
 
 def _sides(pair: PairEvidence) -> str:
+    """Side by side for two; for more, grouped as `gauntlet.run.tally.sides_said` words it."""
+    if len(pair.sides) <= 2:
+        return "; ".join(
+            f"{escape(side.language)} {code(side.case_id)} {side.outcome.value}"
+            + (f" ({escape(side.reason)})" if side.reason else "")
+            for side in pair.sides
+        )
     return "; ".join(
-        f"{escape(side.language)} {code(side.case_id)} {side.outcome.value}"
-        + (f" ({escape(side.reason)})" if side.reason else "")
-        for side in pair.sides
+        f"{outcome.value}: "
+        + ", ".join(
+            escape(side.language)
+            if outcome is Outcome.PASSED
+            else f"{escape(side.language)} {code(side.case_id)}"
+            + (f" ({escape(side.reason)})" if side.reason else "")
+            for side in mine
+        )
+        for outcome, mine in side_groups(pair.sides)
     )
 
 
@@ -1058,18 +1096,32 @@ def _parity_failures(pack: EvidencePack) -> list[str]:
     return [*reasons, ""] if reasons else []
 
 
-def _parity_drift(drift: Drift) -> list[str]:
+def _parity_drift(drift: Drift, pack: EvidencePack) -> list[str]:
+    """The pairs that now differ or now agree.
+
+    A pair of more than two sides that now differs says which of its languages failed and
+    which passed (its sides are in this run's parity).
+    """
     if not (drift.pairs_now_differing or drift.pairs_now_agreeing):
         return []
+    sides = {
+        (pair.suite, pair.pair): pair.sides
+        for gate in pack.gates
+        if gate.parity is not None
+        for pair in gate.parity.differing
+    }
+
+    def said(change: ParityChange) -> str:
+        mine = sides.get((change.suite, change.pair), ())
+        which = f"; {escape(languages_said(mine))}" if len(mine) > 2 else ""
+        return f"{escape(change.suite)} {code(change.pair)} ({change.gate.value}{which})"
+
     lines = ["### Parity changes", ""]
     for label, changes in (
         ("Agreed, now differ", drift.pairs_now_differing),
         ("Differed, now agree", drift.pairs_now_agreeing),
     ):
-        listed = ", ".join(
-            f"{escape(change.suite)} {code(change.pair)} ({change.gate.value})"
-            for change in changes
-        )
+        listed = ", ".join(said(change) for change in changes)
         lines.append(f"- {label}: {listed or 'none'}")
     return [*lines, ""]
 
@@ -1165,7 +1217,8 @@ def _changes(title: str, changes: tuple[CaseChange, ...]) -> list[str]:
     by_language: dict[str, list[CaseChange]] = {}
     for change in changes:
         by_language.setdefault(change.language, []).append(change)
-    for language, mine in sorted(by_language.items()):
+    for language in in_column_order(by_language):
+        mine = by_language[language]
         listed = ", ".join(f"{code(c.case_id)} ({_change(c)})" for c in mine)
         lines.append(f"- {escape(language)}: {listed}")
     return [*lines, ""]

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, TypeVar
 
 from gauntlet.cases.model import GateName, ParityRule
 from gauntlet.gates import GATE_SPECS
@@ -492,12 +492,12 @@ class PairCheck(NamedTuple):
 
     @property
     def reason(self) -> str:
-        """`parity: pair forge-permit differs: en ref-en-... passed; es ref-es-... failed (...)`."""
-        sides = "; ".join(
-            f"{side.language} {side.case_id} {side.outcome.value}"
-            + (f" ({side.reason})" if side.reason else "")
-            for side in self.sides
-        )
+        """`parity: pair forge-permit differs: en ref-en-... passed; es ref-es-... failed (...)`.
+
+        Two sides are said side by side; more (`languages: [en, es, zh, vi, tl, ko]`) by
+        `sides_said`: each language that did not pass with its case and reason, then the
+        languages that passed, listed (`failed: ko ref-ko-... (...); passed: en, es, zh`).
+        """
         state = (
             "differs, its failing side waived"
             if self.waived
@@ -507,7 +507,83 @@ class PairCheck(NamedTuple):
             if self.decided
             else "is undecided"
         )
-        return f"parity: pair {self.pair} {state}: {sides}"
+        return f"parity: pair {self.pair} {state}: {sides_said(self.sides)}"
+
+
+class Side(Protocol):
+    """One language's case of a parity pair, as a results file or an evidence pack holds it."""
+
+    @property
+    def language(self) -> str:
+        """The side's language tag."""
+        ...
+
+    @property
+    def case_id(self) -> str:
+        """The side's case."""
+        ...
+
+    @property
+    def outcome(self) -> Outcome:
+        """How the side's case came out."""
+        ...
+
+    @property
+    def reason(self) -> str:
+        """Why it failed; empty when it passed."""
+        ...
+
+
+_S = TypeVar("_S", bound=Side)
+
+
+def side_groups(sides: Sequence[_S]) -> list[tuple[Outcome, list[_S]]]:
+    """The sides of a pair grouped by outcome, `passed` last.
+
+    Every outcome but `passed` in `Outcome`'s order (failed first), then `passed`; each
+    group's sides in the pair's order, empty groups left out. The one grouping every output
+    says a pair of more than two sides by: which languages did not pass, each with its case,
+    and which passed.
+    """
+    order = [*(o for o in Outcome if o is not Outcome.PASSED), Outcome.PASSED]
+    groups = [(outcome, [side for side in sides if side.outcome is outcome]) for outcome in order]
+    return [(outcome, mine) for outcome, mine in groups if mine]
+
+
+def sides_said(sides: Sequence[Side]) -> str:
+    """A pair's sides in words: side by side for two (or fewer), grouped for more.
+
+    `en ref-en-x passed; es ref-es-x failed (why)`, or with more than two sides
+    `failed: vi ref-vi-x (why), ko ref-ko-x (why); passed: en, es, zh, tl`.
+    """
+    if len(sides) <= 2:
+        return "; ".join(
+            f"{side.language} {side.case_id} {side.outcome.value}"
+            + (f" ({side.reason})" if side.reason else "")
+            for side in sides
+        )
+    return "; ".join(
+        f"{outcome.value}: "
+        + ", ".join(
+            side.language
+            if outcome is Outcome.PASSED
+            else f"{side.language} {side.case_id}" + (f" ({side.reason})" if side.reason else "")
+            for side in mine
+        )
+        for outcome, mine in side_groups(sides)
+    )
+
+
+def languages_said(sides: Sequence[Side]) -> str:
+    """Which languages of a pair came out how, without cases or reasons.
+
+    `failed: ko; passed: en, es, zh, vi, tl`: for a line that names the pair already (drift,
+    a JUnit property).
+    """
+    return "; ".join(
+        f"{outcome.value}: " + ", ".join(side.language for side in mine)
+        for outcome, mine in side_groups(sides)
+    )
 
 
 _DECIDED = frozenset({Outcome.PASSED, Outcome.FAILED, Outcome.WAIVED})

@@ -9,6 +9,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from gauntlet.files import write_atomically
+from gauntlet.run.tally import side_groups
 from gauntlet.site import dashboard as board
 from gauntlet.site.content import SiteContent, gather_content
 from gauntlet.site.markup import inline_code
@@ -182,6 +183,7 @@ def make_environment() -> Environment:
     environment.filters["verdict"] = board.verdict
     environment.filters["labels"] = board.labels
     environment.filters["metric"] = board.metric
+    environment.filters["side_groups"] = side_groups
     return environment
 
 

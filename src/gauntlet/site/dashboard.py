@@ -34,6 +34,7 @@ from gauntlet.history.records import (
     Trend,
     no_verdict,
 )
+from gauntlet.languages import in_column_order
 from gauntlet.run.results import Totals
 from gauntlet.words import noun
 
@@ -183,7 +184,7 @@ def load_dashboard(path: Path) -> Dashboard:
 def gather_dashboard(history: History, stats: HistoryStats | Any) -> Dashboard:
     """Ask the statistics for every series the dashboard draws, and count each run's cases."""
     gates = tuple(sorted({case.gate for case in history.cases}))
-    languages = tuple(sorted({case.language for case in history.cases}))
+    languages = tuple(in_column_order(case.language for case in history.cases))
     pass_rates = tuple(_pass_rate_chart(history, stats, gate, languages) for gate in gates)
     latency = ChartSpec(
         slug="latency",

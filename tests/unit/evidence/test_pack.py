@@ -32,6 +32,7 @@ from gauntlet.run.results import Outcome, Results
 from gauntlet.targets.toy import ToyDefect
 
 from ... import evidence_fixtures as fx
+from ... import parity_fixtures as pf
 from ... import trend_fixtures as tf
 from ...test_wording import find_endorsement_claims
 
@@ -62,6 +63,9 @@ SCENARIOS: dict[str, Callable[[], EvidencePack]] = {
         baseline_path="base.json",
     ),
     "trends": lambda: build_pack(tf.regressed(), trends=tf.regressed_trends()),
+    "six-languages": lambda: build_pack(
+        pf.six_languages(), baseline=pf.six_languages(()), baseline_path="base.json"
+    ),
 }
 
 RENDERERS: dict[str, Callable[[EvidencePack], str]] = {
