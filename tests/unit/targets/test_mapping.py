@@ -892,6 +892,20 @@ def test_a_korean_phrase_may_take_endings_and_a_chinese_one_needs_no_edge() -> N
     assert decide_from_text(line, "请拨打988热线。", "zh") is True  # a change of script
 
 
+def test_phrases_for_a_peer_language_serve_its_longer_tags_and_no_other_language() -> None:
+    # Trap: `zh` phrases refused for a `zh-Hant` case, or `zh-Hant` ones lent to `zh-Hans`, or
+    # Tagalog phrases taken for Filipino (`fil`), a language tag of its own.
+    assert phrases_for(PEER_PHRASES, "zh-Hant") == ("zh", ["无法提供", "不能帮助"])
+    assert phrases_for(PEER_PHRASES, "zh-Hans-CN") == ("zh", ["无法提供", "不能帮助"])
+    assert phrases_for(PEER_PHRASES, "KO-kr") == ("ko", ["도와드릴 수 없습니다", "가능합니다"])
+    assert phrases_for(PEER_PHRASES, "vi-VN") == ("vi", ["không thể hỗ trợ"])
+    assert phrases_for(PEER_PHRASES, "fil") is None
+    traditional = DecisionFromText(from_text={"zh-Hant": ["無法提供"]})
+    assert phrases_for(traditional, "zh-Hans") is None
+    assert phrases_for(traditional, "zh") is None
+    assert decide_from_text(traditional, "我无法提供", "zh-Hant-TW") is True  # either script
+
+
 def test_no_phrases_for_the_language_is_no_decision() -> None:
     assert decide_from_text(REFUSALS, "I can't help with that", "de") is None
     assert decide_from_text(REFUSALS, "I can't help with that", "de-AT") is None
