@@ -96,10 +96,13 @@ _FOLD_LETTERS = str.maketrans({**LOOKALIKES, **STROKED})
 
 # Han, Hangul and kana: scripts written without spaces between words (Chinese, Japanese) or
 # with spaces a writer may leave out (Korean). Whitespace between two of their characters is
-# dropped, so `상담 전화` and `상담전화` are one spelling; between one of them and a Latin
-# word or a digit it stays.
+# dropped, so `상담 전화` and `상담전화` are one spelling, and so is whitespace between one
+# of them and a letter or digit of another script, where writers differ (`拨打 988` and
+# `拨打988`, `988 로` and `988로`); next to punctuation it stays, as one space.
 _CJK = r"\p{Han}\p{Hangul}\p{Hiragana}\p{Katakana}"
-_CJK_GAP = regex.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
+_CJK_GAP = regex.compile(
+    rf"(?<=[{_CJK}])\s+(?=[{_CJK}\p{{L}}\p{{N}}])|(?<=[\p{{L}}\p{{N}}])\s+(?=[{_CJK}])"
+)
 _HAN = regex.compile(r"\p{Han}")
 _EDGELESS_START = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
 _EDGELESS_END = regex.compile(rf"[{_CJK}]")
@@ -155,7 +158,10 @@ def fold_chinese(text: str) -> str:
 
 
 def close_cjk_gaps(text: str) -> str:
-    """`text` without the whitespace between two Han, Hangul or kana characters."""
+    """`text` without the whitespace next to a Han, Hangul or kana character in a word.
+
+    Between two such characters, or one and a letter or digit of any script.
+    """
     if text.isascii():
         return text
     return _CJK_GAP.sub("", text)
@@ -218,7 +224,8 @@ def normalise(text: str) -> str:
     full-width and compatibility forms fold. Then Cyrillic and Greek look-alikes become Latin
     (`LOOKALIKES`), Vietnamese `đ` becomes `d` (`STROKED`), the text is casefolded, Traditional
     Chinese becomes Simplified (`fold_chinese`), whitespace runs become one space, and the
-    whitespace between two Han, Hangul or kana characters goes (`close_cjk_gaps`). Both sides
+    whitespace between a Han, Hangul or kana character and another letter or digit goes
+    (`close_cjk_gaps`). Both sides
     of a match are normalised alike, so accents fold too: `canción` and `cancion`, `Việt` and
     `Viet`, `圖書館` and `图书馆`, `상담 전화` and `상담전화` match either way round.
     """

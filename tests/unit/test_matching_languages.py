@@ -44,20 +44,25 @@ _SPACES = ("", " ", "  ", "\u3000", "\u00a0", "\n", "\t")
 """What a writer leaves between two Han or Hangul characters: nothing, or some space."""
 
 _UNSPACED = regex.compile(r"[\p{Han}\p{Hangul}]")
-_GAP = regex.compile(r"(?<=[\p{Han}\p{Hangul}]) (?=[\p{Han}\p{Hangul}])")
+_GAP = regex.compile(
+    r"(?<=[\p{Han}\p{Hangul}]) (?=[\p{Han}\p{Hangul}\p{L}\p{N}])"
+    r"|(?<=[\p{L}\p{N}]) (?=[\p{Han}\p{Hangul}])"
+)
 
 
 @st.composite
 def respaced(draw: st.DrawFn, text: str) -> str:
-    """`text` with any spacing, or none, between each two Han or Hangul characters.
+    """`text` with any spacing, or none, next to each Han or Hangul character in a word.
 
     Korean is written with spaces between words that writers leave out or put elsewhere, and
-    Chinese without them, though an answer may hold some.
+    Chinese without them, though an answer may hold some, and writers differ on a space
+    between a Han or Hangul character and a Latin word or a number (`拨打 988`, `拨打988`).
     """
     text = _GAP.sub("", text)  # the marker's own spaces there are one choice among the rest
     out = text[0]
     for char in text[1:]:
-        if _UNSPACED.match(char) and _UNSPACED.match(out[-1]):
+        pair = (out[-1], char)
+        if any(_UNSPACED.match(c) for c in pair) and all(c.isalnum() for c in pair):
             out += draw(st.sampled_from(_SPACES))
         out += char
     return out
