@@ -303,7 +303,6 @@ def _han_value(numeral: str) -> int:
     return total + section + digit
 
 
-
 def _negated(text: str, language: str) -> bool:
     if any(part in text for part in NEGATION_PARTS.get(language, ())):
         return True
