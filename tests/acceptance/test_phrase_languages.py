@@ -76,10 +76,11 @@ def test_a_suite_in_a_language_the_target_files_phrases_leave_out_exits_2_naming
     code, stderr = _run(tmp_path, run_cli, server.url("/ok"), ENGLISH_AND_SPANISH)
     assert code == 2, stderr
     assert "the target cannot supply what the gates read, so no case was asked" in stderr
-    for language in ("zh-Hant", "vi", "tl", "ko"):
+    # Located at the line of the first case in the language the phrases leave out.
+    for line, language in enumerate(("zh-Hant", "vi", "tl", "ko"), start=6):
         assert (
-            f"peers.yaml: suite peers (refusal gate) needs `refused` in {language}, which "
-            in stderr
+            f"peers.yaml:{line}: suite peers (refusal gate) needs `refused` in {language}, "
+            "which " in stderr
         ), stderr
         assert f"(no phrases for {language})" in stderr, stderr
     assert not (tmp_path / "r.json").exists()
