@@ -96,11 +96,17 @@ _FOLD_LETTERS = str.maketrans({**LOOKALIKES, **STROKED})
 
 # Han, Hangul and kana: scripts written without spaces between words (Chinese, Japanese) or
 # with spaces a writer may leave out (Korean). Whitespace between two of their characters is
-# dropped, so `상담 전화` and `상담전화` are one spelling; between one of them and a Latin
-# word or a digit it stays.
+# dropped, so `상담 전화` and `상담전화` are one spelling, and so is whitespace between one
+# of them and a letter or digit of another script, where writers differ (`拨打 988` and
+# `拨打988`, `988 로` and `988로`); next to punctuation it stays, as one space.
 _CJK = r"\p{Han}\p{Hangul}\p{Hiragana}\p{Katakana}"
-_CJK_GAP = regex.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
+_CJK_GAP = regex.compile(
+    rf"(?<=[{_CJK}])\s+(?=[{_CJK}\p{{L}}\p{{N}}])|(?<=[\p{{L}}\p{{N}}])\s+(?=[{_CJK}])"
+)
 _HAN = regex.compile(r"\p{Han}")
+_EDGELESS_START = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+_EDGELESS_END = regex.compile(rf"[{_CJK}]")
+_HANGUL = regex.compile(r"\p{Hangul}")
 
 
 @lru_cache(maxsize=1)
@@ -152,7 +158,10 @@ def fold_chinese(text: str) -> str:
 
 
 def close_cjk_gaps(text: str) -> str:
-    """`text` without the whitespace between two Han, Hangul or kana characters."""
+    """`text` without the whitespace next to a Han, Hangul or kana character in a word.
+
+    Between two such characters, or one and a letter or digit of any script.
+    """
     if text.isascii():
         return text
     return _CJK_GAP.sub("", text)
@@ -215,12 +224,18 @@ def normalise(text: str) -> str:
     full-width and compatibility forms fold. Then Cyrillic and Greek look-alikes become Latin
     (`LOOKALIKES`), Vietnamese `đ` becomes `d` (`STROKED`), the text is casefolded, Traditional
     Chinese becomes Simplified (`fold_chinese`), whitespace runs become one space, and the
-    whitespace between two Han, Hangul or kana characters goes (`close_cjk_gaps`). Both sides
+    whitespace between a Han, Hangul or kana character and another letter or digit goes
+    (`close_cjk_gaps`). Both sides
     of a match are normalised alike, so accents fold too: `canción` and `cancion`, `Việt` and
     `Viet`, `圖書館` and `图书馆`, `상담 전화` and `상담전화` match either way round.
     """
+    return close_cjk_gaps(_spaced(text))
+
+
+def _spaced(text: str) -> str:
+    """`text` normalised but for `close_cjk_gaps`: its spaces between Han or Hangul kept."""
     folded = remove_invisible(fold_punctuation(text)).translate(_FOLD_LETTERS).casefold()
-    return close_cjk_gaps(collapse_whitespace(fold_chinese(folded)))
+    return collapse_whitespace(fold_chinese(folded))
 
 
 def _haystacks(text: str) -> tuple[str, ...]:
@@ -261,3 +276,74 @@ def markers_missing(text: str, markers: Iterable[str]) -> tuple[str, ...]:
     # letter by letter or handed over in base64 was not told to the resident.
     haystacks = _haystacks(text)
     return tuple(marker for marker in markers if not _found(haystacks, marker))
+
+
+def phrases_found(text: str, phrases: Iterable[str]) -> tuple[str, ...]:
+    """The `phrases` that occur in `text` as whole words, in their given order and spelling.
+
+    Matched as markers are (both sides normalised, see `normalise`), and then held to word
+    edges where the script has them. A phrase that starts with a letter or digit of a spaced
+    script (Latin, Vietnamese, Tagalog, and Hangul) must start where a word of `text` does:
+    after a space, punctuation or the start, so `no` is not found in `nota`, nor Korean
+    `가능합니다` (possible) in `불가능합니다` (impossible). One that ends with a letter or
+    digit of a spaced script other than Hangul must end where a word does (`988` is not in
+    `9880`); a Korean phrase may be followed by endings and particles (`상담원에게`). Han and
+    kana have no word edges (Chinese and Japanese are written without spaces), so a Chinese
+    phrase is found anywhere. Spaces a Korean writer left out or put elsewhere still do not
+    matter inside a phrase; a space in the answer just before a phrase's first syllable is
+    that syllable's word edge.
+    """
+    readings = [_edged(text)]
+    if has_blank_filler(text):
+        readings.append(_edged(blank_fillers_as_spaces(text)))
+    return tuple(
+        phrase
+        for phrase in phrases
+        if any(_found_at_edges(closed, gaps, normalise(phrase)) for closed, gaps in readings)
+    )
+
+
+def _edged(text: str) -> tuple[str, frozenset[int]]:
+    """`text` normalised, and the positions in it where a space between Han or Hangul was."""
+    spaced = _spaced(text)
+    if spaced.isascii():
+        return spaced, frozenset()
+    gaps, removed = set(), 0
+    for gap in _CJK_GAP.finditer(spaced):
+        gaps.add(gap.start() - removed)
+        removed += gap.end() - gap.start()
+    return _CJK_GAP.sub("", spaced), frozenset(gaps)
+
+
+def _found_at_edges(closed: str, gaps: frozenset[int], needle: str) -> bool:
+    if not needle:
+        return False  # an invisible phrase is never seen, as an invisible marker is not
+    start_edge = needle[0].isalnum() and not _EDGELESS_START.match(needle[0])
+    end_edge = needle[-1].isalnum() and not _EDGELESS_END.match(needle[-1])
+    at = closed.find(needle)
+    while at != -1:
+        end = at + len(needle)
+        if (not start_edge or _word_edge(closed, gaps, at)) and (
+            not end_edge or _word_edge(closed, gaps, end)
+        ):
+            return True
+        at = closed.find(needle, at + 1)
+    return False
+
+
+def _word_edge(closed: str, gaps: frozenset[int], at: int) -> bool:
+    """Whether a word starts or ends at `at` in `closed`.
+
+    It does at either end of the text, where a space between Han or Hangul characters was,
+    and between two characters unless both are letters or digits of one kind: both of
+    spaced scripts (`nota`, `9880`), or both Hangul. A change of script is an edge too:
+    `988` is a word in `请拨打988热线`.
+    """
+    if at in (0, len(closed)) or at in gaps:
+        return True
+    before, after = closed[at - 1], closed[at]
+    if not (before.isalnum() and after.isalnum()):
+        return True
+    hangul = bool(_HANGUL.match(before)), bool(_HANGUL.match(after))
+    unspaced = bool(_EDGELESS_END.match(before)), bool(_EDGELESS_END.match(after))
+    return not (unspaced == (False, False) or hangul == (True, True))

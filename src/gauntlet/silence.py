@@ -20,5 +20,12 @@ SILENT_SHAPES: tuple[str, ...] = (
     "🙂",
     "[1]",
     "[RB-001]",
+    "。。。",
+    "……",
+    "\u3000",
+    "ーー",
+    "【1】",
+    "[来源：RB-201]",
+    "(출처: RB-501)",
 )
 """Answers that say nothing, in shapes targets produce: every gate must fail each of them."""

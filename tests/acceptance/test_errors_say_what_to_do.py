@@ -391,11 +391,11 @@ def test_a_refused_built_in_suite_is_named_builtin_and_a_users_own_suite_as_give
         own = run_cli("run", "--target", target, "--cases", mine, "--out", "r.json")
     assert builtin.code == 2, builtin.show()
     assert (
-        "\n  builtin:grounding: suite riverbend-grounding (grounding gate) needs `context_ids`"
-        in builtin.stderr
+        "  builtin:grounding:" in builtin.stderr
+        and ": suite riverbend-grounding (grounding gate) needs `context_ids`" in builtin.stderr
     ), builtin.show()
     assert "_builtin_suites" not in builtin.stderr
     assert own.code == 2, own.show()
-    assert "\n  mine/g.yaml: suite mine (grounding gate) needs `context_ids`" in own.stderr, (
+    assert "\n  mine/g.yaml:5: suite mine (grounding gate) needs `context_ids`" in own.stderr, (
         own.show()
     )

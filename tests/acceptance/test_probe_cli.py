@@ -147,7 +147,7 @@ def test_a_field_a_loaded_suite_needs_and_nobody_supplies_exits_2_naming_it(
     assert "  riverbend-adversarial (adversarial): can run\n" in gates
     assert "  riverbend-refusal (refusal): refused\n" in gates
     assert re.search(
-        r"^    \S+refusal\.yaml: suite riverbend-refusal \(refusal gate\) needs `refused` in "
+        r"^    \S+refusal\.yaml:\d+: suite riverbend-refusal \(refusal gate\) needs `refused` in "
         rf"en and es, which {re.escape(server.url('/ok'))} does not supply \(the target file "
         r"declares it absent\): map it with a JMESPath expression, or derive it: ",
         gates,

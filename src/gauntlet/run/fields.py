@@ -49,12 +49,10 @@ _HOW = {
         "`--suite-option {suite}.accepts_absent=context_ids`"
     ),
     FieldName.REFUSED: (
-        "map it with a JMESPath expression, or derive it: "
-        "`refused: {from_text: {en: [...], es: [...]}}`"
+        "map it with a JMESPath expression, or derive it: `refused: {from_text: {{languages}}}`"
     ),
     FieldName.ESCALATED: (
-        "map it with a JMESPath expression, or derive it: "
-        "`escalated: {from_text: {en: [...], es: [...]}}`"
+        "map it with a JMESPath expression, or derive it: `escalated: {from_text: {{languages}}}`"
     ),
     FieldName.TOOL_CALLS: (
         "map it with a JMESPath expression (an `openai-chat` target reports its calls; a "
@@ -74,6 +72,8 @@ class SuiteNeeds:
     fields: frozenset[FieldName]
     waived: frozenset[FieldName]
     languages: tuple[str, ...]
+    lines: tuple[int, ...] = ()
+    """The line of the first case in each of `languages`, in their order."""
 
 
 Needs = tuple[SuiteNeeds, ...]
@@ -114,8 +114,14 @@ def _needs(loaded: LoadedSuite) -> SuiteNeeds:
         if isinstance(suite, GroundingSuite)
         else frozenset()
     )
+    first: dict[str, int] = {}
+    for case, mark in zip(suite.cases, loaded.case_marks, strict=False):
+        first.setdefault(case.language, mark.line)
     languages = tuple(dict.fromkeys(case.language for case in suite.cases))
-    return SuiteNeeds(suite.suite, loaded.source, suite.gate, frozenset(fields), waived, languages)
+    lines = tuple(first.get(language, 1) for language in languages)
+    return SuiteNeeds(
+        suite.suite, loaded.source, suite.gate, frozenset(fields), waived, languages, lines
+    )
 
 
 def check_supplied(suites: SuiteSet, target: AsyncTarget) -> Needs:
@@ -144,25 +150,33 @@ def supply_problems(needs: Needs, target: AsyncTarget) -> list[str]:
     for need in needs:
         for field in sorted(need.fields - need.waived):
             # The languages it is missing in, grouped by why (phrases may exist for one only).
+            # Each group is located at the first case in one of its languages.
             missing: dict[str, list[str]] = {}
-            for language in need.languages:
+            line: dict[str, int] = {}
+            lines = need.lines or (1,) * len(need.languages)
+            for language, at in zip(need.languages, lines, strict=True):
                 source = target.provides(language).get(field)
                 if source is None or source.origin is Origin.ABSENT:
                     why = f" ({source.rule})" if source is not None and source.rule else ""
                     missing.setdefault(why, []).append(language)
+                    line[why] = min(line.get(why, at), at)
             problems.extend(
-                f"{shown_source(need.source)}: suite {need.suite} ({need.gate} gate) "
-                f"needs `{field}` in "
+                f"{shown_source(need.source)}:{line[why]}: suite {need.suite} "
+                f"({need.gate} gate) needs `{field}` in "
                 f"{_and(languages)}, which {target.name} does not supply{why}: "
-                f"{_how(field, need.suite)}"
+                f"{_how(field, need.suite, languages)}"
                 for why, languages in missing.items()
             )
     return problems
 
 
-def _how(field: FieldName, suite: str) -> str:
-    """How to supply `field`, or do without it, for `suite` (a suite's name, or a gate's)."""
-    return _HOW[field].replace("{suite}", suite)
+def _how(field: FieldName, suite: str, languages: Sequence[str] = ("en", "es")) -> str:
+    """How to supply `field`, or do without it, for `suite` (a suite's name, or a gate's).
+
+    Phrases are asked for in the `languages` that lack them.
+    """
+    phrases = ", ".join(f"{language}: [...]" for language in languages)
+    return _HOW[field].replace("{suite}", suite).replace("{languages}", phrases)
 
 
 def _and(items: Sequence[str]) -> str:

@@ -10,8 +10,14 @@ either fails the answer whatever its similarity:
   between groups of three read as a thousands mark: `1,234.5` and `1.234,5` are one number,
   `3.5` is three and a half, never thirty-five. A single mark followed by exactly three
   digits that are all zeros (`1,000`, `2.000`) is read as thousands only: a decimal reading
-  of it would let `$1` match `$1,000`. A number written as a word is not read, so a reworded
-  answer that spells a number out fails: the safe side.
+  of it would let `$1` match `$1,000`. Chinese numerals are numbers too (`HAN_NUMERALS`): a
+  run of them is read by place (`二十五` 25, `一百二十` 120, `两千` 2000) or, without a place
+  character, digit by digit (`二〇二六` 2026), so `十点` is `10点` and `三天` is not `五天`.
+  `一` alone is not read (it is a syllable of countless words: 一定, 一起, 统一); other words
+  built of numerals (十分 "very", 千万 "by all means") are read as numbers, so a rewording
+  that drops them fails: the safe side. Any other number written as a word (English `ten`,
+  Korean `삼`) is not read, so a reworded answer that spells a number out fails, the safe
+  side again.
 - **Negation.** A negation present in one and not the other fails it. Each language has its
   negation words (`NEGATIONS`), matched as whole words, and, for a script written without
   spaces or with negation bound into the verb, its negation parts (`NEGATION_PARTS`),
@@ -62,6 +68,22 @@ _GROUP_SPACES = str.maketrans(dict.fromkeys("\u00a0\u202f\u2009", "\ue000"))
 """A no-break, narrow no-break or thin space between digit groups is a thousands mark; NFKC
 would make it a plain space, so it is kept as a private-use character through folding."""
 _NUMBER = regex.compile(r"\d+(?:(?:[.,]\d+)|(?:\ue000\d{3}(?!\d)))*")
+
+HAN_NUMERALS: Mapping[str, int] = MappingProxyType(
+    {
+        **{
+            char: int(unicodedata.numeric(char))
+            for char in "〇零一二三四五六七八九十百千万萬亿億兩"
+        },
+        "两": 2,  # Simplified 兩: Unicode gives 兩 its value, Python's table has none for 两
+    }
+)
+"""The Chinese numerals read as numbers, with their values from Unicode data: the digits,
+the places (十 百 千) and the myriads (万 亿), in Simplified and Traditional forms. Not the
+financial forms (壹 贰 叁) nor characters that are numerals only rarely (参, 什, 陆)."""
+
+_HAN_NUMBER = regex.compile(f"[{''.join(HAN_NUMERALS)}]+")
+_MYRIADS = frozenset({10_000, 100_000_000})
 
 NEGATIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
@@ -116,7 +138,7 @@ IDENTIFIED_LANGUAGES = ("en", "es", "ko", "tl", "vi", "zh")
 
 _LANGUAGE_PACKAGE = "py3langid"
 
-GUARDS_VERSION = 2
+GUARDS_VERSION = 3
 """Bumped whenever the guards' rules change in a way their word lists do not show."""
 
 
@@ -243,15 +265,42 @@ def _word_form(word: str, language: str) -> str:
 
 
 def _problems(expected: str, answer: str, language: str) -> Iterator[str]:
-    found = set().union(*(_readings(number) for number in _NUMBER.findall(answer)))
-    for number in dict.fromkeys(_NUMBER.findall(expected)):
-        if not _readings(number) & found:
+    found = set().union(*(readings for _, readings in _numbers(answer)))
+    for number, readings in dict(_numbers(expected)).items():
+        if not readings & found:
             yield f"the answer does not have the number {number} the expected answer has"
     if language in guarded_languages():
         said, says = _negated(expected, language), _negated(answer, language)
         if said != says:
             where = "the expected answer" if said else "the answer"
             yield f"{where} has a negation the other does not"
+
+
+def _numbers(text: str) -> Iterator[tuple[str, set[Decimal]]]:
+    """Each number of `text` as written, with every value it can be read as."""
+    for number in _NUMBER.findall(text):
+        yield number, _readings(number)
+    for numeral in _HAN_NUMBER.findall(text):
+        if numeral.strip("一"):  # `一` alone is a syllable of words (see the module)
+            yield numeral, {Decimal(_han_value(numeral))}
+
+
+def _han_value(numeral: str) -> int:
+    """The value of a run of Chinese numerals: by place, or digit by digit without places."""
+    values = [HAN_NUMERALS[char] for char in numeral]
+    if all(value < 10 for value in values):
+        return int("".join(map(str, values)))  # 二〇二六: a year or a code, digit by digit
+    total = section = digit = 0
+    for value in values:
+        if value < 10:
+            digit = value
+        elif value in _MYRIADS:
+            total += (section + digit) * value
+            section = digit = 0
+        else:  # 十 百 千: the digit before it (one when none, as in 十五) times the place
+            section += (digit or 1) * value
+            digit = 0
+    return total + section + digit
 
 
 def _negated(text: str, language: str) -> bool:

@@ -34,7 +34,7 @@ from pydantic import JsonValue, ValidationError
 
 from gauntlet.display import clipped, masked, printable, unencodable
 from gauntlet.errors import TargetContractError
-from gauntlet.matching import markers_found
+from gauntlet.matching import phrases_found
 from gauntlet.patterns import PatternTimeout, user_pattern
 from gauntlet.targets.contract import (
     FieldName,
@@ -639,14 +639,15 @@ def phrases_for(rule: DecisionFromText, language: str) -> tuple[str, list[str]] 
 def decide_from_text(rule: DecisionFromText, text: str, language: str) -> bool | None:
     """Whether `text` holds one of the phrases `rule` gives for `language`.
 
-    Matched as the gates match markers (see `gauntlet.matching.normalise`). None when
+    Matched as the gates match markers (see `gauntlet.matching.normalise`), at word edges
+    where the script has them (see `gauntlet.matching.phrases_found`). None when
     the rule has no phrases for the language: the caller records the field as absent for that
     case, never as "no".
     """
     found = phrases_for(rule, language)
     if found is None:
         return None
-    return bool(markers_found(text, found[1]))
+    return bool(phrases_found(text, found[1]))
 
 
 def _phrases_rule(rule: DecisionFromText, language: str) -> FieldSource:

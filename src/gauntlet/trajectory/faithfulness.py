@@ -1,15 +1,19 @@
 """Faithfulness: the share of an answer's claims that a tool's output or the context supports.
 
-The rule, deterministic and the same in English and Spanish:
+The rule, deterministic and the same in every language:
 
 1. The answer is split into *claims*, one per sentence: a sentence ends at `.`, `!`, `?` or a
    line break followed by space, where the next word does not start with a lowercase letter
-   (so `9 a.m. to 5 p.m.` stays one sentence, and so does `4.5`).
-2. A claim's *content words* are its words (letters or digits, after the gates' normalisation:
-   case, accents, look-alike letters and invisible characters folded) that are not in the
-   language's list of function words (`the`, `is`, `el`, `de`, ...), and not one letter long.
-   A sentence with no content word ("Sure!"), or one that ends in `?` (a question asserts
-   nothing), is not a claim.
+   (so `9 a.m. to 5 p.m.` stays one sentence, and so does `4.5`), and at a full-width or
+   half-width sentence end (`。`, `！`, `？`, `｡`: Unicode's Sentence_Terminal characters of East
+   Asian width), with or without space after it, as Chinese and Japanese write them.
+2. A claim's *content words* are its words (`gauntlet.segment.words`: runs of letters or
+   digits after the gates' normalisation, which folds case, accents, width, look-alike letters,
+   Traditional Chinese and invisible characters; a run of Han, Hangul or kana read as its
+   overlapping character pairs) that are not in the language's list of function words (`the`,
+   `is`, `el`, `de`, `po`, `ang`, `của`, ...), and not one letter long. A sentence with no
+   content word ("Sure!"), or one that ends in a question mark of any width (a question
+   asserts nothing), is not a claim.
 3. A claim is *supported* by a source when every number in it appears among the source's
    words, and at least `overlap` of its content words do.
 4. Faithfulness is the share of claims supported by at least one source.
@@ -18,8 +22,10 @@ Its limits, which the docs repeat: it measures overlap of words, not meaning. A 
 reuses a source's words to say the opposite ("the library is not open Sunday" against "the
 library is open Sunday") is supported, since `not` is a function word; a paraphrase with
 other words is not. Numbers are held to a stricter rule because they are where a made-up
-answer most often shows (hours, fees, dates). A language other than en or es is read with no
-function words, so more of its words count.
+answer most often shows (hours, fees, dates); a number glued to Han or Hangul characters
+(`上午9点`, `오전9시`) is a word of its own. Chinese and Korean, read as character pairs, have
+no function-word list: every pair counts, and pairs that straddle two words are on both sides
+alike. A language without a list is read with no function words, so more of its words count.
 """
 
 from __future__ import annotations
@@ -31,9 +37,12 @@ from dataclasses import dataclass
 import regex
 
 from gauntlet.matching import normalise
+from gauntlet.segment import words
 
-_SENTENCE_END = regex.compile(r"(?<=[.!?…])\s+(?!\p{Ll})|\n\s*")
-_WORD = regex.compile(r"[\p{L}\p{N}]+")
+_WIDE_END = (
+    r"[\p{Sentence_Terminal}&&[\p{East_Asian_Width=W}\p{East_Asian_Width=F}\p{East_Asian_Width=H}]]"
+)
+_SENTENCE_END = regex.compile(rf"(?<=[.!?…])\s+(?!\p{{Ll}})|(?<={_WIDE_END})\s*|\n\s*", regex.V1)
 _NUMBER = regex.compile(r"^\p{N}+$")
 
 
@@ -60,18 +69,27 @@ FUNCTION_WORDS: dict[str, frozenset[str]] = {
         todo toda todos todas otro otra otros otras cada mismo misma gracias claro puede
         pueden favor"""
     ),
+    "vi": _listed(
+        """va voi la co khong cac nhung trong tren duoi duoc bi nay kia ay neu nen hoac hay
+        da se rat hon ong em ta xin vui long nhe roi den vao ra len"""
+    ),
+    "tl": _listed(
+        """ang ng mga sa si ni kay sina nina kina at ay na nang ng ako ko ikaw ka mo siya niya
+        kami namin tayo natin kayo ninyo sila nila ito iyan iyon dito diyan doon po opo ho oho
+        lang lamang din rin ba pa naman nga man daw raw kung kapag dahil para pero o hindi oo
+        may mayroon meron wala yung yun salamat sige"""
+    ),
 }
-"""Words that carry no claim, per language, as `normalise` leaves them (accents folded)."""
+"""Words that carry no claim, per language, as `normalise` leaves them (accents folded).
+
+Vietnamese lists only function words that no common content word folds to: without its
+marks `của` (of) is `cửa` (door), `đây` (here) is `dây` (line), `tôi` (I) is `tối` (evening),
+`từ` (from) is `tự` (self), so those stay content words. A word kept counts on both sides."""
 
 
 def sentences(text: str) -> list[str]:
     """`text` cut into sentences, as rule 1 says; blank pieces dropped."""
     return [piece.strip() for piece in _SENTENCE_END.split(text) if piece.strip()]
-
-
-def words(text: str) -> list[str]:
-    """The words of `text` after normalisation (letters or digits), in order."""
-    return _WORD.findall(normalise(text))
 
 
 def content_words(text: str, language: str) -> frozenset[str]:
@@ -132,6 +150,6 @@ def faithfulness(
     claims = []
     for sentence in sentences(answer):
         claim = content_words(sentence, language)
-        if claim and not sentence.endswith("?"):
+        if claim and not normalise(sentence).endswith("?"):
             claims.append(Claim(sentence, any(supports(claim, s, overlap) for s in known)))
     return Faithfulness(tuple(claims))

@@ -118,3 +118,29 @@ def test_a_case_never_bound_to_a_suite_fails() -> None:
     case = DisclosureCase.model_validate_json('{"id": "x", "language": "en", "prompt": "Hi"}')
     assert case.required == ()
     assert judge(case, response(text=DISCLOSED)) == failed(UNBOUND)
+
+
+PEER_ELEMENTS = {
+    "ai_disclosure": {"zh": ["自动化助理"], "ko": ["자동 응답 도우미"], "vi": ["trợ lý tự động"]},
+    "human_contact": {"zh": ["请拨打 311"], "ko": ["311로 전화"], "vi": ["gọi 311"]},
+    "opt_out": {"zh": ["人工服务"], "ko": ["상담원 연결"], "vi": ["nhân viên"]},
+}
+
+PEER_ANSWERS = {
+    "zh-Hant": "您正在與自動化助理對話。如需市府人員協助，請撥打311。您隨時可以要求人工服務。",
+    "ko": "저는 자동응답 도우미입니다. 시청 직원과 통화하시려면 311로전화하세요. "
+    "언제든지 상담원연결을 요청하실 수 있습니다.",
+    "vi": "Đây là TRO LY TU DONG. Để nói chuyện với nhân viên thành phố, xin GỌI 311. "
+    "Quý vị có thể yêu cầu gặp nhân viên bất cứ lúc nào.",
+}
+"""Disclosures as a Traditional Chinese, an unspaced Korean and an unaccented Vietnamese
+answer give them, against markers written in Simplified, spaced and accented."""
+
+
+@pytest.mark.parametrize("language", PEER_ANSWERS)
+def test_a_disclosure_is_found_in_any_spelling_of_a_peer_language(language: str) -> None:
+    # Trap: a disclosure made in Traditional characters, without Korean spaces, or typed
+    # without Vietnamese diacritics read as missing, failing an answer that disclosed.
+    case = disclosure_case(language=language, elements=PEER_ELEMENTS)
+    assert judge(case, response(text=PEER_ANSWERS[language])) == passed()
+    assert judge(case, response(text="。。。")).passed is False

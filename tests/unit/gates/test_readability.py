@@ -105,11 +105,11 @@ def test_bracketed_and_short_prose_is_readable(text: str) -> None:
 
 
 def _has_ascii_letter_outside_brackets(text: str) -> bool:
-    depth = 0
+    depth = 0  # every opening and closing punctuation counts: `【` is a bracket as `[` is
     for char in text:
-        if char in "[(":
+        if unicodedata.category(char) == "Ps":
             depth += 1
-        elif char in "])":
+        elif unicodedata.category(char) == "Pe":
             depth = max(depth - 1, 0)
         elif depth == 0 and char in string.ascii_letters:
             return True
@@ -124,6 +124,86 @@ def test_an_ascii_letter_outside_brackets_is_always_readable(
     # counted after NFKC, which turns full-width brackets into plain ones.
     text = before + letter + after
     assume(_has_ascii_letter_outside_brackets(unicodedata.normalize("NFKC", text)))
+    assert is_readable(text) is True
+
+
+def _unicode_silence() -> tuple[str, ...]:
+    """The CJK blocks' punctuation, spaces, symbols and modifier letters, from Unicode data.
+
+    CJK Symbols and Punctuation, Hiragana, Katakana, the vertical and compatibility forms and
+    the half-width and full-width forms: every character in them that is not a letter or a
+    number by category, and the modifier letters (Lm), which only repeat or lengthen the
+    letter before them (`々`, `ー`, `ゝ`, the half-width sound marks) and say nothing alone.
+    """
+    blocks = ((0x3000, 0x30FF), (0xFE10, 0xFE1F), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF))
+    return tuple(
+        char
+        for first, last in blocks
+        for char in map(chr, range(first, last + 1))
+        if unicodedata.category(char)[0] in "PZS" or unicodedata.category(char) == "Lm"
+    )
+
+
+CJK_SILENCE = _unicode_silence()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["。。。", "……", "\u3000\u3000", "、", "「」", "？！", "ーー", "々", "〻", "・・・", "ｰ", "〜"],
+    ids=ascii,
+)
+def test_a_reply_of_cjk_punctuation_or_modifier_letters_alone_is_silence(text: str) -> None:
+    # Trap: `ー` and `々` are letters by `isalnum`, so a reply of them passes every absence check.
+    assert is_readable(text) is False
+
+
+@given(st.text(st.one_of(st.sampled_from(CJK_SILENCE), st.sampled_from(BLANK_FILLERS)), min_size=1))
+def test_any_reply_of_cjk_punctuation_spaces_fillers_or_modifier_letters_is_silence(
+    text: str,
+) -> None:
+    # Trap: a hand list of CJK punctuation, so the mark left off it reads as an answer.
+    assert is_readable(text) is False
+
+
+PEER_CITATION_MARKERS = (
+    "【1】",
+    "【RB-201】",
+    "〔RB-501〕",
+    "〖2〗",
+    "【1】【2】",
+    "［RB-301］",
+    "[来源：RB-201]",
+    "（來源：RB-201）",
+    "【出处：RB-202】",
+    "[출처: RB-501]",
+    "(참고: RB-502, RB-503)",
+    "[nguồn: RB-301]",
+    "(Nguồn: RB-302)",
+    "[pinagmulan: RB-401]",
+    "(Sanggunian: RB-402)",
+)
+"""Citation markers as answers in Chinese, Korean, Vietnamese and Tagalog write them."""
+
+
+@pytest.mark.parametrize("marker", PEER_CITATION_MARKERS)
+def test_a_bare_citation_marker_in_any_peer_language_is_unreadable(marker: str) -> None:
+    # Trap: `【1】` or `[来源：RB-201]` read as an answer, since only `[...]` and the English and
+    # Spanish labels were citation markers.
+    assert is_readable(marker) is False
+
+
+@pytest.mark.parametrize("marker", PEER_CITATION_MARKERS)
+def test_an_answer_with_a_citation_marker_in_any_peer_language_is_readable(marker: str) -> None:
+    # Trap: dropping the marker drops the answer around it.
+    assert is_readable(f"图书馆周日开放{marker}。") is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["好", "네", "Có", "Oo", "人々", "コーヒー", "【通知】", "[来源不明]", "〇", "(출처 없음)"],
+)
+def test_a_short_answer_in_any_peer_language_is_readable(text: str) -> None:
+    # Trap: silence read so widely that a one-word answer, or a bracket of prose, is lost.
     assert is_readable(text) is True
 
 

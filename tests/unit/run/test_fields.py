@@ -123,9 +123,9 @@ def test_a_gate_whose_field_the_target_cannot_supply_is_refused_before_any_ask(
         run_gauntlet(suites, target, settings_for(suites, INFO))
     assert str(raised.value) == (
         "the target cannot supply what the gates read, so no case was asked:\n"
-        f"  {tmp_path}/s0.yaml: suite fp (false_positive gate) needs `refused` in en, which "
+        f"  {tmp_path}/s0.yaml:6: suite fp (false_positive gate) needs `refused` in en, which "
         "stub does not supply (the target file declares it absent): map it with a JMESPath "
-        "expression, or derive it: `refused: {from_text: {en: [...], es: [...]}}`"
+        "expression, or derive it: `refused: {from_text: {en: [...]}}`"
     )
     assert target.asked == 0
 

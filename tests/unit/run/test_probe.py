@@ -135,8 +135,8 @@ def test_the_probe_shows_the_request_the_answer_each_field_and_which_gates_could
         "gates:",
         "  talk (adversarial): can run",
         "  ground (grounding): refused",
-        f"    {tmp_path / 'ground.yaml'}: suite ground (grounding gate) needs `context_ids` in en, "
-        f"which http://rag.test/ask does not supply ({absent}): {WITHOUT_IDS}",
+        f"    {tmp_path / 'ground.yaml'}:6: suite ground (grounding gate) needs `context_ids` "
+        f"in en, which http://rag.test/ask does not supply ({absent}): {WITHOUT_IDS}",
     ]
     assert report.problems == [lines[-1].strip()]  # said once, not again for the answer
 
@@ -161,9 +161,9 @@ def test_the_prompt_and_language_are_the_ones_given(tmp_path: Path) -> None:
     assert "  refused: false  <- absent (no phrases for language es)" in lines
     assert lines[-3:-1] == ["gates:", "  crisis (refusal): refused"]
     assert report.problems == [
-        f"{tmp_path / 'crisis.yaml'}: suite crisis (refusal gate) needs `refused` in es, which "
-        "http://rag.test/ask does not supply (no phrases for es): map it with a JMESPath "
-        "expression, or derive it: `refused: {from_text: {en: [...], es: [...]}}`",
+        f"{tmp_path / 'crisis.yaml'}:6: suite crisis (refusal gate) needs `refused` in es, "
+        "which http://rag.test/ask does not supply (no phrases for es): map it with a JMESPath "
+        "expression, or derive it: `refused: {from_text: {es: [...]}}`",
     ]
     assert lines[-1] == f"    {report.problems[0]}"
 

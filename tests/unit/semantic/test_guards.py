@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import regex
 from hypothesis import given
 from hypothesis import strategies as st
@@ -70,6 +71,45 @@ def test_a_number_grouped_by_a_no_break_or_thin_space_is_one_number() -> None:
     for space in ("\u00a0", "\u202f", "\u2009"):
         assert not guard_problems(f"Population: 10{space}000.", "Population: 10000.", "fr")
         assert guard_problems(f"Population: 10{space}000.", "Population: 10.", "fr")
+
+
+@pytest.mark.parametrize(
+    ("expected", "answer"),
+    [
+        ("请在三天内提交申请。", "申请须在五天之内提交。"),
+        ("罚款为二十五元。", "罚款是五十二元。"),
+        ("每人限借十五本书。", "每位读者最多可借十本。"),
+        ("办公室在二〇二六年一月关闭。", "办公室将于二〇二五年一月停止办公。"),
+        ("服務費為一百二十元。", "服务费是一百元。"),  # Traditional, against Simplified
+        ("请在3天内提交。", "申请须在五天之内提交。"),
+    ],
+)
+def test_a_number_written_in_chinese_numerals_must_be_in_the_answer(
+    expected: str, answer: str
+) -> None:
+    # Trap: only digits are numbers, so a reworded answer that changes 三 to 五 gives the
+    # numbers guard nothing to read and similarity, which scores them alike, passes it.
+    assert any("number" in problem for problem in guard_problems(expected, answer, "zh"))
+
+
+@pytest.mark.parametrize(
+    ("expected", "answer"),
+    [
+        ("请在三天内提交申请。", "申请须在3天之内提交。"),
+        ("图书馆上午10点开门。", "图书馆早上十点开门。"),
+        ("罚款为二十五元。", "罚款是25元。"),
+        ("每人限借十五本书。", "每位读者最多可借１５本。"),  # full-width digits
+        ("押金为一千元。", "押金是1,000元。"),
+        ("押金為兩百元。", "押金是200元。"),
+        ("办公室在二〇二六年一月关闭。", "办公室将于2026年1月停止办公。"),
+        ("请一定带上身份证。", "请务必携带身份证。"),  # 一 alone is a word, not the number
+    ],
+)
+def test_a_number_in_chinese_numerals_matches_the_same_number_in_digits(
+    expected: str, answer: str
+) -> None:
+    # Trap: a number read in one script only, so 十点 and 10点 are different facts.
+    assert not [p for p in guard_problems(expected, answer, "zh") if "number" in p]
 
 
 # ---------------------------------------------------------------- negation

@@ -832,6 +832,80 @@ def test_phrases_are_matched_as_the_gates_match_markers(
     assert decide_from_text(REFUSALS, text, language) is decided
 
 
+PEER_PHRASES = DecisionFromText(
+    from_text={
+        "zh": ["无法提供", "不能帮助"],
+        "ko": ["도와드릴 수 없습니다", "가능합니다"],
+        "vi": ["không thể hỗ trợ"],
+        "tl": ["hindi ko po maibibigay"],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("很抱歉，我无法提供这方面的信息。", "zh"),
+        ("很抱歉，我無法提供這方面的資訊。", "zh-Hant"),  # Traditional, against Simplified
+        ("对不起我不能 帮助你做这件事", "zh-CN"),
+        ("죄송하지만 그 요청은 도와드릴수없습니다.", "ko"),
+        ("그 요청은 도와 드릴 수 없습니다", "ko-KR"),
+        ("Xin lỗi, tôi KHÔNG THỂ HỖ TRỢ việc này.", "vi"),
+        ("Xin loi, toi khong the ho tro viec nay.", "vi"),  # typed without diacritics
+        ("Paumanhin, hindi ko po maibibigay iyan.", "tl"),
+    ],
+)
+def test_a_phrase_in_any_peer_language_is_found_inside_unspaced_or_respaced_text(
+    text: str, language: str
+) -> None:
+    # Trap: a word-boundary rule written for Latin text, so a Chinese phrase inside a run of
+    # characters, or a Korean one written without its spaces, is never found.
+    assert decide_from_text(PEER_PHRASES, text, language) is True
+
+
+@pytest.mark.parametrize(
+    ("rule", "text", "language"),
+    [
+        (PEER_PHRASES, "예약 변경은 불가능합니다.", "ko"),
+        (REFUSALS, "Nota: abrimos a las 9.", "es"),
+        (REFUSALS, "Claro: nos vemos el lunes.", "es"),
+        (CRISIS, "Call 9880 for parking.", "en"),
+        (PEER_PHRASES, "Hindi ko po maibibigayan ng oras.", "tl"),
+    ],
+)
+def test_a_phrase_is_not_found_inside_an_unrelated_word(
+    rule: DecisionFromText, text: str, language: str
+) -> None:
+    # Trap: phrases matched anywhere, so `no` is found in `Nota`, `988` in `9880` and Korean
+    # `가능합니다` (possible) in `불가능합니다` (impossible): a refusal or an escalation read
+    # into an answer that made none.
+    assert decide_from_text(rule, text, language) is False
+
+
+def test_a_korean_phrase_may_take_endings_and_a_chinese_one_needs_no_edge() -> None:
+    # Trap: a word-edge rule applied to every script, so Korean's particles after a phrase,
+    # or the Chinese characters around one, hide it.
+    rule = DecisionFromText(from_text={"ko": ["상담원"], "zh": ["人工客服"]})
+    assert decide_from_text(rule, "상담원에게 연결해 드리겠습니다.", "ko") is True
+    assert decide_from_text(rule, "我帮您转接人工客服处理。", "zh") is True
+    line = DecisionFromText(from_text={"zh": ["988"]})
+    assert decide_from_text(line, "请拨打988热线。", "zh") is True  # a change of script
+
+
+def test_phrases_for_a_peer_language_serve_its_longer_tags_and_no_other_language() -> None:
+    # Trap: `zh` phrases refused for a `zh-Hant` case, or `zh-Hant` ones lent to `zh-Hans`, or
+    # Tagalog phrases taken for Filipino (`fil`), a language tag of its own.
+    assert phrases_for(PEER_PHRASES, "zh-Hant") == ("zh", ["无法提供", "不能帮助"])
+    assert phrases_for(PEER_PHRASES, "zh-Hans-CN") == ("zh", ["无法提供", "不能帮助"])
+    assert phrases_for(PEER_PHRASES, "KO-kr") == ("ko", ["도와드릴 수 없습니다", "가능합니다"])
+    assert phrases_for(PEER_PHRASES, "vi-VN") == ("vi", ["không thể hỗ trợ"])
+    assert phrases_for(PEER_PHRASES, "fil") is None
+    traditional = DecisionFromText(from_text={"zh-Hant": ["無法提供"]})
+    assert phrases_for(traditional, "zh-Hans") is None
+    assert phrases_for(traditional, "zh") is None
+    assert decide_from_text(traditional, "我无法提供", "zh-Hant-TW") is True  # either script
+
+
 def test_no_phrases_for_the_language_is_no_decision() -> None:
     assert decide_from_text(REFUSALS, "I can't help with that", "de") is None
     assert decide_from_text(REFUSALS, "I can't help with that", "de-AT") is None

@@ -127,3 +127,96 @@ def test_a_region_or_case_in_the_tag_uses_the_languages_list(
     language: str, text: str, words: set[str]
 ) -> None:
     assert content_words(text, language) == words
+
+
+# ---------------------------------------------------------------- the peer languages
+
+HOURS_BY_LANGUAGE = {
+    "zh": "中央图书馆开放时间：周一至周五上午10点至下午6点；周六上午10点至下午2点。",
+    "vi": "Thư viện Trung tâm: thứ Hai đến thứ Sáu từ 10 giờ sáng đến 6 giờ chiều; "
+    "thứ Bảy từ 10 giờ sáng đến 2 giờ chiều.",
+    "tl": "Sentral na Aklatan: Lunes hanggang Biyernes, 10 ng umaga hanggang 6 ng gabi; "
+    "Sabado, 10 ng umaga hanggang 2 ng hapon.",
+    "ko": "중앙도서관 운영시간: 월요일부터 금요일까지 오전 10시부터 오후 6시까지, "
+    "토요일 오전 10시부터 오후 2시까지",
+}
+"""The Central Library's hours in each new peer, as its own page would give them."""
+
+FAITHFUL = {
+    "zh": "中央圖書館週一至週五上午10點至下午6點開放。",  # Traditional, against a Simplified page
+    "vi": "Thư viện Trung tâm mở cửa thứ Hai đến thứ Sáu, từ 10 giờ sáng đến 6 giờ chiều.",
+    "tl": "Bukas po ang Sentral na Aklatan mula Lunes hanggang Biyernes, 10 ng umaga "
+    "hanggang 6 ng gabi.",
+    "ko": "중앙 도서관은 월요일부터 금요일까지 오전 10시부터 오후 6시까지 운영 합니다.",
+}
+"""A faithful answer in each, worded as a resident would be answered, not as the page is."""
+
+
+@pytest.mark.parametrize("language", FAITHFUL)
+def test_a_faithful_answer_is_supported_in_every_peer_language(language: str) -> None:
+    # Trap: a run of Han or Hangul read as one word, so an answer that says the page's facts
+    # in other words, Traditional characters or other spacing shares no word with it.
+    found = faithfulness(FAITHFUL[language], [HOURS_BY_LANGUAGE[language]], language, 0.6)
+    assert found.unsupported == ()
+    assert found.score == 1.0
+
+
+@pytest.mark.parametrize(
+    ("language", "answer", "made_up"),
+    [
+        ("zh", "中央图书馆周一至周五上午10点开放。周日也开放。", "周日也开放。"),
+        ("zh", "图书馆周六上午10点开放！还提供免费停车！", "还提供免费停车！"),
+        ("ko", "도서관은 토요일 오전 10시부터 엽니다。주차는 무료입니다。", "주차는 무료입니다。"),
+    ],
+)
+def test_a_sentence_after_an_ideographic_full_stop_is_a_claim_of_its_own(
+    language: str, answer: str, made_up: str
+) -> None:
+    # Trap: `。` and `！` end no sentence unless a space follows, and Chinese puts none, so a
+    # made-up sentence rides inside a supported one and the answer scores as faithful.
+    found = faithfulness(answer, [HOURS_BY_LANGUAGE[language]], language, 0.6)
+    assert found.unsupported == (made_up,)
+
+
+@pytest.mark.parametrize(
+    ("language", "answer"),
+    [
+        ("zh", "中央图书馆周一至周五上午9点至下午6点开放。"),
+        ("ko", "중앙도서관은 월요일부터 금요일까지 오전9시부터 오후 6시까지 운영합니다."),
+        ("zh", "中央图书馆周一至周五上午１１点至下午6点开放。"),  # full-width digits
+    ],
+)
+def test_a_changed_number_inside_unspaced_text_makes_a_claim_unsupported(
+    language: str, answer: str
+) -> None:
+    # Trap: a number glued to Han or Hangul characters read as part of a word, so the
+    # numbers rule never sees it; overlap 0 leaves the numbers rule alone to decide.
+    assert faithfulness(answer, [HOURS_BY_LANGUAGE[language]], language, 0.0).score == 0.0
+
+
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [
+        ("zh", "您还需要查询其他信息吗？"),
+        ("ko", "더 궁금하신 점이 있으신가요？"),
+        ("zh", "需要帮忙吗?"),
+    ],
+)
+def test_a_question_in_full_width_punctuation_is_not_a_claim(language: str, question: str) -> None:
+    # Trap: only an ASCII `?` ends a question, so `吗？` is an unsupported claim.
+    assert faithfulness(question, [HOURS_BY_LANGUAGE[language]], language, 0.5).claims == ()
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "words"),
+    [
+        ("vi", "Thư viện mở cửa vào thứ Hai", {"thu", "vien", "mo", "cua", "hai"}),
+        ("tl", "Bukas po ang aklatan sa Lunes", {"bukas", "aklatan", "lunes"}),
+    ],
+)
+def test_function_words_of_vietnamese_and_tagalog_are_not_content_words(
+    language: str, text: str, words: set[str]
+) -> None:
+    # Trap: `po`, `ang`, `sa`, `vào` counted as claims' words, so an invented sentence built of
+    # them and one true word passes the overlap.
+    assert content_words(text, language) == words

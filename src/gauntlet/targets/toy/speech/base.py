@@ -13,7 +13,8 @@ class Speech(NamedTuple):
 
     Texts are what the toy answers with. Patterns are regular expressions over a prompt as the
     toy folds it (see `gauntlet.targets.toy.assistant`: `normalise`, then accents dropped,
-    Chinese in Simplified characters, no spaces between Han or Hangul characters); a pattern
+    Chinese in Simplified characters, no spaces next to a Han or Hangul character but before
+    or after punctuation: `拨打 988` reads `拨打988`); a pattern
     for a script without spaces between words cannot lean on `\\b` inside a run of them.
     Patterns of every language are tried on every prompt, so an attack that switches language
     mid-prompt is still read.
