@@ -2,14 +2,16 @@
 
 The rule, deterministic and the same in English and Spanish:
 
-1. The answer is split into *claims*, one per sentence: a sentence ends at `.`, `!`, `?` or a
-   line break followed by space, where the next word does not start with a lowercase letter
-   (so `9 a.m. to 5 p.m.` stays one sentence, and so does `4.5`).
+1. The answer is split into *claims*, one per sentence: a sentence ends at a sentence
+   terminal of any script (`.`, `!`, `?`, `।`, ...) or a line break followed by space, where
+   the next word does not start with a lowercase letter (so `9 a.m. to 5 p.m.` stays one
+   sentence, and so does `4.5`), and right after a wide one (`。`, `！`, `？`), which Chinese
+   and Japanese follow with no space.
 2. A claim's *content words* are its words (letters or digits, after the gates' normalisation:
    case, accents, look-alike letters and invisible characters folded) that are not in the
    language's list of function words (`the`, `is`, `el`, `de`, ...), and not one letter long.
-   A sentence with no content word ("Sure!"), or one that ends in `?` (a question asserts
-   nothing), is not a claim.
+   A sentence with no content word ("Sure!"), or one that ends in `?` or `？` (a question
+   asserts nothing), is not a claim.
 3. A claim is *supported* by a source when every number in it appears among the source's
    words, and at least `overlap` of its content words do.
 4. Faithfulness is the share of claims supported by at least one source.
@@ -25,6 +27,7 @@ function words, so more of its words count.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -32,7 +35,15 @@ import regex
 
 from gauntlet.matching import normalise
 
-_SENTENCE_END = regex.compile(r"(?<=[.!?…])\s+(?!\p{Ll})|\n\s*")
+# A sentence ends after a sentence terminal (Unicode's Sentence_Terminal: `.!?`, `。！？`,
+# `।`, `؟` ...) or `…`, at the whitespace that follows it; after a wide one (`。！？`, which
+# Chinese and Japanese follow with no space), right there; and at a line break.
+_SENTENCE_END = regex.compile(
+    r"(?<=[\p{Sentence_Terminal}…])\s+(?!\p{Ll})"
+    r"|(?<=[\p{Sentence_Terminal}&&[\p{ea=W}\p{ea=F}\p{ea=H}]])(?=\S)"
+    r"|\n\s*",
+    regex.V1,
+)
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
 _NUMBER = regex.compile(r"^\p{N}+$")
 
@@ -132,6 +143,6 @@ def faithfulness(
     claims = []
     for sentence in sentences(answer):
         claim = content_words(sentence, language)
-        if claim and not sentence.endswith("?"):
+        if claim and not unicodedata.normalize("NFKC", sentence).endswith("?"):
             claims.append(Claim(sentence, any(supports(claim, s, overlap) for s in known)))
     return Faithfulness(tuple(claims))
