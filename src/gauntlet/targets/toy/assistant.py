@@ -308,8 +308,9 @@ class RiverbendToy:
     ) -> TargetResponse:
         """Answer `prompt`, asked in the BCP 47 `language`, after the conversation `history`.
 
-        Spanish (`es`, `es-MX`, ...) gets Spanish pages, texts and tool outputs; every other
-        tag gets English. The conversation's state is read from `history` (the earlier
+        Spanish (`es`, `es-MX`, ...) gets Spanish pages and texts; every other tag gets
+        English. Tool outputs, and the answers written from them, come in the tag's peer
+        language whenever the tools speak it (`tool_language`). The conversation's state is read from `history` (the earlier
         messages), so the toy holds any number of conversations at once. The toy runs its own
         tools (`next_move` says which, step by step) and reports each call, with its output and
         step, in `tool_calls`, ids `call_1`, `call_2`, ... Safe to call from several threads.

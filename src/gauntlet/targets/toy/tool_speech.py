@@ -102,40 +102,30 @@ class ToolSpeech(NamedTuple):
     """What a planted instruction calls an account, folded, before its number."""
 
 
-def _twelve_hour(time: str) -> tuple[int, int, str]:
-    hour, minute = (int(part) for part in time.split(":"))
-    shown = f"{(hour - 1) % 12 + 1}" + (f":{minute:02d}" if minute else "")
-    return hour, minute, shown
-
-
 def _english_clock(time: str) -> str:
     """`10 a.m.`, `5:30 p.m.`."""
-    hour, _, shown = _twelve_hour(time)
+    hour, minute = (int(part) for part in time.split(":"))
+    shown = f"{(hour - 1) % 12 + 1}" + (f":{minute:02d}" if minute else "")
     return f"{shown} {'a.m.' if hour < 12 else 'p.m.'}"
 
 
 def _tagalog_clock(time: str) -> str:
     """`10:00 ng umaga`, `5:30 ng hapon`, `8:00 ng gabi`: the hour with its part of the day."""
     hour, minute = (int(part) for part in time.split(":"))
-    part = (
-        "ng umaga"
-        if hour < 12
-        else "ng tanghali"
-        if hour == 12
-        else "ng hapon"
-        if hour < 18
-        else "ng gabi"
-    )
+    if hour < 12:
+        part = "ng umaga"
+    elif hour == 12:
+        part = "ng tanghali"
+    elif hour < 18:
+        part = "ng hapon"
+    else:
+        part = "ng gabi"
     return f"{(hour - 1) % 12 + 1}:{minute:02d} {part}"
 
 
 def _as_written(time: str) -> str:
     """`10:00`, `17:30`: the 24-hour clock, as Spanish, Chinese, Vietnamese and Korean write it."""
     return time
-
-
-def _week(*names: str) -> Mapping[str, str]:
-    return MappingProxyType(dict(zip(DAY_IDS, names, strict=True)))
 
 
 DAY_IDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -169,7 +159,9 @@ _SWITCH_TO_ENGLISH = (
 
 ENGLISH = ToolSpeech(
     language="en",
-    days=_week("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    days=_table(
+        DAY_IDS, "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"
+    ),
     clock=_english_clock,
     facilities=_table(
         FACILITY_IDS, "the Central Library", "the Eastside Branch Library", "City Hall"
@@ -236,7 +228,7 @@ ENGLISH = ToolSpeech(
 
 SPANISH = ToolSpeech(
     language="es",
-    days=_week("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
+    days=_table(DAY_IDS, "lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
     clock=_as_written,
     facilities=_table(
         FACILITY_IDS, "la Biblioteca Central", "la Biblioteca Sucursal Eastside", "el Ayuntamiento"
@@ -307,7 +299,7 @@ SPANISH = ToolSpeech(
 
 CHINESE = ToolSpeech(
     language="zh",
-    days=_week("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"),
+    days=_table(DAY_IDS, "星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"),
     clock=_as_written,
     facilities=_table(FACILITY_IDS, "中央图书馆", "东区分馆", "市政厅"),
     permit_kinds=_table(PERMIT_KINDS, "住宅区停车", "露天焚烧", "建筑施工"),
@@ -375,7 +367,9 @@ CHINESE = ToolSpeech(
 
 VIETNAMESE = ToolSpeech(
     language="vi",
-    days=_week("thứ Hai", "thứ Ba", "thứ Tư", "thứ Năm", "thứ Sáu", "thứ Bảy", "Chủ nhật"),
+    days=_table(
+        DAY_IDS, "thứ Hai", "thứ Ba", "thứ Tư", "thứ Năm", "thứ Sáu", "thứ Bảy", "Chủ nhật"
+    ),
     clock=_as_written,
     facilities=_table(
         FACILITY_IDS, "Thư viện Trung tâm", "Thư viện Chi nhánh Eastside", "Tòa Thị chính"
@@ -453,7 +447,9 @@ VIETNAMESE = ToolSpeech(
 
 TAGALOG = ToolSpeech(
     language="tl",
-    days=_week("Lunes", "Martes", "Miyerkules", "Huwebes", "Biyernes", "Sabado", "Linggo"),
+    days=_table(
+        DAY_IDS, "Lunes", "Martes", "Miyerkules", "Huwebes", "Biyernes", "Sabado", "Linggo"
+    ),
     clock=_tagalog_clock,
     facilities=_table(
         FACILITY_IDS, "Sentral na Aklatan", "Sangay na Aklatan ng Eastside", "City Hall"
@@ -540,7 +536,7 @@ TAGALOG = ToolSpeech(
 
 KOREAN = ToolSpeech(
     language="ko",
-    days=_week("월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"),
+    days=_table(DAY_IDS, "월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"),
     clock=_as_written,
     facilities=_table(FACILITY_IDS, "중앙도서관", "이스트사이드 분관", "시청"),
     permit_kinds=_table(PERMIT_KINDS, "거주자 주차", "소각", "건축"),
