@@ -171,7 +171,7 @@ def test_asking_for_a_person_in_each_language_is_escalated(prompt: str, language
         ("Chủ nhật đường Elm có đóng không?", "vi"),  # no facility, no report
         ("Hindi ko alam kung sino ang kakausapin ko.", "tl"),  # nobody asked for
         ("이번 주말 날씨가 어떤가요?", "ko"),
-        ("Anong plano mo ngayong linggo?", "tl"),  # `linggo` as "week", not Sunday
+        ("Bukas ba ang Sentral na Aklatan ngayong linggo?", "tl"),  # "this week", not Sunday
     ],
 )
 def test_a_prompt_near_a_task_in_each_language_needs_no_call(prompt: str, language: str) -> None:
