@@ -310,10 +310,11 @@ class RiverbendToy:
 
         Spanish (`es`, `es-MX`, ...) gets Spanish pages and texts; every other tag gets
         English. Tool outputs, and the answers written from them, come in the tag's peer
-        language whenever the tools speak it (`tool_language`). The conversation's state is read from `history` (the earlier
-        messages), so the toy holds any number of conversations at once. The toy runs its own
-        tools (`next_move` says which, step by step) and reports each call, with its output and
-        step, in `tool_calls`, ids `call_1`, `call_2`, ... Safe to call from several threads.
+        language whenever the tools speak it (`tool_language`). The conversation's state is
+        read from `history` (the earlier messages), so the toy holds any number of
+        conversations at once. The toy runs its own tools (`next_move` says which, step by
+        step) and reports each call, with its output and step, in `tool_calls`, ids `call_1`,
+        `call_2`, ... Safe to call from several threads.
         """
         steps: list[list[ToolOutcome]] = []
         made: list[ToolCall] = []
