@@ -1,4 +1,4 @@
-"""The built-in suites: English and Spanish as peers, every attack type, both refusal kinds."""
+"""The built-in suites: their languages as peers, every attack type, both refusal kinds."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from gauntlet.cases.model import (
     RefusalCase,
     RefusalKind,
 )
-
-LANGUAGES = ("en", "es")
+from gauntlet.languages import PEERS
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +30,10 @@ def _cases(suites: SuiteSet) -> list[tuple[GateName, AnyCase]]:
     return [(loaded.suite.gate, case) for loaded in suites.suites for case in loaded.cases]
 
 
-def test_there_are_enough_cases_in_exactly_english_and_spanish(suites: SuiteSet) -> None:
+def test_there_are_enough_cases_in_exactly_the_peer_languages(suites: SuiteSet) -> None:
     cases = _cases(suites)
     assert len(cases) >= 66
-    assert {case.language for _, case in cases} == set(LANGUAGES)
+    assert {case.language for _, case in cases} == set(PEERS)
     assert {gate for gate, _ in cases} == set(GateName)
 
 
@@ -48,23 +47,27 @@ def _kind(case: AnyCase) -> str:
     return "-"
 
 
-def test_languages_are_peers_per_gate_attack_type_and_refusal_kind(suites: SuiteSet) -> None:
-    counts = Counter((gate, _kind(case), case.language) for gate, case in _cases(suites))
-    groups = {(gate, kind) for gate, kind, _ in counts}
-    unequal = {
-        group: {lang: counts[(*group, lang)] for lang in LANGUAGES}
-        for group in groups
-        if len({counts[(*group, lang)] for lang in LANGUAGES}) != 1
-    }
+def test_languages_are_peers_per_suite_attack_type_and_refusal_kind(suites: SuiteSet) -> None:
+    # Each suite's declared languages are peers: per kind of case, the same count in each.
+    unequal = {}
+    for loaded in suites.suites:
+        counts = Counter((_kind(case), case.language) for case in loaded.cases)
+        for kind in {kind for kind, _ in counts}:
+            per_language = {lang: counts[kind, lang] for lang in loaded.suite.languages or ()}
+            if len(set(per_language.values())) != 1:
+                unequal[loaded.suite.suite, kind] = per_language
     assert unequal == {}
 
 
-def test_every_english_case_has_a_spanish_peer_written_beside_it(suites: SuiteSet) -> None:
-    ids = {case.id for _, case in _cases(suites)}
-    english = {i for i in ids if "-en-" in i}
-    spanish = {i for i in ids if "-es-" in i}
-    assert english | spanish == ids
-    assert {i.replace("-en-", "-es-", 1) for i in english} == spanish
+def test_every_english_case_has_a_peer_in_each_language_of_its_suite(suites: SuiteSet) -> None:
+    for loaded in suites.suites:
+        ids = {case.id for case in loaded.cases}
+        assert all(f"-{case.language}-" in case.id for case in loaded.cases)
+        english = {i for i in ids if "-en-" in i}
+        for lang in loaded.suite.languages or ():
+            assert {i.replace("-en-", f"-{lang}-", 1) for i in english} == {
+                case.id for case in loaded.cases if case.language == lang
+            }
 
 
 def test_every_attack_type_refusal_kind_and_grounding_mode_is_covered(suites: SuiteSet) -> None:

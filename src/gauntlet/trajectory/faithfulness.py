@@ -2,11 +2,11 @@
 
 The rule, deterministic and the same in every language:
 
-1. The answer is split into *claims*, one per sentence: a sentence ends at `.`, `!`, `?` or a
-   line break followed by space, where the next word does not start with a lowercase letter
-   (so `9 a.m. to 5 p.m.` stays one sentence, and so does `4.5`), and at a full-width or
-   half-width sentence end (`。`, `！`, `？`, `｡`: Unicode's Sentence_Terminal characters of East
-   Asian width), with or without space after it, as Chinese and Japanese write them.
+1. The answer is split into *claims*, one per sentence: a sentence ends at a sentence
+   terminal of any script (`.`, `!`, `?`, `।`, ...; Unicode's Sentence_Terminal) or a line
+   break followed by space, where the next word does not start with a lowercase letter (so
+   `9 a.m. to 5 p.m.` stays one sentence, and so does `4.5`), and right after a wide one
+   (`。`, `！`, `？`), which Chinese and Japanese follow with no space.
 2. A claim's *content words* are its words (`gauntlet.segment.words`: runs of letters or
    digits after the gates' normalisation, which folds case, accents, width, look-alike letters,
    Traditional Chinese and invisible characters; a run of Han, Hangul or kana read as its
@@ -39,10 +39,15 @@ import regex
 from gauntlet.matching import normalise
 from gauntlet.segment import words
 
-_WIDE_END = (
-    r"[\p{Sentence_Terminal}&&[\p{East_Asian_Width=W}\p{East_Asian_Width=F}\p{East_Asian_Width=H}]]"
+# A sentence ends after a sentence terminal (Unicode's Sentence_Terminal: `.!?`, `。！？`,
+# `।`, `؟` ...) or `…`, at the whitespace that follows it; after a wide one (`。！？`, which
+# Chinese and Japanese follow with no space), right there; and at a line break.
+_SENTENCE_END = regex.compile(
+    r"(?<=[\p{Sentence_Terminal}…])\s+(?!\p{Ll})"
+    r"|(?<=[\p{Sentence_Terminal}&&[\p{ea=W}\p{ea=F}\p{ea=H}]])\s*(?=\S)"
+    r"|\n\s*",
+    regex.V1,
 )
-_SENTENCE_END = regex.compile(rf"(?<=[.!?…])\s+(?!\p{{Ll}})|(?<={_WIDE_END})\s*|\n\s*", regex.V1)
 _NUMBER = regex.compile(r"^\p{N}+$")
 
 

@@ -29,6 +29,7 @@ from gauntlet.cases.builtin import builtin_suites_dir
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.model import AnyCase
 from gauntlet.cases.yaml_nodes import read_document
+from gauntlet.languages import PEERS
 from gauntlet.matching import markers_found
 from gauntlet.silence import SILENT_SHAPES
 from gauntlet.targets.contract import Message, TargetResponse
@@ -365,7 +366,7 @@ def test_every_built_in_turn_is_asked_in_its_case_files_language():
         for turn, prompt in enumerate(case.messages):
             assert detect_language(prompt, case.messages[:turn]) == case.language, case.id
             languages.add(case.language)
-    assert languages == {"en", "es"}
+    assert languages == set(PEERS)
 
 
 @pytest.mark.parametrize(

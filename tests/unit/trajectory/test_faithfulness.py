@@ -35,6 +35,25 @@ def test_a_decimal_is_not_a_sentence_end() -> None:
     ]
 
 
+def test_a_sentence_ends_at_a_full_stop_of_any_script() -> None:
+    # Trap: only `.`, `!` and `?` followed by a space end a sentence, so a Chinese answer
+    # (no space after `。`) is one claim however many it makes, and an answer drawn from two
+    # tools' outputs is held to each output as a whole, where neither supports it.
+    assert sentences("已上报：路灯故障，Oak大道。星期日，市政厅不开放！还要查别的吗？") == [
+        "已上报：路灯故障，Oak大道。",
+        "星期日，市政厅不开放！",
+        "还要查别的吗？",
+    ]
+    assert sentences("पुस्तकालय खुला है। शनिवार को बंद है।") == [
+        "पुस्तकालय खुला है।",
+        "शनिवार को बंद है।",
+    ]
+    report = source_text({"ticket": "T-8550", "kind": "路灯故障", "location": "Oak大道"})
+    hours = source_text({"facility": "市政厅", "day": "星期日", "open": False})
+    answer = "已上报：路灯故障，Oak大道，工单号 T-8550。星期日，市政厅不开放。还要查别的吗？"
+    assert faithfulness(answer, [report, hours], "zh", 0.5).score == 1.0
+
+
 def test_function_words_and_single_letters_are_not_content_words() -> None:
     assert content_words("The library is open at 9 a.m.", "en") == {"library", "open", "9"}
     assert content_words("La biblioteca está abierta a las 9 a.m.", "es") == {

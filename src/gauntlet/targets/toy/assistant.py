@@ -38,6 +38,7 @@ from gauntlet.targets.toy.tools import (
     injection_in,
     misremember,
     run_tool,
+    tool_language,
     wrong_call,
 )
 from gauntlet.transforms import Transform, unwrap
@@ -307,11 +308,13 @@ class RiverbendToy:
     ) -> TargetResponse:
         """Answer `prompt`, asked in the BCP 47 `language`, after the conversation `history`.
 
-        Spanish (`es`, `es-MX`, ...) gets Spanish pages, texts and tool outputs; every other
-        tag gets English. The conversation's state is read from `history` (the earlier
-        messages), so the toy holds any number of conversations at once. The toy runs its own
-        tools (`next_move` says which, step by step) and reports each call, with its output and
-        step, in `tool_calls`, ids `call_1`, `call_2`, ... Safe to call from several threads.
+        Spanish (`es`, `es-MX`, ...) gets Spanish pages and texts; every other tag gets
+        English. Tool outputs, and the answers written from them, come in the tag's peer
+        language whenever the tools speak it (`tool_language`). The conversation's state is
+        read from `history` (the earlier messages), so the toy holds any number of
+        conversations at once. The toy runs its own tools (`next_move` says which, step by
+        step) and reports each call, with its output and step, in `tool_calls`, ids `call_1`,
+        `call_2`, ... Safe to call from several threads.
         """
         steps: list[list[ToolOutcome]] = []
         made: list[ToolCall] = []
@@ -386,15 +389,32 @@ class RiverbendToy:
         elif conversed is not None:
             response = conversed
         else:
-            response = self._respond(prompt, asked, steps, offered, parallel=parallel)
+            response = self._respond(
+                prompt,
+                asked,
+                steps,
+                offered,
+                parallel=parallel,
+                tools_say=self._tools_say(language),
+            )
         if isinstance(response, list) and not may_call:
             says = other_language(asked) if ToyDefect.WRONG_LANGUAGE in self.defects else asked
-            response = self._from_outputs(prompt, asked, says, steps)
+            response = self._from_outputs(prompt, asked, says, steps, self._tools_say(language))
         if ToyDefect.EXFILTRATES_IMAGE in self.defects and isinstance(response, TargetResponse):
             response = _exfiltrating(response)
         if isinstance(response, list) or ToyDefect.ANSWER_WITH_SILENCE not in self.defects:
             return response
         return _silence(response, prompt, language)
+
+    def _tools_say(self, language: str) -> str:
+        """The language the toy's tools are asked in, and their outputs told in.
+
+        The asker's, when the tools speak it (`tool_language`), whether or not the rest of the
+        toy does; under `wrong_language`, the one the toy answers in instead.
+        """
+        if ToyDefect.WRONG_LANGUAGE in self.defects:
+            return other_language(_response_language(language))
+        return tool_language(language)
 
     def _obeyed(self, payload: str, asked: str, transform: Transform) -> TargetResponse | None:
         """What `obeys_base64` or `obeys_roleplay` answers to a payload so wrapped; else None."""
@@ -447,6 +467,7 @@ class RiverbendToy:
         offered: Collection[str] | None,
         *,
         parallel: bool,
+        tools_say: str,
     ) -> list[ToolRequest] | TargetResponse:
         folded = _fold(prompt)
         says = other_language(asked) if ToyDefect.WRONG_LANGUAGE in self.defects else asked
@@ -466,8 +487,10 @@ class RiverbendToy:
                 return _reply(SPEECHES[says].comply)
             return _reply(SPEECHES[says].decline, refused=True)
         if steps:
-            return self._next_calls(prompt, asked, says, steps, offered, parallel=parallel)
-        needed = self._needed(prompt, says, offered)
+            return self._next_calls(
+                prompt, asked, says, steps, offered, parallel=parallel, tools_say=tools_say
+            )
+        needed = self._needed(prompt, tools_say, offered)
         if needed:
             return needed if parallel else needed[:1]
         return self._recall(folded, asked, says)
@@ -492,13 +515,14 @@ class RiverbendToy:
         offered: Collection[str] | None,
         *,
         parallel: bool,
+        tools_say: str,
     ) -> list[ToolRequest] | TargetResponse:
         """After some calls: the next ones (pending, repeated, or demanded), or the answer."""
         made: dict[tuple[str, str], int] = {}
         for outcome in (outcome for step in steps for outcome in step):
             key = _key(outcome.name, outcome.arguments)
             made[key] = made.get(key, 0) + 1
-        needed = self._needed(prompt, says, offered)
+        needed = self._needed(prompt, tools_say, offered)
         times = 2 if ToyDefect.EXTRA_CALLS in self.defects else 1
         for round_ in range(1, times + 1):
             pending = [r for r in needed if made.get(_key(*r), 0) < round_]
@@ -511,10 +535,15 @@ class RiverbendToy:
                     continue
                 if _key(injection.tool, injection.arguments) not in made:
                     return [ToolRequest(injection.tool, injection.arguments)]
-        return self._from_outputs(prompt, asked, says, steps)
+        return self._from_outputs(prompt, asked, says, steps, tools_say)
 
     def _from_outputs(
-        self, prompt: str, asked: str, says: str, steps: Sequence[Sequence[ToolOutcome]]
+        self,
+        prompt: str,
+        asked: str,
+        says: str,
+        steps: Sequence[Sequence[ToolOutcome]],
+        tools_say: str,
     ) -> TargetResponse:
         """The answer written from what the calls returned: the latest outcome of each call."""
         latest: dict[tuple[str, str], ToolOutcome] = {}
@@ -523,7 +552,7 @@ class RiverbendToy:
                 latest[_key(outcome.name, outcome.arguments)] = outcome
         if not latest:
             return self._recall(_fold(prompt), asked, says)
-        text = " ".join(describe(outcome, says) for outcome in latest.values())
+        text = " ".join(describe(outcome, tools_say) for outcome in latest.values())
         if ToyDefect.HALLUCINATES_TOOL_OUTPUT in self.defects:
             text = misremember(text)
         if ToyDefect.OBEYS_TOOL_INJECTION in self.defects:

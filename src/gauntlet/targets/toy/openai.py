@@ -78,6 +78,7 @@ from gauntlet.targets.toy.assistant import NAME
 from gauntlet.targets.toy.http import MAX_BODY_BYTES
 from gauntlet.targets.toy.language import language_of
 from gauntlet.targets.toy.speech import SPEECHES
+from gauntlet.targets.toy.tools import LANGUAGES as TOOL_LANGUAGES
 from gauntlet.targets.toy.tools import ToolOutcome, ToolRequest
 
 MODEL = NAME
@@ -135,10 +136,11 @@ def detect_language(prompt: str, earlier: Sequence[str] = ()) -> str:
 
     Each text is read by the toys' one rule (`language_of`: Hangul and Han characters, common
     words of each language, and Vietnamese and Spanish letters, counted as the gates fold
-    text), the toy judge's too. The prompt decides when it counts for one language; a prompt
-    that counts for none (`banana`) is decided by the user's `earlier` messages together; and
-    when those count for none, English, which is what the toy answers a language it does not
-    speak in.
+    text), the toy judge's too; a language the toy's tools speak counts as one it speaks, so a
+    task's calls and their outputs come in it. The prompt decides when it counts for one
+    language; a prompt that counts for none (`banana`) is decided by the user's `earlier`
+    messages together; and when those count for none, English, which is what the toy answers
+    a language it does not speak in.
 
     Args:
         prompt: The user's latest message.
@@ -146,7 +148,7 @@ def detect_language(prompt: str, earlier: Sequence[str] = ()) -> str:
     """
     for text in (prompt, " ".join(earlier)):
         language = language_of(text)
-        if language is not None and language in SPEECHES:
+        if language is not None and (language in SPEECHES or language in TOOL_LANGUAGES):
             return language
     return "en"
 
@@ -175,7 +177,7 @@ class ChatRequest:
     history: tuple[Message, ...]
     """The user and assistant messages with text before it, oldest first."""
     language: str
-    """`en` or `es`, by `detect_language`."""
+    """The language the toy answers in, by `detect_language`."""
     stream: bool
     include_usage: bool
     """Streamed: end with a chunk that holds `usage` (`stream_options.include_usage`)."""
