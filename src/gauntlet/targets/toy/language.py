@@ -43,6 +43,9 @@ WORDS: dict[str, frozenset[str]] = {
         "ako akin ang ano anong ay ba bakit bang din hindi ito iyon ka kailan kami kayo ko "
         "kung lang mag magkano mga mo na naman namin nang natin ng niya nila po pwede puwede "
         "rin sa saan salamat siya sila tayo yung"
+        " akong aming ating bawat dito diyan doon ganito ganyan gaya hanggang inyo inyong isang "
+        "iyan kanila kanilang kapag kayong lamang maaari mula naming ngayon nito paano pati "
+        "pagkatapos sino tungkol upang wala walang yan yun kasi talaga"
     ),
 }
 """Common words of each Latin-script language, folded as the gates fold text (`más` is `mas`,
