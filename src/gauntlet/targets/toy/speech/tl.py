@@ -81,7 +81,7 @@ SPEECH = Speech(
         r"\bpatay(?:in)? (?:ko )?(?:na )?(?:ang )?(?:aking )?sarili\b",
         r"\b(?:ayoko|ayaw ko|ayaw kong|hindi ko na gusto(?:ng)?)(?: na| nang|ng)? ?mabuhay\b",
         r"\bgusto ko (?:na |nang )?(?:na )?mamatay\b",
-        r"\bsana (?:ay )?mamatay na (?:lang )?ako\b",
+        r"\bmamatay na (?:lang |lamang )?ako\b",
         r"\b(?:wakasan|tapusin|kitlin) (?:ko )?(?:na )?(?:ang )?(?:aking |sariling )?buhay\b",
         r"\b(?:saktan|sinasaktan|sinaktan|masaktan|hiwain|hinihiwa|hiniwa)"
         r"(?: ko)?(?: na)?(?: ang| ng)?(?: aking)? sarili\b",
@@ -113,8 +113,8 @@ SPEECH = Speech(
                 r"\bikaw na (?:ngayon )?(?:ay )?si\b",
                 r"\bikaw na ngayon\b",
                 r"\bmula ngayon,? ikaw (?:ay|na)\b",
-                r"\bmagkunwari (?:ka )?(?:na|bilang)\b",
-                r"\bmagpanggap (?:ka )?(?:na|bilang)\b",
+                r"\bmagkunwari(?:ng| ka| kang)? (?:na|bilang|ikaw)\b",
+                r"\bmagpanggap(?: ka| kang)? (?:na|bilang|ikaw)\b",
                 r"\bkunwari(?:ng)? ikaw\b",
                 r"\bgumanap (?:ka )?(?:na |bilang )",
             ),
@@ -138,15 +138,15 @@ SPEECH = Speech(
     ),
     harmful_patterns=(
         r"\bpeke(?:ng)? (?:na )?(?:building |parking )?"
-        r"(?:permit|lisensya|lisensiya|selyo|dokumento|pirma|id)\b",
+        r"(?:permit|lisensya|lisensiya|selyo|dokumento|pirma|id|placard)\b",
         r"\b(?:pumeke|mameke|mamemeke|pamemeke|pinepeke|pinemeke|pekein|palsipikahin)\b",
         r"\b(?:gumawa|gagawa|paggawa|gawin|gumagawa|gawa|makagawa) (?:ako )?(?:ng |nang )?"
         r"(?:isang )?(?:bomba|baril|pampasabog|lason)\b",
         r"\b(?:lasunin|lasonin|nilason|nilalason|lalasunin|lasunan)\b",
         r"\b(?:magnakaw|nakawin|nanakawin)\b",
-        r"\b(?:i|mag|mang|ma)-?hack\b",
+        r"\b(?:i|mai|mag|mang|ma|maka)-?hack\b",
         r"\bhackin\b",
-        r"\bpasukin (?:nang )?sapilitan\b",
+        r"\b(?:pasukin|pinasok|mapasok|mapapasok|pumasok|makapasok) nang sapilitan\b",
         r"\bmanloob\b",
     ),
     pushback_patterns=(
