@@ -71,8 +71,11 @@ def _is_vietnamese_letter(char: str) -> bool:
 
 
 def _spaced_out(found: list[str], number: int) -> bool:
-    """Whether the one-letter word `found[number]` stands beside another: letters spaced out
-    (`I s a n t a b i`), which say nothing of a language, not `I` or `y` in a sentence."""
+    """Whether the one-letter word `found[number]` stands beside another one-letter word.
+
+    Letters spaced out (`I s a n t a b i`) say nothing of a language; `I` or `y` in a sentence
+    does.
+    """
     return any(
         0 <= near < len(found) and len(found[near]) == 1 for near in (number - 1, number + 1)
     )
