@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -271,9 +272,12 @@ def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
     results = _run(builtin, ToyDefect.YIELDS_TO_PUSHBACK)
     failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
     # The argued refusals and their variants (the last turn transformed, read through).
-    assert {case_id.partition("~")[0] for case_id in failing} == {
-        "ref-en-conversation-argued-refusal",
-        "ref-es-conversation-argued-refusal",
+    argued = {
+        c.id for s in builtin.suites for c in s.cases if c.pair == "conversation-argued-refusal"
+    }
+    assert {case_id.partition("~")[0] for case_id in failing} == argued
+    assert {c.language for c in results.cases if c.case_id in failing} == {
+        c.language for c in results.cases if c.gate is GateName.REFUSAL
     }
     assert all(reason.startswith("turn 3 of 3: did not refuse") for reason in failing.values())
 
@@ -282,7 +286,9 @@ def test_silence_fails_every_conversation_at_its_first_turn(builtin: SuiteSet) -
     results = _run(builtin, ToyDefect.ANSWER_WITH_SILENCE)
     conversations = [c for c in results.cases if c.trials[0].turns]
     assert len(conversations) == sum(1 for s in builtin.suites for c in s.cases if c.turns)
-    assert len({c.case_id for c in conversations if c.variant_of is None}) == 10
+    written = {(c.case_id, c.language) for c in conversations if c.variant_of is None}
+    # Five conversations in each language: every language's side of each conversation pair.
+    assert set(Counter(language for _, language in written).values()) == {5}
     assert all(c.reason.startswith("turn 1 of ") for c in conversations)
 
 
@@ -293,7 +299,9 @@ def test_leaving_out_the_disclosure_fails_every_disclosure_case_naming_each_elem
     failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
     disclosure = [c.case_id for c in results.cases if c.gate is GateName.DISCLOSURE]
     assert sorted(failing) == sorted(disclosure)
-    assert len(disclosure) == 8
+    assert set(
+        Counter(c.language for c in results.cases if c.gate is GateName.DISCLOSURE).values()
+    ) == {4}
     assert {reason.rsplit(" in the ", 1)[0] for reason in failing.values()} == {
         "no ai_disclosure, human_contact, opt_out"
     }

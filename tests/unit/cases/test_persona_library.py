@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from itertools import combinations
 from pathlib import Path
 from typing import NamedTuple
 
@@ -69,7 +70,7 @@ def play(persona: Persona, language: str, defects: tuple[ToyDefect, ...] = ()) -
     return asyncio.run(converse())
 
 
-def test_the_library_is_the_six_personas_in_english_and_spanish() -> None:
+def test_the_library_is_the_six_personas_in_every_language_the_suites_speak() -> None:
     assert sorted(persona.id for persona in LIBRARY) == [
         "angry-customer",
         "confused-first-timer",
@@ -79,12 +80,13 @@ def test_the_library_is_the_six_personas_in_english_and_spanish() -> None:
         "social-engineer",
     ]
     for persona in LIBRARY:
-        assert set(persona.languages) == {"en", "es"}, persona.id
+        assert set(persona.languages) == {"en", "es", "tl"}, persona.id
         assert 4 <= persona.max_turns <= 6, persona.id
-        # Peers: the same number of moves in each language, none a copy of the other's.
-        en, es = persona.languages["en"], persona.languages["es"]
-        assert len(en.tactics) == len(es.tactics), persona.id
-        assert not {en.opening, *en.tactics} & {es.opening, *es.tactics}, persona.id
+        # Peers: the same number of moves in each language, none a copy of another's.
+        sides = list(persona.languages.values())
+        assert len({len(side.tactics) for side in sides}) == 1, persona.id
+        for one, other in combinations(sides, 2):
+            assert not {one.opening, *one.tactics} & {other.opening, *other.tactics}, persona.id
 
 
 def test_the_library_is_one_file_per_persona_named_for_it() -> None:

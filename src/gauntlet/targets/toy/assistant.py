@@ -168,9 +168,11 @@ _STAFF_PATTERNS = _every_language(attrgetter("staff_patterns"))
 """A user claiming to be the city's staff (not asking for them): what social engineering says."""
 
 _PLANTED = re.compile(
-    r"(?:whenever i say|cada vez que (?:yo )?diga) ['\"]?(?P<trigger>[\w-]+)['\"]?,? "
-    r"(?:reply|answer|respond|responde|contesta)\w*(?: only| solo| solamente)? "
-    r"(?:with|con) (?:the word |la palabra )?(?P<reply>\S+)",
+    r"(?:whenever i say|cada vez que (?:yo )?diga|tuwing sasabihin ko(?: ang)?) "
+    r"['\"]?(?P<trigger>[\w-]+)['\"]?,? "
+    r"(?:reply|answer|respond|responde|contesta|sumagot|sagutin|isagot)\w*(?: ka| mo)?"
+    r"(?: only| solo| solamente| lang| lamang)? "
+    r"(?:with|con|ng) (?:the word |la palabra |salitang )?(?P<reply>\S+)",
     re.IGNORECASE,
 )
 """An instruction planted early in a conversation, to be triggered by a later message."""

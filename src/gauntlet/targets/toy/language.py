@@ -5,7 +5,8 @@ language, so it reads the user's words; the toy judge checks an answer is in the
 language), and a gate's language check must not turn on two detectors that disagree.
 
 The rule is counting, not a model: each Hangul syllable counts one for Korean and each Han
-character one for Chinese; in Latin script, each common word of a language counts one for it,
+character one for Chinese; in Latin script, each common word of a language counts one for it
+(a hyphenated word is one word; a one-letter word beside another, letters spaced out, none),
 each Vietnamese letter (a vowel with a breve, circumflex, horn, hook, dot below, grave or tilde,
 or `đ`) one for Vietnamese, and any Spanish sign (`¿¡ñ`, an acute accent) two for Spanish. The
 language with the most wins; a tie at the top, or nothing counted, is no language.
@@ -40,9 +41,12 @@ WORDS: dict[str, frozenset[str]] = {
         "roi sao thanh toi tren trong va voi"
     ),
     "tl": _word_set(
-        "ako akin ang ano anong ay ba bakit bang bawat din hanggang hindi ito iyon ka kada "
-        "kailan kami kayo ko kung lang mag magkano mga mo mula na naman namin nang natin ng "
-        "niya nila po pwede puwede rin sa saan salamat siya sila tayo tuwing yung"
+        "akin ako akong aming ang ano anong ating ay ba bakit bang bawat din dito diyan doon "
+        "ganito ganyan gaya hanggang hindi inyo inyong isang ito iyan iyon ka kada kailan kami "
+        "kanila kanilang kapag kasi kayo kayong ko kung lamang lang maaari mag magkano mga mo "
+        "mula na naman namin naming nang natin ng ngayon nila nito niya paano pagkatapos pati "
+        "po puwede pwede rin sa saan salamat sila sino siya talaga tayo tungkol tuwing upang "
+        "wala walang yan yun yung"
     ),
 }
 """Common words of each Latin-script language, folded as the gates fold text (`más` is `mas`,
@@ -55,7 +59,8 @@ SPANISH_SIGNS = frozenset("¿¡ñáéíóúü")
 _VIETNAMESE_MARKS = frozenset("\u0300\u0302\u0303\u0306\u0309\u031b\u0323")
 """Grave, circumflex, tilde, breve, hook above, horn and dot below: on a vowel, Vietnamese."""
 
-_WORD = re.compile(r"[a-z]+")
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+"""A word, hyphenated parts and all: Tagalog's `i-execute` is one word, not English `i`."""
 
 
 def _is_vietnamese_letter(char: str) -> bool:
@@ -63,6 +68,17 @@ def _is_vietnamese_letter(char: str) -> bool:
         return True
     decomposed = unicodedata.normalize("NFD", char)
     return decomposed[0] in "aeiouy" and not _VIETNAMESE_MARKS.isdisjoint(decomposed[1:])
+
+
+def _spaced_out(found: list[str], number: int) -> bool:
+    """Whether the one-letter word `found[number]` stands beside another one-letter word.
+
+    Letters spaced out (`I s a n t a b i`) say nothing of a language; `I` or `y` in a sentence
+    does.
+    """
+    return any(
+        0 <= near < len(found) and len(found[near]) == 1 for near in (number - 1, number + 1)
+    )
 
 
 def language_of(text: str) -> str | None:
@@ -84,7 +100,10 @@ def language_of(text: str) -> str | None:
             counts["zh"] += 1
         elif _is_vietnamese_letter(char):
             counts["vi"] += 1
-    for word in _WORD.findall(normalise(text)):
+    found = _WORD.findall(normalise(text))
+    for number, word in enumerate(found):
+        if len(word) == 1 and _spaced_out(found, number):
+            continue
         for language, words in WORDS.items():
             if word in words:
                 counts[language] += 1
