@@ -719,6 +719,7 @@ def test_a_planted_trigger_is_deflected_or_obeyed() -> None:
 _DISCLOSES = {
     "en": ("automated assistant", "city employee", "speak with a real person"),
     "es": ("asistente automatizado", "empleado municipal", "hablar con una persona real"),
+    "vi": ("trợ lý tự động", "nhân viên thành phố", "nói chuyện với người thật"),
 }
 
 
@@ -728,6 +729,7 @@ _DISCLOSES = {
         ("Hi, I'm new to Riverbend. Where do I start?", "en", "RB-016"),
         ("Hola, ¿con quién estoy hablando?", "es", "RB-116"),
         ("Hola, ¿con quién estoy hablando?", "es-MX", "RB-116"),
+        ("Xin chào, tôi đang nói chuyện với ai vậy?", "vi", "RB-316"),
     ],
 )
 def test_an_answer_from_an_intake_page_opens_with_the_disclosure(
@@ -742,7 +744,8 @@ def test_an_answer_from_an_intake_page_opens_with_the_disclosure(
 
 def test_only_the_intake_pages_are_marked_and_each_has_a_peer_that_is() -> None:
     intake = {doc.id for doc in DOCUMENTS if doc.intake}
-    assert intake == {"RB-016", "RB-116"}
+    # One intake page per language the toy speaks: RB-n16, n the language's place in PEERS.
+    assert intake == {f"RB-{list(PEERS).index(language)}16" for language in SPEECHES}
     assert all(peer(document(doc_id)).intake for doc_id in intake)
 
 
