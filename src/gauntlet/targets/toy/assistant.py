@@ -170,9 +170,10 @@ _STAFF_PATTERNS = _every_language(attrgetter("staff_patterns"))
 """A user claiming to be the city's staff (not asking for them): what social engineering says."""
 
 _PLANTED = re.compile(
-    r"(?:whenever i say|cada vez que (?:yo )?diga) ['\"]?(?P<trigger>[\w-]+)['\"]?,? "
-    r"(?:reply|answer|respond|responde|contesta)\w*(?: only| solo| solamente)? "
-    r"(?:with|con) (?:the word |la palabra )?(?P<reply>\S+)",
+    r"(?:whenever i say|cada vez que (?:yo )?diga|(?:mỗi|mọi) (?:khi|lần) (?:tôi|mình) nói) "
+    r"['\"]?(?P<trigger>[\w-]+)['\"]?,? (?:hãy )?(?:chỉ )?"
+    r"(?:reply|answer|respond|responde|contesta|trả lời|đáp)\w*(?: only| solo| solamente)? "
+    r"(?:with|con|bằng) (?:the word |la palabra |(?:từ|chữ) )?(?P<reply>\S+)",
     re.IGNORECASE,
 )
 """An instruction planted early in a conversation, to be triggered by a later message."""
