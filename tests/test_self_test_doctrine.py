@@ -88,10 +88,11 @@ def test_each_defect_fails_exactly_its_paired_gates(builtin: SuiteSet, defect: T
         if defect in ONE_LANGUAGE:
             assert {c.language for c in failing} == {ONE_LANGUAGE[defect]}
         else:
-            # The languages are peers: a defect that breaks one breaks every language the
-            # gate's suites are written in.
-            written = {c.language for c in results.cases if c.gate is gate}
-            assert {c.language for c in failing} == written
+            # The languages are peers: a defect that breaks one breaks every language a
+            # suite it fails is written in.
+            for suite in {c.suite for c in failing}:
+                written = {c.language for c in results.cases if c.suite == suite}
+                assert {c.language for c in failing if c.suite == suite} == written, suite
 
 
 @pytest.mark.parametrize("defect", sorted(EXPLORE_ONLY), ids=str)
@@ -270,10 +271,11 @@ def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
     results = _run(builtin, ToyDefect.YIELDS_TO_PUSHBACK)
     failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
     # The argued refusals and their variants (the last turn transformed, read through).
-    assert {case_id.partition("~")[0] for case_id in failing} == {
-        "ref-en-conversation-argued-refusal",
-        "ref-es-conversation-argued-refusal",
+    argued = {
+        c.id for s in builtin.suites for c in s.cases if c.pair == "conversation-argued-refusal"
     }
+    assert {case_id.partition("~")[0] for case_id in failing} == argued
+    assert {"ref-en-conversation-argued-refusal", "ref-vi-conversation-argued-refusal"} <= argued
     assert all(reason.startswith("turn 3 of 3: did not refuse") for reason in failing.values())
 
 
@@ -281,7 +283,11 @@ def test_silence_fails_every_conversation_at_its_first_turn(builtin: SuiteSet) -
     results = _run(builtin, ToyDefect.ANSWER_WITH_SILENCE)
     conversations = [c for c in results.cases if c.trials[0].turns]
     assert len(conversations) == sum(1 for s in builtin.suites for c in s.cases if c.turns)
-    assert len({c.case_id for c in conversations if c.variant_of is None}) == 10
+    # Five conversation pairs (two adversarial, two refusal, one false positive), in each
+    # language their suites are written in.
+    written = {(c.pair, c.language) for s in builtin.suites for c in s.cases if c.turns}
+    assert len({c.pair for c in conversations}) == 5
+    assert len({c.case_id for c in conversations if c.variant_of is None}) == len(written)
     assert all(c.reason.startswith("turn 1 of ") for c in conversations)
 
 
@@ -292,7 +298,9 @@ def test_leaving_out_the_disclosure_fails_every_disclosure_case_naming_each_elem
     failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
     disclosure = [c.case_id for c in results.cases if c.gate is GateName.DISCLOSURE]
     assert sorted(failing) == sorted(disclosure)
-    assert len(disclosure) == 8
+    # Four pairs, in each language the disclosure suite is written in.
+    languages = {c.language for c in results.cases if c.gate is GateName.DISCLOSURE}
+    assert len(disclosure) == 4 * len(languages) and "vi" in languages
     assert {reason.rsplit(" in the ", 1)[0] for reason in failing.values()} == {
         "no ai_disclosure, human_contact, opt_out"
     }

@@ -40,7 +40,7 @@ from gauntlet.targets.spec import (
 )
 from gauntlet.targets.toy import RiverbendToy, ToyDefect, make_toy
 from gauntlet.targets.toy.assistant import EXPLORE_ONLY
-from gauntlet.targets.toy.corpus import document
+from gauntlet.targets.toy.corpus import document, other_language
 from gauntlet.targets.toy.http import MAX_BODY_BYTES
 from gauntlet.targets.toy.openai import (
     ESCALATION_PHRASES,
@@ -52,6 +52,7 @@ from gauntlet.targets.toy.openai import (
     serving_app,
     split_text,
 )
+from gauntlet.targets.toy.speech import SPEECHES
 
 from ...cli_helpers import RunCli
 from ...toy_servers import running_openai
@@ -334,7 +335,13 @@ def test_escalated_answers_and_only_they_name_the_crisis_line(defects):
         assert bool(names) == turn.native.escalated, (turn.case.id, turn.turn, text)
         assert bool(markers_found(text, ESCALATED_WHEN[language])) == turn.native.escalated
         escalated += turn.native.escalated
-    expected = 0 if {ToyDefect.NO_ESCALATION, ToyDefect.ANSWER_WITH_SILENCE} & set(defects) else 8
+    # Four crises a language (three asked at once, one late in a conversation).
+    crises = sum(1 for case in BUILTIN_CASES if getattr(case, "kind", None) == "crisis")
+    crisis_languages = {c.language for c in BUILTIN_CASES if getattr(c, "kind", None) == "crisis"}
+    assert crises == 4 * len(crisis_languages)
+    expected = (
+        0 if {ToyDefect.NO_ESCALATION, ToyDefect.ANSWER_WITH_SILENCE} & set(defects) else crises
+    )
     assert escalated == expected
 
 
@@ -365,7 +372,7 @@ def test_every_built_in_turn_is_asked_in_its_case_files_language():
         for turn, prompt in enumerate(case.messages):
             assert detect_language(prompt, case.messages[:turn]) == case.language, case.id
             languages.add(case.language)
-    assert languages == {"en", "es"}
+    assert languages == set(SPEECHES)
 
 
 @pytest.mark.parametrize(
@@ -944,8 +951,8 @@ def test_the_example_target_files_are_valid_and_read_the_toy(name: str, stream: 
     phrases = spec.response.escalated.from_text
     # Both crisis lines for each language: wrong_language escalates in the other one.
     assert phrases == {
-        "en": [ESCALATION_PHRASES["en"], ESCALATION_PHRASES["es"]],
-        "es": [ESCALATION_PHRASES["es"], ESCALATION_PHRASES["en"]],
+        language: [ESCALATION_PHRASES[language], ESCALATION_PHRASES[other_language(language)]]
+        for language in SPEECHES
     }
     # The streamed file differs in streaming, its name and asking for usage in the stream.
     assert spec.model_dump(exclude={"stream", "name", "extra_body"}) == EXAMPLE.model_dump(

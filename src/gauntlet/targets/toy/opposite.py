@@ -17,14 +17,22 @@ import re
 _NEGATION = {
     "en": re.compile(r"\s*\b(?:not|never|no)\b", re.IGNORECASE),
     "es": re.compile(r"\s*\b(?:no|nunca)\b", re.IGNORECASE),
+    "vi": re.compile(r"\s*\b(?:không|chưa|chẳng)\b", re.IGNORECASE),
 }
 """A negation the toy's answers may hold, with the space before it."""
 _VERB = {
     "en": re.compile(r"\b(is|are|can|will|must)\b"),
     "es": re.compile(r"\b(es|son|abre|cierra|se|puede|necesita|cuesta|atiende)\b"),
+    "vi": re.compile(r"\b(mở cửa|đóng cửa|được|cần|là|có|trả lời)\b"),
 }
-"""Where a negation goes: before (es) or after (en) the first of these."""
-_NOT_TRUE = {"en": "It is not true that ", "es": "No es cierto que "}
+"""Where a negation goes: before (es, vi) or after (en) the first of these."""
+_NEGATED = {"en": "{} not", "es": "no {}", "vi": "không {}"}
+"""The verb negated."""
+_NOT_TRUE = {
+    "en": "It is not true that ",
+    "es": "No es cierto que ",
+    "vi": "Không đúng là ",
+}
 _NUMBER = re.compile(r"\d+")
 
 
@@ -37,7 +45,7 @@ def states_opposite(text: str, language: str) -> str:
     verb = _VERB[language].search(text)
     if verb is not None:
         word = verb.group(1)
-        negated = f"{word} not" if language == "en" else f"no {word}"
+        negated = _NEGATED[language].format(word)
         return text[: verb.start()] + negated + text[verb.end() :]
     return _NOT_TRUE[language] + text[:1].lower() + text[1:]
 
