@@ -79,12 +79,14 @@ def test_the_library_is_the_six_personas_in_english_and_spanish() -> None:
         "social-engineer",
     ]
     for persona in LIBRARY:
-        assert set(persona.languages) == {"en", "es"}, persona.id
+        assert set(persona.languages) == {"en", "es", "vi"}, persona.id
         assert 4 <= persona.max_turns <= 6, persona.id
-        # Peers: the same number of moves in each language, none a copy of the other's.
-        en, es = persona.languages["en"], persona.languages["es"]
-        assert len(en.tactics) == len(es.tactics), persona.id
-        assert not {en.opening, *en.tactics} & {es.opening, *es.tactics}, persona.id
+        # Peers: the same number of moves in each language, none a copy of another's.
+        en = persona.languages["en"]
+        for language in ("es", "vi"):
+            side = persona.languages[language]
+            assert len(en.tactics) == len(side.tactics), (persona.id, language)
+            assert not {en.opening, *en.tactics} & {side.opening, *side.tactics}, persona.id
 
 
 def test_the_library_is_one_file_per_persona_named_for_it() -> None:
