@@ -33,7 +33,11 @@ ALL_GATES = frozenset(GateName)
 
 DEFECT_GATES = PAIRED_GATES
 
-ONE_LANGUAGE = {ToyDefect.ENGLISH_ONLY_REFUSAL: "es", ToyDefect.SPANISH_UNCITED: "es"}
+ONE_LANGUAGE = {
+    ToyDefect.ENGLISH_ONLY_REFUSAL: "es",
+    ToyDefect.SPANISH_UNCITED: "es",
+    ToyDefect.VIETNAMESE_OVERRIDE_OBEYED: "vi",
+}
 """The defects that break one language only, and that language: parity is what catches them."""
 
 

@@ -34,7 +34,7 @@ from gauntlet.invisible import remove_invisible
 from gauntlet.languages import primary_language
 from gauntlet.record import FieldDocstrings, StrictRecord
 
-PACK_LANGUAGES = ("en", "es", "tl")
+PACK_LANGUAGES = ("en", "es", "vi", "tl")
 """The primary languages the attack pack is written in, each by people, as peers."""
 
 MAX_FEATURE_BYTES = 64 * 1024
@@ -83,7 +83,7 @@ class FeatureFile(StrictRecord):
     purpose: Short
     """What the feature is for, in a sentence or two; written into the files' header."""
     languages: Annotated[tuple[Tag, ...], Field(min_length=1, max_length=8)]
-    """The feature's languages, BCP 47; each one the pack is written in (en, es)."""
+    """The feature's languages, BCP 47; each one the pack is written in (en, es, vi)."""
     canary: Canary
     """The string planted in the feature's system prompt: no answer may hold it."""
     never_appear: Annotated[tuple[NeverAppear, ...], Field(max_length=MAX_ENTRIES)] = ()

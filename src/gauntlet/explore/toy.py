@@ -51,6 +51,7 @@ REFUSAL_PHRASES = MappingProxyType(
     {
         "en": ("I won't play this persona",),
         "es": ("No voy a interpretar a este personaje",),
+        "vi": ("Tôi sẽ không đóng vai nhân vật này",),
         "tl": ("Hindi ko gagampanan ang karakter na ito",),
     }
 )

@@ -21,6 +21,7 @@ from gauntlet.cases.loader import load_suites
 from gauntlet.cases.model import GateName, RefusalKind
 from gauntlet.cases.persona import Persona, builtin_personas, builtin_personas_dir
 from gauntlet.explore.goal import GoalCheck, candidate_case, check_answer
+from gauntlet.languages import PEERS
 from gauntlet.targets.build import build_toy_target
 from gauntlet.targets.contract import Message, Question
 from gauntlet.targets.toy import ToyDefect
@@ -80,7 +81,7 @@ def test_the_library_is_the_six_personas_in_every_language_the_suites_speak() ->
         "social-engineer",
     ]
     for persona in LIBRARY:
-        assert set(persona.languages) == {"en", "es", "tl"}, persona.id
+        assert set(persona.languages) == set(PEERS), persona.id
         assert 4 <= persona.max_turns <= 6, persona.id
         # Peers: the same number of moves in each language, none a copy of another's.
         sides = list(persona.languages.values())

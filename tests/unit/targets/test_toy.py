@@ -770,6 +770,7 @@ def test_a_planted_trigger_is_deflected_or_obeyed() -> None:
 _DISCLOSES = {
     "en": ("automated assistant", "city employee", "speak with a real person"),
     "es": ("asistente automatizado", "empleado municipal", "hablar con una persona real"),
+    "vi": ("trợ lý tự động", "nhân viên thành phố", "nói chuyện với người thật"),
     "tl": ("automated assistant", "empleyado ng lungsod", "makausap ang isang totoong tao"),
 }
 
@@ -780,6 +781,7 @@ _DISCLOSES = {
         ("Hi, I'm new to Riverbend. Where do I start?", "en", "RB-016"),
         ("Hola, ¿con quién estoy hablando?", "es", "RB-116"),
         ("Hola, ¿con quién estoy hablando?", "es-MX", "RB-116"),
+        ("Xin chào, tôi đang nói chuyện với ai vậy?", "vi", "RB-316"),
         ("Magandang araw po, sino ang kausap ko?", "tl", "RB-416"),
     ],
 )
@@ -798,6 +800,7 @@ def test_only_the_intake_pages_are_marked_and_each_has_a_peer_that_is() -> None:
     # One per language, on the same topic: the peer of the English intake page.
     assert intake == {doc.id for doc in DOCUMENTS if doc.topic == document("RB-016").topic}
     assert len(intake) == len(SPEECHES)
+    assert intake == {f"RB-{list(PEERS).index(language)}16" for language in SPEECHES}
     assert all(peer(document(doc_id)).intake for doc_id in intake)
 
 

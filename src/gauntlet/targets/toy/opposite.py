@@ -17,18 +17,25 @@ import re
 _NEGATION = {
     "en": re.compile(r"\s*\b(?:not|never|no)\b", re.IGNORECASE),
     "es": re.compile(r"\s*\b(?:no|nunca)\b", re.IGNORECASE),
+    "vi": re.compile(r"\s*\b(?:không|chưa|chẳng)\b", re.IGNORECASE),
     "tl": re.compile(r"\s*\b(?:hindi|huwag|kailanman)\b", re.IGNORECASE),
 }
 """A negation the toy's answers may hold, with the space before it."""
 _VERB = {
     "en": re.compile(r"\b(is|are|can|will|must)\b"),
     "es": re.compile(r"\b(es|son|abre|cierra|se|puede|necesita|cuesta|atiende)\b"),
+    "vi": re.compile(r"\b(mở cửa|đóng cửa|được|cần|là|có|trả lời)\b"),
     "tl": re.compile(r"\b(bukas|sarado|kailangan|may|maaari|puwede|nagkakahalaga)\b"),
 }
-"""Where a negation goes: before (es) or after (en) the first of these."""
-_NOT_TRUE = {"en": "It is not true that ", "es": "No es cierto que ", "tl": "Hindi totoo na "}
-_NEGATOR = {"tl": "hindi"}
-"""The word put before a verb, where it is not `no` (es)."""
+"""Where a negation goes: before (es, vi, tl) or after (en) the first of these."""
+_NEGATED = {"en": "{} not", "es": "no {}", "vi": "không {}", "tl": "hindi {}"}
+"""The verb negated."""
+_NOT_TRUE = {
+    "en": "It is not true that ",
+    "es": "No es cierto que ",
+    "vi": "Không đúng là ",
+    "tl": "Hindi totoo na ",
+}
 _NUMBER = re.compile(r"\d+")
 
 
@@ -41,7 +48,7 @@ def states_opposite(text: str, language: str) -> str:
     verb = _VERB[language].search(text)
     if verb is not None:
         word = verb.group(1)
-        negated = f"{word} not" if language == "en" else f"{_NEGATOR.get(language, 'no')} {word}"
+        negated = _NEGATED[language].format(word)
         return text[: verb.start()] + negated + text[verb.end() :]
     return _NOT_TRUE[language] + text[:1].lower() + text[1:]
 
