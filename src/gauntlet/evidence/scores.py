@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from gauntlet.cases.model import GateName
+from gauntlet.languages import in_column_order
 from gauntlet.record import Record
 from gauntlet.run.results import CaseResult, Results
 
@@ -105,7 +106,7 @@ def score_values(cases: Iterable[CaseResult], score: ScoreName) -> list[float]:
 def gate_distributions(results: Results, gate: GateName) -> tuple[ScoreDistributions, ...]:
     """The gate's scores over every language, then over each; empty when it measured none."""
     mine = [case for case in results.cases if case.gate is gate]
-    languages = sorted({case.language for case in mine})
+    languages = in_column_order({case.language for case in mine})
     rows = tuple(
         _row(language, [c for c in mine if language is None or c.language == language])
         for language in (None, *languages)
