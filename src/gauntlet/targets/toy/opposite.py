@@ -24,17 +24,23 @@ _VERB = {
     "es": re.compile(r"\b(es|son|abre|cierra|se|puede|necesita|cuesta|atiende)\b"),
 }
 """Where a negation goes: before (es) or after (en) the first of these."""
-_NOT_TRUE = {"en": "It is not true that ", "es": "No es cierto que "}
+_NOT_TRUE = {
+    "en": "It is not true that ",
+    "es": "No es cierto que ",
+    "ko": "다음은 사실이 아닙니다: ",
+}
+"""How an answer is said not to be true: the only rewrite for a language without word lists
+above (Korean negates in a verb's ending, which no word list reaches)."""
 _NUMBER = re.compile(r"\d+")
 
 
 def states_opposite(text: str, language: str) -> str:
     """`text` saying the opposite: its first negation dropped, or else one put in."""
-    negation = _NEGATION[language]
-    if negation.search(text):
+    negation = _NEGATION.get(language)
+    if negation is not None and negation.search(text):
         dropped = negation.sub("", text, count=1).lstrip()
         return dropped[:1].upper() + dropped[1:]
-    verb = _VERB[language].search(text)
+    verb = _VERB[language].search(text) if language in _VERB else None
     if verb is not None:
         word = verb.group(1)
         negated = f"{word} not" if language == "en" else f"no {word}"
