@@ -69,7 +69,7 @@ def play(persona: Persona, language: str, defects: tuple[ToyDefect, ...] = ()) -
     return asyncio.run(converse())
 
 
-def test_the_library_is_the_six_personas_in_english_and_spanish() -> None:
+def test_the_library_is_the_six_personas_in_each_written_language() -> None:
     assert sorted(persona.id for persona in LIBRARY) == [
         "angry-customer",
         "confused-first-timer",
@@ -79,12 +79,14 @@ def test_the_library_is_the_six_personas_in_english_and_spanish() -> None:
         "social-engineer",
     ]
     for persona in LIBRARY:
-        assert set(persona.languages) == {"en", "es"}, persona.id
+        assert set(persona.languages) == {"en", "es", "ko"}, persona.id
         assert 4 <= persona.max_turns <= 6, persona.id
-        # Peers: the same number of moves in each language, none a copy of the other's.
-        en, es = persona.languages["en"], persona.languages["es"]
-        assert len(en.tactics) == len(es.tactics), persona.id
-        assert not {en.opening, *en.tactics} & {es.opening, *es.tactics}, persona.id
+        # Peers: the same number of moves in each language, none a copy of another's.
+        en = persona.languages["en"]
+        for language, side in persona.languages.items():
+            assert len(side.tactics) == len(en.tactics), (persona.id, language)
+            if language != "en":
+                assert not {en.opening, *en.tactics} & {side.opening, *side.tactics}, persona.id
 
 
 def test_the_library_is_one_file_per_persona_named_for_it() -> None:
