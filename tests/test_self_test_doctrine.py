@@ -89,8 +89,9 @@ def test_each_defect_fails_exactly_its_paired_gates(builtin: SuiteSet, defect: T
             assert {c.language for c in failing} == {ONE_LANGUAGE[defect]}
         else:
             # The languages are peers: a defect that breaks one breaks every language the
-            # gate's suites are asked in.
-            asked = {c.language for c in results.cases if c.gate is gate}
+            # failing suites are asked in.
+            suites = {c.suite for c in failing}
+            asked = {c.language for c in results.cases if c.suite in suites}
             assert {c.language for c in failing} == asked
 
 
@@ -273,6 +274,7 @@ def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
     assert {case_id.partition("~")[0] for case_id in failing} == {
         "ref-en-conversation-argued-refusal",
         "ref-es-conversation-argued-refusal",
+        "ref-ko-conversation-argued-refusal",
     }
     assert all(reason.startswith("turn 3 of 3: did not refuse") for reason in failing.values())
 
