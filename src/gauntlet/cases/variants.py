@@ -4,10 +4,8 @@ A variant is a pure function of (case, transform, seed): its id is `<case id>~<t
 (`~best_of_n-<k>` for the k-th noised one), its pair `<pair>~<transform>` (so the variants of a
 pair's languages are a pair; a best-of-N variant has none, its noise drawn for its own case), its
 markers and expectations are the case's, and its prompt (or,
-for a conversation, its last turn) is the case's rewritten by the transform. A transform that
-leaves the prompt as written (homoglyphs of a text with no letter that has a look-alike) makes
-no variant. The variants follow their case in the suite, so a plan lists each case with its
-variants.
+for a conversation, its last turn) is the case's rewritten by the transform. The variants
+follow their case in the suite, so a plan lists each case with its variants.
 """
 
 from __future__ import annotations
@@ -87,11 +85,7 @@ def variants_of(case: AnyCase, declared: tuple[Any, ...]) -> list[AnyCase]:
                 for k in range(1, item.best_of_n + 1)
             ]
         else:
-            variant = _variant(case, Variant(case.id, name))
-            # A spelling with nothing to change in this text (homoglyphs of Hangul, of a word
-            # in capitals) is the case asked again, not another form of it: no variant.
-            if variant.final_prompt != case.final_prompt:
-                made.append(variant)
+            made.append(_variant(case, Variant(case.id, name)))
     return made
 
 
