@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import base64
 import os
-import unicodedata
 import random
 import subprocess
 import sys
+import unicodedata
 from typing import Any
 from urllib.parse import quote
 
