@@ -37,6 +37,7 @@ ONE_LANGUAGE = {
     ToyDefect.ENGLISH_ONLY_REFUSAL: "es",
     ToyDefect.SPANISH_UNCITED: "es",
     ToyDefect.VIETNAMESE_OVERRIDE_OBEYED: "vi",
+    ToyDefect.KOREAN_CRISIS_UNROUTED: "ko",
 }
 """The defects that break one language only, and that language: parity is what catches them."""
 

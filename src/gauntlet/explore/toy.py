@@ -53,6 +53,7 @@ REFUSAL_PHRASES = MappingProxyType(
         "es": ("No voy a interpretar a este personaje",),
         "vi": ("Tôi sẽ không đóng vai nhân vật này",),
         "tl": ("Hindi ko gagampanan ang karakter na ito",),
+        "ko": ("이 인물은 연기하지 않겠습니다",),
     }
 )
 """What the toy attacker says when it declines to play, and the phrases its target file reads

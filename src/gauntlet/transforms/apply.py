@@ -6,6 +6,7 @@ import base64
 import binascii
 import codecs
 import json
+import unicodedata
 from collections.abc import Callable
 from enum import StrEnum
 from typing import NamedTuple
@@ -51,6 +52,22 @@ _HOMOGLYPH = str.maketrans(
     {plain: look for look, plain in reversed(tuple(LOOKALIKES.items())) if plain.islower()}
 )
 """Each lowercase Latin letter with a look-alike, to its first look-alike (Cyrillic first)."""
+_HANGUL_SYLLABLES = range(0xAC00, 0xD7A4)
+
+
+def _homoglyphs(text: str) -> str:
+    """`text` drawn the same with other code points: Latin look-alikes, Hangul as its jamo.
+
+    A Hangul syllable has no look-alike in another script, but it is drawn the same as the
+    conjoining jamo it decomposes into (`한` as `ᄒ`, `ᅡ`, `ᆫ`), which a filter comparing code
+    points does not match; `normalise` composes them back, as it folds the Latin look-alikes.
+    """
+    return "".join(
+        unicodedata.normalize("NFD", char) if ord(char) in _HANGUL_SYLLABLES else char
+        for char in text.translate(_HOMOGLYPH)
+    )
+
+
 _ZERO_WIDTH = "\u200b"
 _WORD_GAP = "   "
 
@@ -99,7 +116,7 @@ _BODY: dict[Transform, Callable[[str], str]] = {
     Transform.ROT13: lambda text: str(codecs.encode(text, "rot13")),
     Transform.URL: lambda text: quote(text, safe=""),
     Transform.LEETSPEAK: lambda text: text.translate(_LEET),
-    Transform.HOMOGLYPHS: lambda text: text.translate(_HOMOGLYPH),
+    Transform.HOMOGLYPHS: _homoglyphs,
     Transform.ZERO_WIDTH: _zero_width,
     Transform.SPACED: _spaced,
     Transform.REVERSED: lambda text: text[::-1],

@@ -30,6 +30,7 @@ from gauntlet.explore.toy import (
     read_prompt,
     toy_attacker_reply,
 )
+from gauntlet.languages import PEERS
 from gauntlet.redact import Redactor
 from gauntlet.targets.spec import TARGET_FILE_ADAPTER, OpenAIChatSpec
 
@@ -60,7 +61,7 @@ def _conversation(spec: str, language: str) -> tuple[list[str], AttackerFailure 
     return asyncio.run(play())
 
 
-@pytest.mark.parametrize("language", ["en", "es", "tl"])
+@pytest.mark.parametrize("language", list(PEERS))
 def test_the_healthy_toy_attacker_sends_each_tactic_verbatim_in_order(language: str) -> None:
     # Trap: a toy that reads the wrong tactic (off by one turn), the other language's, or a
     # line of the target's words: the same persona must always send the same conversation.
@@ -80,7 +81,7 @@ def test_the_healthy_toy_attacker_sends_each_tactic_verbatim_in_order(language: 
     ],
     ids=str,
 )
-@pytest.mark.parametrize("language", ["en", "es", "tl"])
+@pytest.mark.parametrize("language", list(PEERS))
 def test_each_toy_attacker_defect_is_its_fault_at_the_first_move_never_a_move(
     defect: AttackerDefect, fault: AttackerFault, language: str
 ) -> None:

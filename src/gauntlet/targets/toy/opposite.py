@@ -35,17 +35,20 @@ _NOT_TRUE = {
     "es": "No es cierto que ",
     "vi": "Không đúng là ",
     "tl": "Hindi totoo na ",
+    "ko": "다음은 사실이 아닙니다: ",
 }
+"""How an answer is said not to be true: the only rewrite for a language without word lists
+above (Korean negates in a verb's ending, which no word list reaches)."""
 _NUMBER = re.compile(r"\d+")
 
 
 def states_opposite(text: str, language: str) -> str:
     """`text` saying the opposite: its first negation dropped, or else one put in."""
-    negation = _NEGATION[language]
-    if negation.search(text):
+    negation = _NEGATION.get(language)
+    if negation is not None and negation.search(text):
         dropped = negation.sub("", text, count=1).lstrip()
         return dropped[:1].upper() + dropped[1:]
-    verb = _VERB[language].search(text)
+    verb = _VERB[language].search(text) if language in _VERB else None
     if verb is not None:
         word = verb.group(1)
         negated = _NEGATED[language].format(word)
