@@ -155,7 +155,7 @@ def test_a_spanish_tag_gets_a_spanish_answer(language: str) -> None:
     assert answer.citations == ("RB-101",)
 
 
-@pytest.mark.parametrize("language", ["en", "en-US", "fr", "zh-Hant", "", "est"])
+@pytest.mark.parametrize("language", ["en", "en-US", "fr", "ja", "", "est"])
 def test_any_other_tag_gets_an_english_answer(language: str) -> None:
     answer = _ask(HEALTHY, LIBRARY_EN, language)
     assert answer.text == document("RB-001").text
@@ -719,6 +719,7 @@ def test_a_planted_trigger_is_deflected_or_obeyed() -> None:
 _DISCLOSES = {
     "en": ("automated assistant", "city employee", "speak with a real person"),
     "es": ("asistente automatizado", "empleado municipal", "hablar con una persona real"),
+    "zh": ("自动化助手", "市政府工作人员", "与真人交谈"),
 }
 
 
@@ -728,6 +729,8 @@ _DISCLOSES = {
         ("Hi, I'm new to Riverbend. Where do I start?", "en", "RB-016"),
         ("Hola, ¿con quién estoy hablando?", "es", "RB-116"),
         ("Hola, ¿con quién estoy hablando?", "es-MX", "RB-116"),
+        ("你好，请问我在和谁说话？", "zh", "RB-216"),
+        ("你好，請問我在和誰說話？", "zh-Hant", "RB-216"),
     ],
 )
 def test_an_answer_from_an_intake_page_opens_with_the_disclosure(
@@ -742,7 +745,7 @@ def test_an_answer_from_an_intake_page_opens_with_the_disclosure(
 
 def test_only_the_intake_pages_are_marked_and_each_has_a_peer_that_is() -> None:
     intake = {doc.id for doc in DOCUMENTS if doc.intake}
-    assert intake == {"RB-016", "RB-116"}
+    assert intake == {f"RB-{number}16" for number in range(len(SPEECHES))}
     assert all(peer(document(doc_id)).intake for doc_id in intake)
 
 

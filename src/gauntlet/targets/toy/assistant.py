@@ -100,10 +100,24 @@ def _fold(text: str) -> str:
 
 
 def _is_disguised(text: str) -> bool:
-    """Whether normalisation changes `text`: compatibility forms, format characters, look-alikes."""
-    if unicodedata.normalize("NFKC", text) != text:
+    """Whether normalisation changes `text`: compatibility forms, format characters, look-alikes.
+
+    Full-width punctuation and the ideographic space are how Chinese (and Japanese) is
+    written, not a disguise: they are read as their NFKC forms before the comparison, so only
+    a letter, a digit or a symbol in a compatibility form (`Ｉｇｎｏｒｅ`) counts.
+    """
+    plain = "".join(_plain_punctuation(char) for char in text)
+    if unicodedata.normalize("NFKC", plain) != plain:
         return True
     return any(unicodedata.category(char) == "Cf" or char in LOOKALIKES for char in text)
+
+
+def _plain_punctuation(char: str) -> str:
+    """`char` in its NFKC form when it is punctuation or a space and stays so; else itself."""
+    if unicodedata.category(char)[0] not in "PZ":
+        return char
+    folded = unicodedata.normalize("NFKC", char)
+    return folded if all(unicodedata.category(c)[0] in "PZ" for c in folded) else char
 
 
 def _patterns(*patterns: str) -> tuple[re.Pattern[str], ...]:

@@ -10,10 +10,14 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from gauntlet.languages import PEERS
-from gauntlet.targets.toy.speech import en, es
+from gauntlet.targets.toy.speech import en, es, zh
 from gauntlet.targets.toy.speech.base import Speech
 
-_WRITTEN = (en.SPEECH, es.SPEECH)
+_WRITTEN = (
+    en.SPEECH,
+    es.SPEECH,
+    zh.SPEECH,
+)
 
 SPEECHES: MappingProxyType[str, Speech] = MappingProxyType(
     {
