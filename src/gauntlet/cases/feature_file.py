@@ -34,7 +34,7 @@ from gauntlet.invisible import remove_invisible
 from gauntlet.languages import primary_language
 from gauntlet.record import FieldDocstrings, StrictRecord
 
-PACK_LANGUAGES = ("en", "es")
+PACK_LANGUAGES = ("en", "es", "zh")
 """The primary languages the attack pack is written in, each by people, as peers."""
 
 MAX_FEATURE_BYTES = 64 * 1024
