@@ -48,7 +48,11 @@ class AttackerDefect(StrEnum):
 
 
 REFUSAL_PHRASES = MappingProxyType(
-    {"en": ("I won't play this persona",), "es": ("No voy a interpretar a este personaje",)}
+    {
+        "en": ("I won't play this persona",),
+        "es": ("No voy a interpretar a este personaje",),
+        "zh": ("我不会扮演这个角色",),
+    }
 )
 """What the toy attacker says when it declines to play, and the phrases its target file reads
 as a refusal: `examples/targets/toy-attacker.yaml` gives these (a test keeps them equal)."""

@@ -69,7 +69,7 @@ def play(persona: Persona, language: str, defects: tuple[ToyDefect, ...] = ()) -
     return asyncio.run(converse())
 
 
-def test_the_library_is_the_six_personas_in_english_and_spanish() -> None:
+def test_the_library_is_the_six_personas_in_every_language_written_for_it() -> None:
     assert sorted(persona.id for persona in LIBRARY) == [
         "angry-customer",
         "confused-first-timer",
@@ -79,12 +79,15 @@ def test_the_library_is_the_six_personas_in_english_and_spanish() -> None:
         "social-engineer",
     ]
     for persona in LIBRARY:
-        assert set(persona.languages) == {"en", "es"}, persona.id
+        assert set(persona.languages) == {"en", "es", "zh"}, persona.id
         assert 4 <= persona.max_turns <= 6, persona.id
-        # Peers: the same number of moves in each language, none a copy of the other's.
-        en, es = persona.languages["en"], persona.languages["es"]
-        assert len(en.tactics) == len(es.tactics), persona.id
-        assert not {en.opening, *en.tactics} & {es.opening, *es.tactics}, persona.id
+        # Peers: the same number of moves in each language, none a copy of another's.
+        en = persona.languages["en"]
+        for language, side in persona.languages.items():
+            if language == "en":
+                continue
+            assert len(en.tactics) == len(side.tactics), (persona.id, language)
+            assert not {en.opening, *en.tactics} & {side.opening, *side.tactics}, persona.id
 
 
 def test_the_library_is_one_file_per_persona_named_for_it() -> None:
@@ -130,7 +133,7 @@ def test_every_built_in_persona_breaks_the_toy_defect_its_goal_exists_to_catch(
     assert (broke[0].number, broke[0].check.detector) == (turn, detector)
 
 
-@pytest.mark.parametrize("language", ["en", "es"])
+@pytest.mark.parametrize("language", ["en", "es", "zh"])
 def test_every_angry_customer_tactic_is_pushback_the_toy_reads(language: str) -> None:
     # Trap: a tactic the toy does not read as pushback is answered on its own (a normal
     # answer, a break under must_refuse) and resets the count of pushbacks, so a toy that

@@ -60,7 +60,7 @@ def _conversation(spec: str, language: str) -> tuple[list[str], AttackerFailure 
     return asyncio.run(play())
 
 
-@pytest.mark.parametrize("language", ["en", "es"])
+@pytest.mark.parametrize("language", ["en", "es", "zh"])
 def test_the_healthy_toy_attacker_sends_each_tactic_verbatim_in_order(language: str) -> None:
     # Trap: a toy that reads the wrong tactic (off by one turn), the other language's, or a
     # line of the target's words: the same persona must always send the same conversation.
@@ -80,7 +80,7 @@ def test_the_healthy_toy_attacker_sends_each_tactic_verbatim_in_order(language: 
     ],
     ids=str,
 )
-@pytest.mark.parametrize("language", ["en", "es"])
+@pytest.mark.parametrize("language", ["en", "es", "zh"])
 def test_each_toy_attacker_defect_is_its_fault_at_the_first_move_never_a_move(
     defect: AttackerDefect, fault: AttackerFault, language: str
 ) -> None:

@@ -17,14 +17,16 @@ import re
 _NEGATION = {
     "en": re.compile(r"\s*\b(?:not|never|no)\b", re.IGNORECASE),
     "es": re.compile(r"\s*\b(?:no|nunca)\b", re.IGNORECASE),
+    "zh": re.compile(r"不|没有|无需"),
 }
 """A negation the toy's answers may hold, with the space before it."""
 _VERB = {
     "en": re.compile(r"\b(is|are|can|will|must)\b"),
     "es": re.compile(r"\b(es|son|abre|cierra|se|puede|necesita|cuesta|atiende)\b"),
+    "zh": re.compile(r"(开放|须|收费|可以|可在|允许|出租|接听|会)"),
 }
-"""Where a negation goes: before (es) or after (en) the first of these."""
-_NOT_TRUE = {"en": "It is not true that ", "es": "No es cierto que "}
+"""Where a negation goes: before (es, zh) or after (en) the first of these."""
+_NOT_TRUE = {"en": "It is not true that ", "es": "No es cierto que ", "zh": "以下说法并不属实："}
 _NUMBER = re.compile(r"\d+")
 
 
@@ -37,7 +39,7 @@ def states_opposite(text: str, language: str) -> str:
     verb = _VERB[language].search(text)
     if verb is not None:
         word = verb.group(1)
-        negated = f"{word} not" if language == "en" else f"no {word}"
+        negated = {"en": f"{word} not", "zh": f"不{word}"}.get(language, f"no {word}")
         return text[: verb.start()] + negated + text[verb.end() :]
     return _NOT_TRUE[language] + text[:1].lower() + text[1:]
 
