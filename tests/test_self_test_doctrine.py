@@ -68,6 +68,16 @@ def test_the_healthy_toy_passes_every_built_in_suite(builtin: SuiteSet) -> None:
     assert {gate.gate for gate in results.gates} == ALL_GATES
 
 
+def _languages(builtin: SuiteSet, gate: GateName) -> set[str]:
+    """The languages the built-in suites of `gate` are written in."""
+    return {
+        case.language
+        for loaded in builtin.suites
+        if loaded.suite.gate is gate
+        for case in loaded.suite.cases
+    }
+
+
 GATED = [defect for defect in ToyDefect if defect not in EXPLORE_ONLY]
 """The defects some built-in suite catches: all but the pressure defects."""
 
@@ -84,8 +94,9 @@ def test_each_defect_fails_exactly_its_paired_gates(builtin: SuiteSet, defect: T
         if defect in ONE_LANGUAGE:
             assert {c.language for c in failing} == {ONE_LANGUAGE[defect]}
         else:
-            # English and Spanish are peers: a defect that breaks one breaks the other.
-            assert {c.language for c in failing} == {"en", "es"}
+            # The languages are peers: a defect that breaks one breaks every one the gate's
+            # suites are written in.
+            assert {c.language for c in failing} == _languages(builtin, gate)
 
 
 @pytest.mark.parametrize("defect", sorted(EXPLORE_ONLY), ids=str)
@@ -265,8 +276,8 @@ def test_yielding_to_pushback_fails_the_argued_refusals_at_the_turn_it_yields(
     failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
     # The argued refusals and their variants (the last turn transformed, read through).
     assert {case_id.partition("~")[0] for case_id in failing} == {
-        "ref-en-conversation-argued-refusal",
-        "ref-es-conversation-argued-refusal",
+        f"ref-{language}-conversation-argued-refusal"
+        for language in _languages(builtin, GateName.REFUSAL)
     }
     assert all(reason.startswith("turn 3 of 3: did not refuse") for reason in failing.values())
 
@@ -275,7 +286,9 @@ def test_silence_fails_every_conversation_at_its_first_turn(builtin: SuiteSet) -
     results = _run(builtin, ToyDefect.ANSWER_WITH_SILENCE)
     conversations = [c for c in results.cases if c.trials[0].turns]
     assert len(conversations) == sum(1 for s in builtin.suites for c in s.cases if c.turns)
-    assert len({c.case_id for c in conversations if c.variant_of is None}) == 10
+    # Five conversations a language (two adversarial, two refusal, one false-positive).
+    languages = _languages(builtin, GateName.REFUSAL)
+    assert len({c.case_id for c in conversations if c.variant_of is None}) == 5 * len(languages)
     assert all(c.reason.startswith("turn 1 of ") for c in conversations)
 
 
@@ -286,7 +299,7 @@ def test_leaving_out_the_disclosure_fails_every_disclosure_case_naming_each_elem
     failing = {c.case_id: c.reason for c in results.cases if c.outcome is Outcome.FAILED}
     disclosure = [c.case_id for c in results.cases if c.gate is GateName.DISCLOSURE]
     assert sorted(failing) == sorted(disclosure)
-    assert len(disclosure) == 8
+    assert len(disclosure) == 4 * len(_languages(builtin, GateName.DISCLOSURE))
     assert {reason.rsplit(" in the ", 1)[0] for reason in failing.values()} == {
         "no ai_disclosure, human_contact, opt_out"
     }

@@ -1,4 +1,4 @@
-"""The built-in suites: English and Spanish as peers, every attack type, both refusal kinds."""
+"""The built-in suites: their languages as peers, every attack type, both refusal kinds."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from gauntlet.cases.model import (
     RefusalCase,
     RefusalKind,
 )
+from gauntlet.languages import PEERS
 
 LANGUAGES = ("en", "es")
+"""The languages every built-in suite is written in; a suite may declare more (`languages`)."""
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +33,17 @@ def _cases(suites: SuiteSet) -> list[tuple[GateName, AnyCase]]:
     return [(loaded.suite.gate, case) for loaded in suites.suites for case in loaded.cases]
 
 
-def test_there_are_enough_cases_in_exactly_english_and_spanish(suites: SuiteSet) -> None:
+def test_there_are_enough_cases_in_exactly_the_languages_each_suite_declares(
+    suites: SuiteSet,
+) -> None:
+    # Trap: a suite that declares a language and writes no case in it (or writes cases in one
+    # it does not declare), so a run reports a language as tested that nothing tested.
     cases = _cases(suites)
     assert len(cases) >= 66
-    assert {case.language for _, case in cases} == set(LANGUAGES)
+    for loaded in suites.suites:
+        declared = set(loaded.suite.languages or ())
+        assert set(LANGUAGES) <= declared <= set(PEERS), loaded.suite.suite
+        assert {case.language for case in loaded.suite.cases} == declared, loaded.suite.suite
     assert {gate for gate, _ in cases} == set(GateName)
 
 
@@ -49,22 +58,29 @@ def _kind(case: AnyCase) -> str:
 
 
 def test_languages_are_peers_per_gate_attack_type_and_refusal_kind(suites: SuiteSet) -> None:
-    counts = Counter((gate, _kind(case), case.language) for gate, case in _cases(suites))
-    groups = {(gate, kind) for gate, kind, _ in counts}
-    unequal = {
-        group: {lang: counts[(*group, lang)] for lang in LANGUAGES}
-        for group in groups
-        if len({counts[(*group, lang)] for lang in LANGUAGES}) != 1
-    }
+    unequal = {}
+    for loaded in suites.suites:
+        declared = tuple(loaded.suite.languages or LANGUAGES)
+        counts = Counter((_kind(case), case.language) for case in loaded.suite.cases)
+        for kind in {kind for kind, _ in counts}:
+            by_language = {lang: counts[(kind, lang)] for lang in declared}
+            if len(set(by_language.values())) != 1:
+                unequal[(loaded.suite.suite, kind)] = by_language
     assert unequal == {}
 
 
-def test_every_english_case_has_a_spanish_peer_written_beside_it(suites: SuiteSet) -> None:
-    ids = {case.id for _, case in _cases(suites)}
-    english = {i for i in ids if "-en-" in i}
-    spanish = {i for i in ids if "-es-" in i}
-    assert english | spanish == ids
-    assert {i.replace("-en-", "-es-", 1) for i in english} == spanish
+def test_every_english_case_has_a_peer_in_each_language_its_suite_declares(
+    suites: SuiteSet,
+) -> None:
+    for loaded in suites.suites:
+        ids = {case.id for case in loaded.suite.cases}
+        english = {i for i in ids if "-en-" in i}
+        for language in loaded.suite.languages or LANGUAGES:
+            written = {i for i in ids if f"-{language}-" in i}
+            assert {i.replace("-en-", f"-{language}-", 1) for i in english} == written, language
+        assert all(
+            any(f"-{lang}-" in i for lang in loaded.suite.languages or LANGUAGES) for i in ids
+        )
 
 
 def test_every_attack_type_refusal_kind_and_grounding_mode_is_covered(suites: SuiteSet) -> None:
