@@ -57,7 +57,7 @@ def _han_lookalikes() -> dict[str, str]:
     the characters its radicals decompose to, `⼀` for `一` and `⽰` for `示`, so a Chinese
     text has look-alikes the way a Latin one has Cyrillic ones.
     """
-    pairs = {}
+    pairs: dict[str, str] = {}
     for code in range(0x2F00, 0x2FD6):
         radical = chr(code)
         plain = unicodedata.normalize("NFKC", radical)
