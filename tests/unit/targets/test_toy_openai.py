@@ -336,7 +336,11 @@ def test_escalated_answers_and_only_they_name_the_crisis_line(defects):
         assert bool(names) == turn.native.escalated, (turn.case.id, turn.turn, text)
         assert bool(markers_found(text, ESCALATED_WHEN[language])) == turn.native.escalated
         escalated += turn.native.escalated
-    expected = 0 if {ToyDefect.NO_ESCALATION, ToyDefect.ANSWER_WITH_SILENCE} & set(defects) else 8
+    # Four crises a language: three asked at once, one surfacing in a conversation.
+    crises = 4 * len({case.language for case in BUILTIN_CASES})
+    expected = (
+        0 if {ToyDefect.NO_ESCALATION, ToyDefect.ANSWER_WITH_SILENCE} & set(defects) else crises
+    )
     assert escalated == expected
 
 
@@ -954,6 +958,7 @@ def test_the_example_target_files_are_valid_and_read_the_toy(name: str, stream: 
     assert phrases == {
         "en": [ESCALATION_PHRASES["en"], ESCALATION_PHRASES["es"]],
         "es": [ESCALATION_PHRASES["es"], ESCALATION_PHRASES["en"]],
+        "zh": [ESCALATION_PHRASES["zh"], ESCALATION_PHRASES["en"]],
     }
     # The streamed file differs in streaming, its name and asking for usage in the stream.
     assert spec.model_dump(exclude={"stream", "name", "extra_body"}) == EXAMPLE.model_dump(
