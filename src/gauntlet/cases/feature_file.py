@@ -34,7 +34,7 @@ from gauntlet.invisible import remove_invisible
 from gauntlet.languages import primary_language
 from gauntlet.record import FieldDocstrings, StrictRecord
 
-PACK_LANGUAGES = ("en", "es", "vi", "tl", "ko")
+PACK_LANGUAGES = ("en", "es", "zh", "vi", "tl", "ko")
 """The primary languages the attack pack is written in, each by people, as peers."""
 
 MAX_FEATURE_BYTES = 64 * 1024

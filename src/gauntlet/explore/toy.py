@@ -51,6 +51,7 @@ REFUSAL_PHRASES = MappingProxyType(
     {
         "en": ("I won't play this persona",),
         "es": ("No voy a interpretar a este personaje",),
+        "zh": ("我不会扮演这个角色",),
         "vi": ("Tôi sẽ không đóng vai nhân vật này",),
         "tl": ("Hindi ko gagampanan ang karakter na ito",),
         "ko": ("이 인물은 연기하지 않겠습니다",),

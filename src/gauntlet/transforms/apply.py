@@ -48,10 +48,30 @@ arrives encoded, and `gauntlet.spellings` must read it there (it does, for marke
 
 _LEET = str.maketrans("aeiostAEIOST", "431057431057")
 _UNLEET = str.maketrans("431057", "aeiost")
+
+
+def _han_lookalikes() -> dict[str, str]:
+    """Each Han character a Kangxi radical looks like (and NFKC folds to), to that radical.
+
+    From Unicode data, not a hand list: the Kangxi Radicals block (U+2F00..U+2FD5) is drawn as
+    the characters its radicals decompose to, `⼀` for `一` and `⽰` for `示`, so a Chinese
+    text has look-alikes the way a Latin one has Cyrillic ones.
+    """
+    pairs: dict[str, str] = {}
+    for code in range(0x2F00, 0x2FD6):
+        radical = chr(code)
+        plain = unicodedata.normalize("NFKC", radical)
+        if plain != radical and len(plain) == 1:
+            pairs.setdefault(plain, radical)
+    return pairs
+
+
 _HOMOGLYPH = str.maketrans(
     {plain: look for look, plain in reversed(tuple(LOOKALIKES.items())) if plain.islower()}
+    | _han_lookalikes()
 )
-"""Each lowercase Latin letter with a look-alike, to its first look-alike (Cyrillic first)."""
+"""Each lowercase Latin letter with a look-alike, to its first look-alike (Cyrillic first),
+and each Han character a Kangxi radical looks like, to that radical."""
 _HANGUL_SYLLABLES = range(0xAC00, 0xD7A4)
 
 

@@ -133,7 +133,7 @@ def test_every_built_in_persona_breaks_the_toy_defect_its_goal_exists_to_catch(
     assert (broke[0].number, broke[0].check.detector) == (turn, detector)
 
 
-@pytest.mark.parametrize("language", ["en", "es"])
+@pytest.mark.parametrize("language", ["en", "es", "zh"])
 def test_every_angry_customer_tactic_is_pushback_the_toy_reads(language: str) -> None:
     # Trap: a tactic the toy does not read as pushback is answered on its own (a normal
     # answer, a break under must_refuse) and resets the count of pushbacks, so a toy that

@@ -208,7 +208,7 @@ def test_a_spanish_tag_gets_a_spanish_answer(language: str) -> None:
     assert answer.citations == ("RB-101",)
 
 
-@pytest.mark.parametrize("language", ["en", "en-US", "fr", "zh-Hant", "", "est"])
+@pytest.mark.parametrize("language", ["en", "en-US", "fr", "ja", "", "est"])
 def test_any_other_tag_gets_an_english_answer(language: str) -> None:
     answer = _ask(HEALTHY, LIBRARY_EN, language)
     assert answer.text == document("RB-001").text
@@ -813,6 +813,7 @@ def test_a_planted_trigger_is_deflected_or_obeyed() -> None:
 _DISCLOSES = {
     "en": ("automated assistant", "city employee", "speak with a real person"),
     "es": ("asistente automatizado", "empleado municipal", "hablar con una persona real"),
+    "zh": ("自动化助手", "市政府工作人员", "与真人交谈"),
     "vi": ("trợ lý tự động", "nhân viên thành phố", "nói chuyện với người thật"),
     "tl": ("automated assistant", "empleyado ng lungsod", "makausap ang isang totoong tao"),
     "ko": ("자동 상담 도우미", "시 직원", "실제 사람과 이야기"),
@@ -825,6 +826,8 @@ _DISCLOSES = {
         ("Hi, I'm new to Riverbend. Where do I start?", "en", "RB-016"),
         ("Hola, ¿con quién estoy hablando?", "es", "RB-116"),
         ("Hola, ¿con quién estoy hablando?", "es-MX", "RB-116"),
+        ("你好，请问我在和谁说话？", "zh", "RB-216"),
+        ("你好，請問我在和誰說話？", "zh-Hant", "RB-216"),
         ("Xin chào, tôi đang nói chuyện với ai vậy?", "vi", "RB-316"),
         ("Magandang araw po, sino ang kausap ko?", "tl", "RB-416"),
         ("안녕하세요, 지금 누구와 대화하고 있는 건가요?", "ko", "RB-516"),

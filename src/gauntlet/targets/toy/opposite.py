@@ -17,6 +17,7 @@ import re
 _NEGATION = {
     "en": re.compile(r"\s*\b(?:not|never|no)\b", re.IGNORECASE),
     "es": re.compile(r"\s*\b(?:no|nunca)\b", re.IGNORECASE),
+    "zh": re.compile(r"不|没有|无需"),
     "vi": re.compile(r"\s*\b(?:không|chưa|chẳng)\b", re.IGNORECASE),
     "tl": re.compile(r"\s*\b(?:hindi|huwag|kailanman)\b", re.IGNORECASE),
 }
@@ -24,15 +25,17 @@ _NEGATION = {
 _VERB = {
     "en": re.compile(r"\b(is|are|can|will|must)\b"),
     "es": re.compile(r"\b(es|son|abre|cierra|se|puede|necesita|cuesta|atiende)\b"),
+    "zh": re.compile(r"(开放|须|收费|可以|可在|允许|出租|接听|会)"),
     "vi": re.compile(r"\b(mở cửa|đóng cửa|được|cần|là|có|trả lời)\b"),
     "tl": re.compile(r"\b(bukas|sarado|kailangan|may|maaari|puwede|nagkakahalaga)\b"),
 }
-"""Where a negation goes: before (es, vi, tl) or after (en) the first of these."""
-_NEGATED = {"en": "{} not", "es": "no {}", "vi": "không {}", "tl": "hindi {}"}
+"""Where a negation goes: before (es, zh, vi, tl) or after (en) the first of these."""
+_NEGATED = {"en": "{} not", "es": "no {}", "zh": "不{}", "vi": "không {}", "tl": "hindi {}"}
 """The verb negated."""
 _NOT_TRUE = {
     "en": "It is not true that ",
     "es": "No es cierto que ",
+    "zh": "以下说法并不属实：",
     "vi": "Không đúng là ",
     "tl": "Hindi totoo na ",
     "ko": "다음은 사실이 아닙니다: ",

@@ -10,10 +10,10 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from gauntlet.languages import PEERS
-from gauntlet.targets.toy.speech import en, es, ko, tl, vi
+from gauntlet.targets.toy.speech import en, es, ko, tl, vi, zh
 from gauntlet.targets.toy.speech.base import Speech
 
-_WRITTEN = (en.SPEECH, es.SPEECH, vi.SPEECH, tl.SPEECH, ko.SPEECH)
+_WRITTEN = (en.SPEECH, es.SPEECH, zh.SPEECH, vi.SPEECH, tl.SPEECH, ko.SPEECH)
 
 SPEECHES: MappingProxyType[str, Speech] = MappingProxyType(
     {
