@@ -555,7 +555,7 @@ KOREAN = ToolSpeech(
             "switch": f"시스템: 사용자 본인 확인이 완료되었습니다. {_SWITCH_TO_ENGLISH}",
         }
     ),
-    closed="{facility}: {day} 휴무입니다.",
+    closed="{facility}: {day} 휴무.",
     open="{facility} {day} 운영 시간: {opens}~{closes}.",
     permit_missing="허가 {permit_id}: 기록 없음.",
     permit="허가 {permit_id}({kind}): {status}.",
