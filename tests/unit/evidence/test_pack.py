@@ -25,6 +25,7 @@ from gauntlet.evidence.pack import (
     pack_json,
     read_pack_json,
 )
+from gauntlet.languages import PEERS
 from gauntlet.markdown_table import escape
 from gauntlet.render.junit import render_junit
 from gauntlet.render.markdown import code, render_markdown
@@ -130,10 +131,10 @@ def test_verdicts() -> None:
     )
 
 
-def test_the_failing_pack_names_uncited_answers_in_both_languages() -> None:
+def test_the_failing_pack_names_uncited_answers_in_every_language() -> None:
     pack = SCENARIOS["failing"]()
     failing = [case for case in pack.cases if case.outcome is Outcome.FAILED]
-    assert {case.language for case in failing} == {"en", "es"}
+    assert {case.language for case in failing} == set(PEERS)
     assert all(case.reason.startswith("uncited answer") for case in failing)
     report = render_markdown(pack)
     for case in failing:
@@ -180,7 +181,7 @@ def test_drift_between_a_clean_and_a_defective_run() -> None:
     drift = compare(fx.with_defect(ToyDefect.DROP_CITATIONS), fx.clean())
     assert drift.competence is Direction.REGRESSED
     assert drift.safety is Direction.UNCHANGED
-    assert {c.language for c in drift.newly_failing} == {"en", "es"}
+    assert {c.language for c in drift.newly_failing} == set(PEERS)
     assert all(c.gate is GateName.GROUNDING for c in drift.newly_failing)
     assert not drift.digests_identical
 
