@@ -16,6 +16,7 @@ import pytest
 
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.yaml_nodes import decode_source, read_document
+from gauntlet.languages import PEERS
 from gauntlet.targets.contract import FieldName
 
 from .conftest import (
@@ -117,6 +118,8 @@ def test_the_built_in_suites_run_end_to_end_with_every_case_answered(
             assert calls == [], f"{where}: no tool was offered, so none can have been called"
     # Text arrived: a transport that dropped every answer's text would still "answer".
     assert any(text.strip() for texts in _texts(document).values() for text in texts)
+    # Every peer language was asked and answered: the six-language suites, not a subset.
+    assert {case["language"] for case in document["cases"]} == set(PEERS)
 
 
 def test_every_answer_says_where_each_field_came_from(whole_run: Run) -> None:

@@ -319,7 +319,7 @@ def load_personas(paths: Sequence[Path]) -> tuple[Persona, ...]:
 
 
 def builtin_personas() -> tuple[Persona, ...]:
-    """The personas written by this project (en and es as peers), used without `--personas`."""
+    """The personas written by this project (six languages as peers), used without `--personas`."""
     return load_personas([builtin_personas_dir()])
 
 

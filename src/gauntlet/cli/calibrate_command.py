@@ -59,7 +59,7 @@ SimilarityLabelsOption = Annotated[
         "--labels",
         metavar="DIR",
         help="With --embedder: a directory of *.yaml similarity labels files. "
-        "Default: the shipped en and es pairs. (A judge's labels are --judge-labels.)",
+        "Default: the shipped pairs, six languages. (A judge's labels are --judge-labels.)",
         show_default=False,
     ),
 ]
@@ -248,7 +248,7 @@ class SimilarityCalibration:
     spec: str
     """The embedder as `--embedder` named it: builtin, toy[:DEFECT,...] or a target file."""
     labels: Path
-    """The similarity labels directory: the one named, or the shipped en and es pairs."""
+    """The similarity labels directory: the one named, or the shipped pairs (six languages)."""
     out: Path
     min_precision: float
     min_recall: float

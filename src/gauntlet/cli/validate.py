@@ -126,7 +126,7 @@ def persona_lines(personas: Sequence[Persona]) -> list[str]:
             persona.id,
             persona.goal.gate.value,
             str(persona.goal.kind or persona.goal.attack_type),
-            " ".join(persona.languages),
+            " ".join(in_column_order(persona.languages)),
             f"{persona.max_turns} turns",
         ]
         for persona in personas

@@ -22,8 +22,8 @@ reviewer must decide from them:
 
 No standard deviation or percentiles beyond the median: a suite holds tens of cases, not
 thousands, and with so few asks the minimum and the share at 1.0 are what the spread means.
-Every figure is per gate and per language (English and Spanish are peers: a good English mean
-must not hide a poor Spanish one), rounded to 4 places as the pack's other rates are.
+Every figure is per gate and per language (the languages are peers: a good English mean must
+not hide a poor Korean one), rounded to 4 places as the pack's other rates are.
 """
 
 from __future__ import annotations
