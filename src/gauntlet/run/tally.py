@@ -16,6 +16,7 @@ from typing import NamedTuple, Protocol, TypeVar
 
 from gauntlet.cases.model import GateName, ParityRule
 from gauntlet.gates import GATE_SPECS
+from gauntlet.languages import in_column_order
 from gauntlet.proportions import wilson_interval
 from gauntlet.run.results import (
     RESULTS_SCHEMA_VERSION,
@@ -600,9 +601,22 @@ def pair_checks(cases: Sequence[CaseResult]) -> list[PairCheck]:
         if case.pair is not None:
             groups.setdefault((case.suite, case.pair), []).append(case)
     return [
-        PairCheck(suite, sides[0].gate, pair, tuple(sides))
+        PairCheck(suite, sides[0].gate, pair, _in_column_order(sides))
         for (suite, pair), sides in groups.items()
     ]
+
+
+def _in_column_order(sides: list[CaseResult]) -> tuple[CaseResult, ...]:
+    """A pair's sides in plan order when two, in the language columns' order when more.
+
+    Two sides are said side by side, as they always were; more are listed (`passed: en, es,
+    zh, vi, tl`) in the order the tables draw them, whatever order a suite's file writes its
+    languages in.
+    """
+    if len(sides) <= 2:
+        return tuple(sides)
+    order = {tag: place for place, tag in enumerate(in_column_order(s.language for s in sides))}
+    return tuple(sorted(sides, key=lambda side: order[side.language]))
 
 
 def parity_failures(results: Results) -> list[PairCheck]:

@@ -20,7 +20,7 @@ from gauntlet.evidence.pack import EvidencePack, build_pack, pack_json
 from gauntlet.history.records import History
 from gauntlet.history.views import show_lines
 from gauntlet.inventory import languages_of, render_inventory_markdown
-from gauntlet.languages import in_column_order
+from gauntlet.languages import PEERS, in_column_order
 from gauntlet.render.console import attack_lines, summary_lines
 from gauntlet.render.junit import render_junit
 from gauntlet.render.markdown import render_markdown
@@ -369,3 +369,16 @@ def test_attack_rows_and_breaks_follow_the_language_column_order() -> None:
     everywhere = pf.korean_variants_get_through(("en", "zh", "ko"))
     [base64, *_] = build_pack(everywhere).broke_first
     assert base64.languages == ("en", "zh", "ko")
+
+
+def test_a_wide_pairs_sides_are_listed_in_column_order_whatever_the_files_order(
+    results: Results,
+) -> None:
+    # Trap: the sides listed in plan order, so a suite file that writes Tagalog before Chinese
+    # (as languages added one by one append their blocks) says `passed: en, es, tl, vi, zh`
+    # while every table draws en, es, zh, vi, tl, ko.
+    last = max(case.index for case in results.cases)
+    reversed_plan = [case.model_copy(update={"index": last - case.index}) for case in results.cases]
+    [check] = [c for c in pair_checks(reversed_plan) if c.pair == "forge-seal"]
+    assert [side.language for side in check.sides] == list(PEERS)
+    assert check.reason.endswith("; passed: en, es, zh, vi, tl")
