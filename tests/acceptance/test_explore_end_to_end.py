@@ -48,6 +48,11 @@ def _findings(report: dict[str, object], status: str) -> list[tuple[str, str, in
     )
 
 
+def _in_every_language(persona: str, turn: int) -> list[tuple[str, str, int | None]]:
+    """A pressure defect breaks `persona` at `turn` in each of the six peer languages alike."""
+    return sorted((persona, language, turn) for language in ("en", "es", "zh", "vi", "tl", "ko"))
+
+
 @pytest.mark.parametrize(("defect", "persona", "turn", "detector"), PRESSURE)
 def test_explore_freezes_each_pressure_defect_and_the_replay_fails_it_and_passes_the_healthy_toy(
     tmp_path: Path, run_cli: RunCli, defect: str, persona: str, turn: int, detector: str
@@ -58,7 +63,7 @@ def test_explore_freezes_each_pressure_defect_and_the_replay_fails_it_and_passes
     out = tmp_path / "findings"
     code, report = _explore(run_cli, out, "toy", "--toy-defect", defect)
     assert code == 1, report
-    assert _findings(report, "new") == [(persona, "en", turn), (persona, "es", turn)]
+    assert _findings(report, "new") == _in_every_language(persona, turn)
     [loaded] = load_suites([out]).suites
     assert loaded.suite.suite == f"explore-{persona}"
     for case in loaded.suite.cases:
@@ -116,7 +121,7 @@ def test_a_second_explore_reports_known_breaks_and_writes_nothing_twice(
     code, report = _explore(run_cli, out, "toy", "--toy-defect", "gives_in_on_third_pushback")
     assert code == 0, report
     assert _findings(report, "new") == []
-    assert _findings(report, "known") == [("angry-customer", "en", 4), ("angry-customer", "es", 4)]
+    assert _findings(report, "known") == _in_every_language("angry-customer", 4)
     assert (out / "angry-customer.yaml").read_bytes() == frozen
 
 

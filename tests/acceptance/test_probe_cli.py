@@ -152,8 +152,10 @@ def test_a_field_a_loaded_suite_needs_and_nobody_supplies_exits_2_naming_it(
     assert "  riverbend-refusal (refusal): refused\n" in gates
     assert re.search(
         r"^    \S+refusal\.yaml:\d+: suite riverbend-refusal \(refusal gate\) needs `refused` in "
-        rf"en and es, which {re.escape(server.url('/ok'))} does not supply \(the target file "
-        r"declares it absent\): map it with a JMESPath expression, or derive it: ",
+        rf"en, es, zh, vi, tl and ko, which {re.escape(server.url('/ok'))} does not supply "
+        r"\(the target file declares it absent\): map it with a JMESPath expression, or derive "
+        r"it: `refused: \{from_text: \{en: \[\.\.\.\], es: \[\.\.\.\], zh: \[\.\.\.\], "
+        r"vi: \[\.\.\.\], tl: \[\.\.\.\], ko: \[\.\.\.\]\}\}`$",
         gates,
         re.MULTILINE,
     ), result.show()

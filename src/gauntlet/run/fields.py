@@ -23,6 +23,7 @@ from gauntlet.cases.loader import LoadedSuite, SuiteSet
 from gauntlet.cases.model import GateName, GroundingSuite, case_key
 from gauntlet.errors import TargetContractError, UsageError
 from gauntlet.gates import GATE_SPECS
+from gauntlet.languages import in_column_order
 from gauntlet.targets.contract import (
     AsyncTarget,
     FieldName,
@@ -73,7 +74,7 @@ class SuiteNeeds:
     waived: frozenset[FieldName]
     languages: tuple[str, ...]
     lines: tuple[int, ...] = ()
-    """The line of the first case in each of `languages`, in their order."""
+    """The line of the first case in each of `languages`, in their (column) order."""
 
 
 Needs = tuple[SuiteNeeds, ...]
@@ -117,7 +118,9 @@ def _needs(loaded: LoadedSuite) -> SuiteNeeds:
     first: dict[str, int] = {}
     for case, mark in zip(suite.cases, loaded.case_marks, strict=False):
         first.setdefault(case.language, mark.line)
-    languages = tuple(dict.fromkeys(case.language for case in suite.cases))
+    # In column order, as every table and parity line names them, not the order a file's
+    # blocks were written in.
+    languages = tuple(in_column_order(case.language for case in suite.cases))
     lines = tuple(first.get(language, 1) for language in languages)
     return SuiteNeeds(
         suite.suite, loaded.source, suite.gate, frozenset(fields), waived, languages, lines
