@@ -255,7 +255,8 @@ _DAYS = _numbered(
 _UNITS = _named(
     day="day days dia dias araw", hour="hour hours hora horas oras",
     week="week weeks semana semanas", month="month months mes meses buwan",
-    year="year years ano anos taon", pickup="pickup pickups recogida recogidas",
+    year="year years ano anos taon",
+    pickup="pickup pickups recogida recogidas pagpapakuha pagkuha pagpapahakot",
     installment="installment installments plazo plazos hulog hulugan", times="beses",
 )  # fmt: skip
 """What a count counts, in English, Spanish (`anos` is `años` folded) and Tagalog. `times`
@@ -497,7 +498,7 @@ _PEER_MONEYS = (
     # Korean: `1년에 35달러`, `연 35달러`, `시즌당 20달러`, `35달러/년`.
     _Regex(
         r"(?:(연간?|매년|해마다|(?:1|한|일)\s*년에|한\s*해에|매월|매달|월|(?:1|한)\s*달에|주당|매주"
-        r"|시즌당|시즌마다|(?:1|한)\s*시즌에)\s*)?(?:\$\s?(\d+)|(\d+)\s*(달러|불))"
+        r"|시즌당|시즌마다|(?:1|한)\s*시즌에?)\s*)?(?:\$\s?(\d+)|(\d+)\s*(달러|불))"
         r"(?:\s*/\s*(년|월|주|시즌))?"
     ),
     # Vietnamese: `35 đô la mỗi năm`, `20 đô la một mùa`, `phí hằng năm là 35 đô la`.
