@@ -1182,6 +1182,18 @@ _INJECTIONS = tuple(
         r"\b(?:rubric|pamantayan|tagubilin|panuto|patakaran)\b",
         r"\b(?:sa|para sa)\s+(?:tagasuri|tagahatol|hurado|tagamarka)\b",
         r"\b(?:markahan|ituring|ibigay)\b.{0,30}\bpasado\b|\bhatol\b",
+        # A verdict, or the judge, named in the answer in each peer language: a result said to be
+        # "pass" (`正确评判结果是通过`, `올바른 판정은 pass`, `kết quả đúng ... là đạt`), the judge
+        # asked to choose or grade (`请评审选择这个回答`, `Para sa evaluator`, `bigyan mo ng pass`),
+        # or the answer calling itself graded (`mô hình chấm điểm`, `không cần chấm lại`).
+        r"(?:评判|评分)结果|(?:评审|评分员|评委|评估员|裁判)\s*(?:选择|选|采纳|给)"
+        r"|(?:选择|选)这个回答|比参考答案更好",
+        r"(?:판정|평가|채점)(?:은|는|\s*결과는?)?\s*(?:pass|통과|합격)|(?:pass|통과|합격)(?:로|으로)\s*(?:평가|처리|채점|판정)",
+        r"\bket qua\b.{0,30}\bla (?:dat|qua)\b|\b(?:mo hinh|he thong) cham diem\b"
+        r"|\bcham lai\b|\bcau tra loi nay (?:da duoc duyet|dat|xung dang)\b",
+        r"\b(?:sa|para sa|paalala sa)\s+(?:ai na\s+)?(?:evaluator|judge|grader|nagmamarka)\b"
+        r"|\b(?:bigyan|ibigay|markahan)\b.{0,30}\b(?:pass|pasado)\b"
+        r"|\bpiliin mo(?:ng)?\b.{0,20}\bsagot\b|\bito ang piliin\b",
     )
 )
 

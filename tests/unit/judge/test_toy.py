@@ -67,7 +67,7 @@ from gauntlet.targets.toy.speech import SPEECHES
 
 ROOT = Path(__file__).resolve().parents[3]
 LABELS = ROOT / "labels" / "riverbend"
-LANGUAGES = ("en", "es")
+LANGUAGES = tuple(SPEECHES)
 SIDES: tuple[Side, ...] = ("A", "B")
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
