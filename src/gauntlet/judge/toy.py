@@ -201,6 +201,23 @@ _INDEX_BASE = 0xE100
 _TOKEN = _Regex(f"{_OPEN}(.)(.){_CLOSE}")
 
 
+_DAYS_TOKEN = f"{_OPEN}{_DAYS_MARK}(.){_CLOSE}"
+_RESTATED_DAYS = _Regex(rf"{_DAYS_TOKEN}\s*[(（]\s*{_DAYS_TOKEN}\s*[)）]")
+"""Days restated in brackets (`weekdays (Monday to Friday)`, `các ngày thường (thứ Hai đến thứ
+Sáu)`): one set of days, not two, so a clause with two spans still pairs each with its days."""
+
+
+def _zh_count(said: str) -> int:
+    """`said` (digits, or a Chinese number from 1 to 99 in characters) as a number."""
+    if said.isdigit():
+        return int(said)
+    tens, ten, ones = said.rpartition("十")
+    value = _ZH_DIGITS.find(ones) + 1 if ones else 0
+    if ten:
+        value += 10 * (_ZH_DIGITS.find(tens) + 1 if tens else 1)
+    return value
+
+
 def _token(mark: str, index: int) -> str:
     return f"{_OPEN}{mark}{chr(_INDEX_BASE + index)}{_CLOSE}"
 
@@ -504,7 +521,7 @@ _PEER_MONEYS = (
     # Vietnamese: `35 đô la mỗi năm`, `20 đô la một mùa`, `phí hằng năm là 35 đô la`.
     _Regex(
         r"(?:\b(moi nam|hang nam|mot nam|moi thang|hang thang|moi mua|mot mua)\s*(?:la|:)?\s*)?"
-        r"(?:\$\s?(\d+)|\b(\d+)(?:[.,]00)?\s*(do la|do my)\b)"
+        r"(?:\$\s?(\d+)|\b(\d+)(?:[.,]00)?\s*(do la|do my|do(?!\s*[cf]\b))\b)"
         r"(?:\s*(?:/|moi|mot|cho moi|cho mot|hang|trong mot)\s*(nam|thang|tuan|mua)\b)?"
     ),
     # Tagalog: `$35 bawat taon`, `20 dolyar kada season`, `$35 taun-taon`.
@@ -524,11 +541,14 @@ _PEER_PERIODS = _named(
     season="季 季度 季节 시즌 시즌당 시즌마다 mua season panahon",
 )  # fmt: skip
 
+_ZH_DIGITS = "一二三四五六七八九"
+_ZH_COUNT = rf"[{_ZH_DIGITS}]?十[{_ZH_DIGITS}]?|[{_ZH_DIGITS}]"
+"""A Chinese number from 1 to 99 in characters (`一`, `十一`, `二十`, `三十一`)."""
 _PEER_DATE = _Regex(
-    r"(\d{1,2})\s*(?:月|월)\s*(\d{1,2})\s*(?:日|号|일)"
+    rf"(\d{{1,2}}|{_ZH_COUNT})\s*(?:月|월)\s*(\d{{1,2}}|{_ZH_COUNT})\s*(?:日|号|일)"
     r"|\b(?:ngay|mung|mong|va)\s+(\d{1,2})\s*(?:thang\s+|/\s*)(\d{1,2})\b"
     r"|\b(\d{1,2})\s+thang\s+(\d{1,2})\b"
-    rf"|\bika-?\s?(\d{{1,2}})\s+ng\s+({_MONTH})\b"
+    rf"|\b(?:ika-?\s?(\d{{1,2}})|(unang)\s+araw)\s+ng\s+({_MONTH})\b"
 )
 """`11月1日`, `11월 1일`, `ngày 1 tháng 11`, `ngày 4/7` and `ngày 1/11 và 1/2` (day first),
 `ika-4 ng Hulyo`."""
@@ -734,6 +754,7 @@ class _Reader:
         self.substitute(_EVERY_DAY, lambda m: self._days(set(range(7))))
         self.substitute(_WEEKENDS, lambda m: self._days({5, 6}))
         self.substitute(_ONE_DAY, lambda m: self._days({_DAYS[m[1]]}))
+        self.substitute(_RESTATED_DAYS, self._restated_days)
         for pattern, activity in _ACTIVITIES:
             self.substitute(pattern, self._activity(activity))
         self.substitute(_COUNT, self._count)
@@ -843,13 +864,13 @@ class _Reader:
     def _peer_date(self, match: re.Match[str]) -> str:
         groups = match.groups()
         if groups[0]:
-            month, day = int(groups[0]), int(groups[1])
+            month, day = _zh_count(groups[0]), _zh_count(groups[1])
         elif groups[2]:
             day, month = int(groups[2]), int(groups[3])
         elif groups[4]:
             day, month = int(groups[4]), int(groups[5])
         else:
-            day, month = int(groups[6]), _MONTHS[groups[7]]
+            day, month = 1 if groups[7] else int(groups[6]), _MONTHS[groups[8]]
         if not (1 <= month <= 12 and 1 <= day <= 31):
             return match[0]
         return self.fact(Fact(Kind.DATE, f"{month:02d}-{day:02d}"))
@@ -882,6 +903,10 @@ class _Reader:
 
     def _short_day_range(self, match: re.Match[str]) -> str:
         return self._range(_DAY_ABBREVIATED[match[1]], _DAY_ABBREVIATED[match[2]])
+
+    def _restated_days(self, match: re.Match[str]) -> str:
+        said, restated = self.days[_index(match[1])], self.days[_index(match[2])]
+        return self._days(set(said | restated))
 
     def _range(self, first: int, last: int) -> str:
         if last < first:
