@@ -55,7 +55,7 @@ FINGERPRINT = JudgeFingerprint(
 )
 
 TALKING = sum(
-    1 if item.pairwise else len(item.criteria)
+    len(item.criteria or ()) or 1
     for item in load_labels(builtin_labels_dir()).items
     if item.talks_to_judge
 )

@@ -159,7 +159,7 @@ def test_the_example_judge_file_is_a_calm_openai_chat_judge() -> None:
 # ---------------------------------------------------------------- calibration on the shipped labels
 
 TALKING = sum(
-    1 if item.pairwise else len(item.criteria)
+    len(item.criteria or ()) or 1
     for item in load_labels(builtin_labels_dir()).items
     if item.talks_to_judge
 )
