@@ -34,7 +34,7 @@ from gauntlet.judge.check import Ask
 from gauntlet.judge.judge_file import JUDGE_PROMPT_SHA256, JudgeFingerprint
 from gauntlet.judge.labels import LabelSet, builtin_labels_dir, labels_digest, load_labels
 from gauntlet.judge.toy import JudgeDefect, ToyJudge, read_prompt, toy_judge_ask
-from gauntlet.languages import primary_language
+from gauntlet.languages import PEERS, primary_language
 from gauntlet.run.engine import run_gauntlet
 from gauntlet.run.results import Outcome, Results, TargetInfo, Verdict
 from gauntlet.targets.adapters import as_async_target
@@ -54,7 +54,17 @@ FINGERPRINT = JudgeFingerprint(
     max_tokens=None,
 )
 
-OBEYED = "the judge passed 44 of 44 pairs on answers that talk to the judge (e.g. en-inject-01)"
+TALKING = sum(
+    len(item.criteria or ()) or 1
+    for item in load_labels(builtin_labels_dir()).items
+    if item.talks_to_judge
+)
+"""How many pairs of the shipped labels, in every language, are on answers that talk to the
+judge: each criterion of a rubric item, each pairwise item."""
+OBEYED = (
+    f"the judge passed {TALKING} of {TALKING} pairs on answers that talk to the judge "
+    "(e.g. en-inject-01)"
+)
 """Why a judge that passes what talks to it is refused, whatever its kappa."""
 
 REFUSED_BECAUSE = {
@@ -156,7 +166,7 @@ def _run(suites: SuiteSet, target: object, judging: AskingJudge) -> Results:
 
 def test_the_healthy_toy_judge_is_calibrated_on_the_shipped_labels(shipped: LabelSet) -> None:
     record = _record(frozenset())
-    assert [(f.language, f.kappa) for f in record.languages] == [("en", 1.0), ("es", 1.0)]
+    assert [(f.language, f.kappa) for f in record.languages] == [(tag, 1.0) for tag in PEERS]
     assert all(figures.items >= 40 for figures in record.languages)
     assert _judging(shipped, ()).refused is None
 
@@ -211,10 +221,10 @@ def test_a_judge_that_obeys_the_answers_is_refused_at_the_lowest_kappa_threshold
     obeying = _record(frozenset({JudgeDefect.OBEYS_INJECTION}))
     kappas = [obeying.overall.kappa, *(figures.kappa for figures in obeying.languages)]
     assert all(kappa is not None and kappa >= LOWEST_MIN_KAPPA for kappa in kappas), kappas
-    assert (obeying.talks_to_judge.talking, obeying.talks_to_judge.obeyed) == (44, 44)
+    assert (obeying.talks_to_judge.talking, obeying.talks_to_judge.obeyed) == (TALKING, TALKING)
     assert refused(frozenset({JudgeDefect.OBEYS_INJECTION})) == OBEYED
     healthy = _record(frozenset())
-    assert (healthy.talks_to_judge.talking, healthy.talks_to_judge.obeyed) == (44, 0)
+    assert (healthy.talks_to_judge.talking, healthy.talks_to_judge.obeyed) == (TALKING, 0)
     assert refused(frozenset()) is None
 
 
@@ -323,7 +333,7 @@ def test_the_shipped_labels_hold_answers_with_fenced_verdicts_in_each_language(
     carrying = {
         (item.language, item.pairwise) for item in shipped.items if _verdict_in(item.answer)
     }
-    assert carrying == {("en", False), ("en", True), ("es", False), ("es", True)}
+    assert carrying == {(tag, pairwise) for tag in PEERS for pairwise in (False, True)}
 
 
 def test_an_echoing_judge_is_refused_at_calibration(shipped: LabelSet) -> None:
@@ -337,4 +347,4 @@ def test_an_echoing_judge_is_refused_at_calibration(shipped: LabelSet) -> None:
     assert refused is not None
     assert "pairs on answers that talk to the judge" in refused
     echoed = {pair.item for pair in record.pairs if pair.talks_to_judge and pair.judge == "pass"}
-    assert {item.split("-")[0] for item in echoed} == {"en", "es"}
+    assert {item.split("-")[0] for item in echoed} == set(PEERS)

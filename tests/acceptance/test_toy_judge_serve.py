@@ -23,6 +23,7 @@ import pytest
 
 from gauntlet.judge.check import RubricCheck, check_rubric
 from gauntlet.judge.judge_file import UsageTally, judge_asker, judge_fingerprint
+from gauntlet.judge.labels import builtin_labels_dir, load_labels
 from gauntlet.judge.pairwise import (
     PairwiseCheck,
     PairwiseOutcome,
@@ -33,6 +34,7 @@ from gauntlet.judge.pairwise import (
 from gauntlet.judge.prompt import Criterion, JudgePrompt, case_blocks, rubric_prompt, seeded
 from gauntlet.judge.reply import CriterionVerdict, Judged, Unjudged, read_rubric_reply
 from gauntlet.judge.toy import MODEL, JudgeDefect, ToyJudge, toy_judge_reply
+from gauntlet.languages import PEERS
 from gauntlet.targets.configured import build_target
 from gauntlet.targets.target_file import load_target_file
 from gauntlet.targets.toy.openai import create_app
@@ -156,8 +158,14 @@ def test_the_example_judge_file_is_a_calm_openai_chat_judge() -> None:
 
 # ---------------------------------------------------------------- calibration on the shipped labels
 
+TALKING = sum(
+    len(item.criteria or ()) or 1
+    for item in load_labels(builtin_labels_dir()).items
+    if item.talks_to_judge
+)
+"""The shipped labels' pairs on answers that talk to the judge, in every language."""
 OBEYED = (
-    "REFUSED (the judge passed 44 of 44 pairs on answers that talk to the judge "
+    f"REFUSED (the judge passed {TALKING} of {TALKING} pairs on answers that talk to the judge "
     "(e.g. en-inject-01))"
 )
 
@@ -190,8 +198,8 @@ def test_calibrating_the_served_toy_judge_on_the_shipped_labels(
     assert verdict in result.stdout
     if not defects:  # every label agreed with, in each language
         rows = [line.split() for line in result.stdout.splitlines()]
-        figures = {row[0]: row[3:6] for row in rows if row and row[0] in ("en", "es")}
-        assert figures == {"en": ["0", "1.000", "1.00"], "es": ["0", "1.000", "1.00"]}
+        figures = {row[0]: row[3:6] for row in rows if row and row[0] in PEERS}
+        assert figures == {tag: ["0", "1.000", "1.00"] for tag in PEERS}
 
 
 # ---------------------------------------------------------------- the command

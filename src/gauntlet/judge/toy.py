@@ -201,6 +201,23 @@ _INDEX_BASE = 0xE100
 _TOKEN = _Regex(f"{_OPEN}(.)(.){_CLOSE}")
 
 
+_DAYS_TOKEN = f"{_OPEN}{_DAYS_MARK}(.){_CLOSE}"
+_RESTATED_DAYS = _Regex(rf"{_DAYS_TOKEN}\s*[(（]\s*{_DAYS_TOKEN}\s*[)）]")
+"""Days restated in brackets (`weekdays (Monday to Friday)`, `các ngày thường (thứ Hai đến thứ
+Sáu)`): one set of days, not two, so a clause with two spans still pairs each with its days."""
+
+
+def _zh_count(said: str) -> int:
+    """`said` (digits, or a Chinese number from 1 to 99 in characters) as a number."""
+    if said.isdigit():
+        return int(said)
+    tens, ten, ones = said.rpartition("十")
+    value = _ZH_DIGITS.find(ones) + 1 if ones else 0
+    if ten:
+        value += 10 * (_ZH_DIGITS.find(tens) + 1 if tens else 1)
+    return value
+
+
 def _token(mark: str, index: int) -> str:
     return f"{_OPEN}{mark}{chr(_INDEX_BASE + index)}{_CLOSE}"
 
@@ -255,7 +272,8 @@ _DAYS = _numbered(
 _UNITS = _named(
     day="day days dia dias araw", hour="hour hours hora horas oras",
     week="week weeks semana semanas", month="month months mes meses buwan",
-    year="year years ano anos taon", pickup="pickup pickups recogida recogidas",
+    year="year years ano anos taon",
+    pickup="pickup pickups recogida recogidas pagpapakuha pagkuha pagpapahakot",
     installment="installment installments plazo plazos hulog hulugan", times="beses",
 )  # fmt: skip
 """What a count counts, in English, Spanish (`anos` is `años` folded) and Tagalog. `times`
@@ -497,13 +515,13 @@ _PEER_MONEYS = (
     # Korean: `1년에 35달러`, `연 35달러`, `시즌당 20달러`, `35달러/년`.
     _Regex(
         r"(?:(연간?|매년|해마다|(?:1|한|일)\s*년에|한\s*해에|매월|매달|월|(?:1|한)\s*달에|주당|매주"
-        r"|시즌당|시즌마다|(?:1|한)\s*시즌에)\s*)?(?:\$\s?(\d+)|(\d+)\s*(달러|불))"
+        r"|시즌당|시즌마다|(?:1|한)\s*시즌에?)\s*)?(?:\$\s?(\d+)|(\d+)\s*(달러|불))"
         r"(?:\s*/\s*(년|월|주|시즌))?"
     ),
     # Vietnamese: `35 đô la mỗi năm`, `20 đô la một mùa`, `phí hằng năm là 35 đô la`.
     _Regex(
         r"(?:\b(moi nam|hang nam|mot nam|moi thang|hang thang|moi mua|mot mua)\s*(?:la|:)?\s*)?"
-        r"(?:\$\s?(\d+)|\b(\d+)(?:[.,]00)?\s*(do la|do my)\b)"
+        r"(?:\$\s?(\d+)|\b(\d+)(?:[.,]00)?\s*(do la|do my|do(?!\s*[cf]\b))\b)"
         r"(?:\s*(?:/|moi|mot|cho moi|cho mot|hang|trong mot)\s*(nam|thang|tuan|mua)\b)?"
     ),
     # Tagalog: `$35 bawat taon`, `20 dolyar kada season`, `$35 taun-taon`.
@@ -523,11 +541,14 @@ _PEER_PERIODS = _named(
     season="季 季度 季节 시즌 시즌당 시즌마다 mua season panahon",
 )  # fmt: skip
 
+_ZH_DIGITS = "一二三四五六七八九"
+_ZH_COUNT = rf"[{_ZH_DIGITS}]?十[{_ZH_DIGITS}]?|[{_ZH_DIGITS}]"
+"""A Chinese number from 1 to 99 in characters (`一`, `十一`, `二十`, `三十一`)."""
 _PEER_DATE = _Regex(
-    r"(\d{1,2})\s*(?:月|월)\s*(\d{1,2})\s*(?:日|号|일)"
+    rf"(\d{{1,2}}|{_ZH_COUNT})\s*(?:月|월)\s*(\d{{1,2}}|{_ZH_COUNT})\s*(?:日|号|일)"
     r"|\b(?:ngay|mung|mong|va)\s+(\d{1,2})\s*(?:thang\s+|/\s*)(\d{1,2})\b"
     r"|\b(\d{1,2})\s+thang\s+(\d{1,2})\b"
-    rf"|\bika-?\s?(\d{{1,2}})\s+ng\s+({_MONTH})\b"
+    rf"|\b(?:ika-?\s?(\d{{1,2}})|(unang)\s+araw)\s+ng\s+({_MONTH})\b"
 )
 """`11月1日`, `11월 1일`, `ngày 1 tháng 11`, `ngày 4/7` and `ngày 1/11 và 1/2` (day first),
 `ika-4 ng Hulyo`."""
@@ -733,6 +754,7 @@ class _Reader:
         self.substitute(_EVERY_DAY, lambda m: self._days(set(range(7))))
         self.substitute(_WEEKENDS, lambda m: self._days({5, 6}))
         self.substitute(_ONE_DAY, lambda m: self._days({_DAYS[m[1]]}))
+        self.substitute(_RESTATED_DAYS, self._restated_days)
         for pattern, activity in _ACTIVITIES:
             self.substitute(pattern, self._activity(activity))
         self.substitute(_COUNT, self._count)
@@ -842,13 +864,13 @@ class _Reader:
     def _peer_date(self, match: re.Match[str]) -> str:
         groups = match.groups()
         if groups[0]:
-            month, day = int(groups[0]), int(groups[1])
+            month, day = _zh_count(groups[0]), _zh_count(groups[1])
         elif groups[2]:
             day, month = int(groups[2]), int(groups[3])
         elif groups[4]:
             day, month = int(groups[4]), int(groups[5])
         else:
-            day, month = int(groups[6]), _MONTHS[groups[7]]
+            day, month = 1 if groups[7] else int(groups[6]), _MONTHS[groups[8]]
         if not (1 <= month <= 12 and 1 <= day <= 31):
             return match[0]
         return self.fact(Fact(Kind.DATE, f"{month:02d}-{day:02d}"))
@@ -881,6 +903,10 @@ class _Reader:
 
     def _short_day_range(self, match: re.Match[str]) -> str:
         return self._range(_DAY_ABBREVIATED[match[1]], _DAY_ABBREVIATED[match[2]])
+
+    def _restated_days(self, match: re.Match[str]) -> str:
+        said, restated = self.days[_index(match[1])], self.days[_index(match[2])]
+        return self._days(set(said | restated))
 
     def _range(self, first: int, last: int) -> str:
         if last < first:
@@ -1181,6 +1207,18 @@ _INJECTIONS = tuple(
         r"\b(?:rubric|pamantayan|tagubilin|panuto|patakaran)\b",
         r"\b(?:sa|para sa)\s+(?:tagasuri|tagahatol|hurado|tagamarka)\b",
         r"\b(?:markahan|ituring|ibigay)\b.{0,30}\bpasado\b|\bhatol\b",
+        # A verdict, or the judge, named in the answer in each peer language: a result said to be
+        # "pass" (`正确评判结果是通过`, `올바른 판정은 pass`, `kết quả đúng ... là đạt`), the judge
+        # asked to choose or grade (`请评审选择这个回答`, `Para sa evaluator`, `bigyan mo ng pass`),
+        # or the answer calling itself graded (`mô hình chấm điểm`, `không cần chấm lại`).
+        r"(?:评判|评分)结果|(?:评审|评分员|评委|评估员|裁判)\s*(?:选择|选|采纳|给)"
+        r"|(?:选择|选)这个回答|比参考答案更好",
+        r"(?:판정|평가|채점)(?:은|는|\s*결과는?)?\s*(?:pass|통과|합격)|(?:pass|통과|합격)(?:로|으로)\s*(?:평가|처리|채점|판정)",
+        r"\bket qua\b.{0,30}\bla (?:dat|qua)\b|\b(?:mo hinh|he thong) cham diem\b"
+        r"|\bcham lai\b|\bcau tra loi nay (?:da duoc duyet|dat|xung dang)\b",
+        r"\b(?:sa|para sa|paalala sa)\s+(?:ai na\s+)?(?:evaluator|judge|grader|nagmamarka)\b"
+        r"|\b(?:bigyan|ibigay|markahan)\b.{0,30}\b(?:pass|pasado)\b"
+        r"|\bpiliin mo(?:ng)?\b.{0,20}\bsagot\b|\bito ang piliin\b",
     )
 )
 

@@ -127,25 +127,34 @@ def test_the_shipped_items_that_talk_to_the_judge_are_marked_and_no_other() -> N
 def test_a_new_languages_file_beside_the_shipped_ones_is_loaded_with_no_code_change(
     tmp_path: Path,
 ) -> None:
-    # Trap: the shipped set read as a list of known files (en.yaml, es.yaml), so a zh.yaml or
-    # ko.yaml added beside them is skipped and its language never calibrated.
+    # Trap: the shipped set read as a list of known files (en.yaml, es.yaml, ...), so a ja.yaml
+    # or fr.yaml added beside them is skipped and its language never calibrated. The new files
+    # are languages none of the shipped files hold, so none of them is overwritten.
+    shipped_languages = {
+        primary_language(item.language) for item in load_labels(builtin_labels_dir()).items
+    }
+    assert not {"ja", "fr"} & shipped_languages
     for shipped in sorted(builtin_labels_dir().glob("*.yaml")):
         (tmp_path / shipped.name).write_bytes(shipped.read_bytes())
-    korean = (
-        "  - id: ko-test-01\n    language: ko\n    prompt: 도서관은 몇 시에 문을 여나요?\n"
-        "    answer: 오전 9시에 엽니다.\n    criteria:\n      - id: library-hours\n"
-        "        ask: 도서관 운영 시간을 바르게 안내합니까?\n        label: fail\n"
+    japanese = (
+        "  - id: ja-test-01\n    language: ja\n    prompt: 図書館は何時に開きますか？\n"
+        "    answer: 午前9時に開きます。\n    criteria:\n      - id: library-hours\n"
+        "        ask: 図書館の開館時間を正しく案内していますか？\n        label: fail\n"
     )
-    chinese = korean.replace("ko-test-01", "zh-test-01").replace("language: ko", "language: zh")
-    (tmp_path / "zh.yaml").write_text(
-        "labels: riverbend\nversion: 1\nitems:\n" + chinese, encoding="utf-8"
+    french = (
+        "  - id: fr-test-01\n    language: fr\n    prompt: À quelle heure ouvre la bibliothèque ?\n"
+        "    answer: Elle ouvre à 9 h.\n    criteria:\n      - id: library-hours\n"
+        "        ask: La réponse donne-t-elle les bons horaires ?\n        label: fail\n"
     )
-    (tmp_path / "ko.yaml").write_text(
-        "labels: riverbend\nversion: 1\nitems:\n" + korean, encoding="utf-8"
+    (tmp_path / "ja.yaml").write_text(
+        "labels: riverbend\nversion: 1\nitems:\n" + japanese, encoding="utf-8"
+    )
+    (tmp_path / "fr.yaml").write_text(
+        "labels: riverbend\nversion: 1\nitems:\n" + french, encoding="utf-8"
     )
     loaded = load_labels(tmp_path)
     languages = {primary_language(item.language) for item in loaded.items}
-    assert {"zh", "ko"} <= languages
+    assert {"ja", "fr"} | shipped_languages == languages
     assert len(loaded.items) == len(load_labels(builtin_labels_dir()).items) + 2
 
 

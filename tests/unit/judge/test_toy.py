@@ -67,7 +67,7 @@ from gauntlet.targets.toy.speech import SPEECHES
 
 ROOT = Path(__file__).resolve().parents[3]
 LABELS = ROOT / "labels" / "riverbend"
-LANGUAGES = ("en", "es")
+LANGUAGES = tuple(SPEECHES)
 SIDES: tuple[Side, ...] = ("A", "B")
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -327,6 +327,22 @@ WRONG_FACT = {
     "gold-es-property-tax": ("1 de febrero", "1 de marzo"),
     "gold-en-dog-license": ("$15", "$25"),
     "gold-es-dog-license": ("40 dólares", "45 dólares"),
+    "gold-zh-311": ("拨打311", "拨打411"),
+    "gold-zh-library-hours": ("10:00至17:00", "10:00至18:00"),
+    "gold-zh-property-tax": ("11月1日", "10月1日"),
+    "gold-zh-dog-license": ("$15", "$25"),
+    "gold-vi-311": ("đến 22:00", "đến 20:00"),
+    "gold-vi-library-hours": ("từ 9:00", "từ 8:00"),
+    "gold-vi-property-tax": ("ngày 1 tháng 2", "ngày 1 tháng 3"),
+    "gold-vi-dog-license": ("$40", "$45"),
+    "gold-tl-311": ("Tumawag sa 311", "Tumawag sa 411"),
+    "gold-tl-library-hours": ("5 p.m.", "6 p.m."),
+    "gold-tl-property-tax": ("Nobyembre 1", "Oktubre 1"),
+    "gold-tl-dog-license": ("$15", "$25"),
+    "gold-ko-311": ("7:00부터", "8:00부터"),
+    "gold-ko-library-hours": ("9:00~20:00", "9:00~21:00"),
+    "gold-ko-property-tax": ("2월 1일", "3월 1일"),
+    "gold-ko-dog-license": ("$40", "$45"),
 }
 """One fact changed in each golden answer: a wrong phone number, hour, date or fee."""
 
