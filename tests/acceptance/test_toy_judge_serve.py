@@ -199,7 +199,9 @@ def test_calibrating_the_served_toy_judge_on_the_shipped_labels(
     if not defects:  # every label agreed with, in each language
         rows = [line.split() for line in result.stdout.splitlines()]
         figures = {row[0]: row[3:6] for row in rows if row and row[0] in PEERS}
-        assert figures == {tag: ["0", "1.000", "1.00"] for tag in PEERS}
+        perfect = {tag: ["0", "1.000", "1.00"] for tag in PEERS}
+        # Vietnamese holds the toy judge's one known misread (`KNOWN_MISREADS`): 90 of 91.
+        assert figures == perfect | {"vi": ["0", "0.989", "0.98"]}
 
 
 # ---------------------------------------------------------------- the command

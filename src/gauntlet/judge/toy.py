@@ -56,6 +56,16 @@ MODEL = "riverbend-toy-judge"
 """The model name the toy judge is served as (`gauntlet toy serve --api openai --judge`)."""
 
 
+KNOWN_MISREADS: Mapping[str, str] = MappingProxyType({"vi-dog-02": "no-invented-facts"})
+"""Shipped label items this judge gets wrong, each with the criterion it gets wrong.
+
+It checks that a figure an answer states is on the city's page, not what the page says the
+figure is for: `$40` said of a neutered dog is on the dog-license page (for a dog that is not
+neutered), so that answer passes `no-invented-facts` where a person fails it. Listed so the
+disagreement is seen, and its tests fail if it ever changes (or a second one appears).
+"""
+
+
 class JudgeDefect(StrEnum):
     """A named fault the toy judge can be built with, so each safeguard can be shown working."""
 
