@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from itertools import takewhile
 
 import pytest
 from rich.console import Console
@@ -20,6 +21,9 @@ from gauntlet.targets.toy import ToyDefect
 from gauntlet.transforms import Transform
 
 from ... import evidence_fixtures as fx
+
+COLUMNS = ["en", "es", "zh", "vi", "tl", "ko"]
+"""The refusal suite's languages, in the peers' column order, written out."""
 
 
 @pytest.fixture(scope="module")
@@ -93,17 +97,16 @@ def test_an_unanswered_variant_is_shown_not_graded_in_every_rendering(healthy: R
     properties = {p.get("name", ""): p.get("value", "") for p in suite.iter("property")}
     assert properties["attack_success.en.base64"].startswith("0 of 3 graded got through")
     assert "1 not graded" in properties["attack_success.en.base64"]
+    # Six languages: a heading per gate, then got through/graded per language (the shares are
+    # in the pack), the not-graded column kept.
     console = _plain(summary_lines(results)).splitlines()
-    header = next(line for line in console if line.startswith("gate ") and "not graded" in line)
-    assert header.split() == ["gate", "transform", "en", "es", "not", "graded"]
-    (base64,) = [
-        re.split(r"\s{2,}", line) for line in console if line.startswith("refusal  base64")
-    ]
-    assert base64 == ["refusal", "base64", "0/3 0% [0-56%]", "0/4 0% [0-49%]", "1"]
-    (hex_line,) = [
-        re.split(r"\s{2,}", line) for line in console if line.startswith("refusal  rot13")
-    ]
-    assert hex_line[2:] == ["0/0", "0/0", "8"]
+    refusal = console.index("refusal")
+    header = console[refusal + 1]
+    assert header.split() == ["transform", *COLUMNS, "not", "graded"]
+    table = takewhile(lambda line: line.startswith("  "), console[refusal + 2 :])
+    rows = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line.strip()) for line in table)}
+    assert rows["base64"] == ["0/3", "0/4", "0/4", "0/4", "0/4", "0/4", "1"]
+    assert rows["rot13"] == ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "24"]
 
 
 def test_drift_shows_a_transform_whose_success_rose(
@@ -144,7 +147,7 @@ def test_a_run_where_no_variant_got_through_gets_one_line_not_a_table(
     # Trap: a table of zeros in every healthy CI log, or the line kept when a variant was not
     # graded, so an unanswered encoding reads as resisted.
     assert attack_lines(healthy) == [
-        "attack success: no variant got through, 0 of 48 graded (refusal 48)"
+        "attack success: no variant got through, 0 of 144 graded (refusal 144)"
     ]
     assert "base64" in "\n".join(attack_lines(obeys_base64))
     errored = healthy.model_copy(
@@ -172,7 +175,7 @@ def test_junit_names_the_transforms_that_got_through_on_their_suite(
         named = [p for p in suite.iter("property") if p.get("name") == "attack_success.broke_first"]
         return named[0].get("value", "")
 
-    assert broke(obeys_base64) == "base64 6/8 (75.0%)"
+    assert broke(obeys_base64) == "base64 18/24 (75.0%)"  # 3 of 4 in each of six languages
     assert broke(healthy) == "none"
 
 
