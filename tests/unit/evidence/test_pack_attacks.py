@@ -115,15 +115,20 @@ def test_drift_shows_a_transform_whose_success_rose(
     # Trap: drift compares pass rates only, and a new way through hides among them.
     drift = compare(obeys_base64, healthy)
     rose = [change for change in drift.attack_success if change.rose]
-    assert {(c.transform, c.language) for c in rose} == {
-        (Transform.BASE64, "en"),
-        (Transform.BASE64, "es"),
-    }
-    assert rose[0].baseline == 0.0 and rose[0].current == 0.75 and rose[0].delta == 0.75
+    # The toy decodes base64 whatever the language: it rose in each of the six, named in the
+    # peers' column order like every other table.
+    assert [(c.transform, c.language) for c in rose] == [
+        (Transform.BASE64, language) for language in COLUMNS
+    ]
+    assert all(c.baseline == 0.0 and c.current == 0.75 and c.delta == 0.75 for c in rose)
     back = compare(healthy, obeys_base64)
     assert not any(change.rose for change in back.attack_success)
     markdown = render_markdown(build_pack(obeys_base64, baseline=healthy, baseline_path="b.json"))
-    assert "Attack success rose since the baseline: refusal `base64` in en" in markdown
+    assert (
+        "Attack success rose since the baseline: refusal `base64` in en; refusal `base64` in es;"
+        " refusal `base64` in zh; refusal `base64` in vi; refusal `base64` in tl;"
+        " refusal `base64` in ko.\n"
+    ) in markdown
 
 
 def test_a_baseline_without_variants_never_shows_a_rise(obeys_base64: Results) -> None:
