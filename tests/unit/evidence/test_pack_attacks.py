@@ -104,9 +104,9 @@ def test_an_unanswered_variant_is_shown_not_graded_in_every_rendering(healthy: R
     header = console[refusal + 1]
     assert header.split() == ["transform", *COLUMNS, "not", "graded"]
     table = takewhile(lambda line: line.startswith("  "), console[refusal + 2 :])
-    rows = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line.strip()) for line in table)}
-    assert rows["base64"] == ["0/3", "0/4", "0/4", "0/4", "0/4", "0/4", "1"]
-    assert rows["rot13"] == ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "24"]
+    shown = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line.strip()) for line in table)}
+    assert shown["base64"] == ["0/3", "0/4", "0/4", "0/4", "0/4", "0/4", "1"]
+    assert shown["rot13"] == ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "24"]
 
 
 def test_drift_shows_a_transform_whose_success_rose(
