@@ -193,9 +193,11 @@ def test_no_colour_codes_when_not_a_terminal(tmp_path: Path, run_process: RunCli
 def test_inventory_prints_markdown_and_json(run_cli: RunCli) -> None:
     markdown = run_cli("inventory")
     assert markdown.code == 0, markdown.show()
-    assert markdown.stdout.startswith("| Gate | Suite | Threshold | en | es | Total |\n")
+    assert markdown.stdout.startswith(
+        "| Gate | Suite | Threshold | en | es | zh | vi | tl | ko | Total |\n"
+    )
     document = run_cli("inventory", "--format", "json")
-    assert json.loads(document.stdout)["languages"] == ["en", "es"]
+    assert json.loads(document.stdout)["languages"] == ["en", "es", "zh", "vi", "tl", "ko"]
 
 
 def test_inventory_updates_a_file_between_its_markers(tmp_path: Path, run_cli: RunCli) -> None:

@@ -11,6 +11,9 @@ from junitparser import JUnitXml
 
 from ..cli_helpers import RunCli
 
+SIX = {"en", "es", "zh", "vi", "tl", "ko"}
+"""The languages every built-in suite has a side in."""
+
 
 def _run(run_cli: RunCli, out: Path, *args: str) -> None:
     result = run_cli("run", "--no-transforms", "--quiet", "--out", out, *args)
@@ -29,13 +32,13 @@ def test_a_clean_and_a_failing_run_report_in_every_format(tmp_path: Path, run_cl
             assert out.read_text(encoding="utf-8")
     report = (tmp_path / "failing-e.md").read_text(encoding="utf-8")
     assert "**FAIL**" in report
-    assert report.count("uncited answer") == 12
+    assert report.count("uncited answer") == 36  # six grounding cases in each of six languages
     pack = json.loads((tmp_path / "failing-e.json").read_text(encoding="utf-8"))
     failing_cases = [case for case in pack["cases"] if case["outcome"] == "failed"]
-    assert {case["language"] for case in failing_cases} == {"en", "es"}
+    assert {case["language"] for case in failing_cases} == SIX
     junit = JUnitXml.fromfile(str(tmp_path / "failing-e.xml"))
-    # Every case, and a `parity` testcase per paired suite (drop_citations fails both
-    # languages alike, so no pair differs).
+    # Every case, and a `parity` testcase per paired suite (drop_citations fails every
+    # language alike, so no pair differs).
     suites = sum(len(gate["parity"]["rules"]) for gate in pack["gates"] if gate["parity"])
     assert suites == 8
     assert (junit.tests, junit.failures) == (
@@ -70,7 +73,7 @@ def test_drift_names_the_newly_failing_cases(tmp_path: Path, run_cli: RunCli) ->
     done = run_cli("report", failing, "--baseline", clean, "--format", "json")
     drift = json.loads(done.stdout)["baseline"]["drift"]
     assert (drift["safety"], drift["competence"]) == ("regressed", "unchanged")
-    assert {case["language"] for case in drift["newly_failing"]} == {"en", "es"}
+    assert {case["language"] for case in drift["newly_failing"]} == SIX
     markdown = run_cli("report", failing, "--baseline", clean).stdout
     assert "- **Safety** (adversarial, refusal, disclosure): regressed" in markdown
 

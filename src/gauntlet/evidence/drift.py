@@ -539,6 +539,7 @@ def _attack_changes(current: Results, baseline: Results) -> tuple[AttackChange, 
 
     now, before = table(current), table(baseline)
     transforms = list(Transform)
+    column = _columns(key[2] for key in set(now) | set(before))
     keys = sorted(
         (
             key
@@ -548,7 +549,7 @@ def _attack_changes(current: Results, baseline: Results) -> tuple[AttackChange, 
         key=lambda key: (
             list(GATE_SPECS).index(key[0]),
             -1 if key[1] is None else transforms.index(key[1]),
-            key[2],
+            column(key[2]),
         ),
     )
     changes = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from itertools import takewhile
 
 import pytest
 from rich.console import Console
@@ -20,6 +21,9 @@ from gauntlet.targets.toy import ToyDefect
 from gauntlet.transforms import Transform
 
 from ... import evidence_fixtures as fx
+
+COLUMNS = ["en", "es", "zh", "vi", "tl", "ko"]
+"""The refusal suite's languages, in the peers' column order, written out."""
 
 
 @pytest.fixture(scope="module")
@@ -93,17 +97,16 @@ def test_an_unanswered_variant_is_shown_not_graded_in_every_rendering(healthy: R
     properties = {p.get("name", ""): p.get("value", "") for p in suite.iter("property")}
     assert properties["attack_success.en.base64"].startswith("0 of 3 graded got through")
     assert "1 not graded" in properties["attack_success.en.base64"]
+    # Six languages: a heading per gate, then got through/graded per language (the shares are
+    # in the pack), the not-graded column kept.
     console = _plain(summary_lines(results)).splitlines()
-    header = next(line for line in console if line.startswith("gate ") and "not graded" in line)
-    assert header.split() == ["gate", "transform", "en", "es", "not", "graded"]
-    (base64,) = [
-        re.split(r"\s{2,}", line) for line in console if line.startswith("refusal  base64")
-    ]
-    assert base64 == ["refusal", "base64", "0/3 0% [0-56%]", "0/4 0% [0-49%]", "1"]
-    (hex_line,) = [
-        re.split(r"\s{2,}", line) for line in console if line.startswith("refusal  rot13")
-    ]
-    assert hex_line[2:] == ["0/0", "0/0", "8"]
+    refusal = console.index("refusal")
+    header = console[refusal + 1]
+    assert header.split() == ["transform", *COLUMNS, "not", "graded"]
+    table = takewhile(lambda line: line.startswith("  "), console[refusal + 2 :])
+    shown = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line.strip()) for line in table)}
+    assert shown["base64"] == ["0/3", "0/4", "0/4", "0/4", "0/4", "0/4", "1"]
+    assert shown["rot13"] == ["0/0", "0/0", "0/0", "0/0", "0/0", "0/0", "24"]
 
 
 def test_drift_shows_a_transform_whose_success_rose(
@@ -112,15 +115,20 @@ def test_drift_shows_a_transform_whose_success_rose(
     # Trap: drift compares pass rates only, and a new way through hides among them.
     drift = compare(obeys_base64, healthy)
     rose = [change for change in drift.attack_success if change.rose]
-    assert {(c.transform, c.language) for c in rose} == {
-        (Transform.BASE64, "en"),
-        (Transform.BASE64, "es"),
-    }
-    assert rose[0].baseline == 0.0 and rose[0].current == 0.75 and rose[0].delta == 0.75
+    # The toy decodes base64 whatever the language: it rose in each of the six, named in the
+    # peers' column order like every other table.
+    assert [(c.transform, c.language) for c in rose] == [
+        (Transform.BASE64, language) for language in COLUMNS
+    ]
+    assert all(c.baseline == 0.0 and c.current == 0.75 and c.delta == 0.75 for c in rose)
     back = compare(healthy, obeys_base64)
     assert not any(change.rose for change in back.attack_success)
     markdown = render_markdown(build_pack(obeys_base64, baseline=healthy, baseline_path="b.json"))
-    assert "Attack success rose since the baseline: refusal `base64` in en" in markdown
+    assert (
+        "Attack success rose since the baseline: refusal `base64` in en; refusal `base64` in es;"
+        " refusal `base64` in zh; refusal `base64` in vi; refusal `base64` in tl;"
+        " refusal `base64` in ko.\n"
+    ) in markdown
 
 
 def test_a_baseline_without_variants_never_shows_a_rise(obeys_base64: Results) -> None:
@@ -144,7 +152,7 @@ def test_a_run_where_no_variant_got_through_gets_one_line_not_a_table(
     # Trap: a table of zeros in every healthy CI log, or the line kept when a variant was not
     # graded, so an unanswered encoding reads as resisted.
     assert attack_lines(healthy) == [
-        "attack success: no variant got through, 0 of 48 graded (refusal 48)"
+        "attack success: no variant got through, 0 of 144 graded (refusal 144)"
     ]
     assert "base64" in "\n".join(attack_lines(obeys_base64))
     errored = healthy.model_copy(
@@ -172,7 +180,7 @@ def test_junit_names_the_transforms_that_got_through_on_their_suite(
         named = [p for p in suite.iter("property") if p.get("name") == "attack_success.broke_first"]
         return named[0].get("value", "")
 
-    assert broke(obeys_base64) == "base64 6/8 (75.0%)"
+    assert broke(obeys_base64) == "base64 18/24 (75.0%)"  # 3 of 4 in each of six languages
     assert broke(healthy) == "none"
 
 

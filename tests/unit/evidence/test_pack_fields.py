@@ -33,20 +33,21 @@ def _with_refusal_sources(results: Results) -> Results:
 
 
 def test_each_gate_states_how_its_fields_were_obtained() -> None:
+    # The false-positive suite: six cases in each of six languages.
     pack = build_pack(_with_refusal_sources(clean()))
     gate = next(gate for gate in pack.gates if gate.gate is GateName.FALSE_POSITIVE)
     assert gate.fields == (
-        FieldEvidence(field=FieldName.ESCALATED, origin=Origin.DECLARED, rule=None, answers=12),
+        FieldEvidence(field=FieldName.ESCALATED, origin=Origin.DECLARED, rule=None, answers=36),
         FieldEvidence(
             field=FieldName.REFUSED, origin=Origin.DECLARED, rule="the `refusal` field", answers=1
         ),
         FieldEvidence(
-            field=FieldName.REFUSED, origin=Origin.DERIVED, rule="phrases for en (3)", answers=11
+            field=FieldName.REFUSED, origin=Origin.DERIVED, rule="phrases for en (3)", answers=35
         ),
-        FieldEvidence(field=FieldName.TEXT, origin=Origin.DECLARED, rule=None, answers=12),
+        FieldEvidence(field=FieldName.TEXT, origin=Origin.DECLARED, rule=None, answers=36),
     )
     report = render_markdown(pack)
-    assert "| false_positive | `refused` | derived: phrases for en (3) | 11 |" in report
+    assert "| false_positive | `refused` | derived: phrases for en (3) | 35 |" in report
     assert "| false_positive | `refused` | declared by the target | 1 |" in report
 
 
@@ -54,15 +55,15 @@ def test_reported_tokens_are_totalled_over_the_answers_that_reported_them() -> N
     pack = build_pack(_with_refusal_sources(clean()))
     usage = pack.run.usage
     assert (usage.answers, usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (
-        12,
-        120,
-        60,
+        36,
+        360,
         180,
+        540,
     )
-    assert usage.not_reported == 100
+    assert usage.not_reported == 312  # the 348 answers of the built-in suites, less those 36
     assert (
-        "| tokens reported | 120 prompt, 60 completion, 180 in all, over 12 answers; "
-        "not reported by 100 answers |"
+        "| tokens reported | 360 prompt, 180 completion, 540 in all, over 36 answers; "
+        "not reported by 312 answers |"
     ) in render_markdown(pack)
 
 
@@ -71,5 +72,5 @@ def test_a_run_without_reported_tokens_keeps_its_row_and_says_not_reported() -> 
     # "none used" from "none reported".
     pack = build_pack(clean())
     assert (pack.run.usage.answers, pack.run.usage.total_tokens) == (0, None)
-    assert pack.run.usage.not_reported == 112
-    assert "| tokens reported | not reported (by any of 112 answers) |" in render_markdown(pack)
+    assert pack.run.usage.not_reported == 348  # 58 cases as written in each of six languages
+    assert "| tokens reported | not reported (by any of 348 answers) |" in render_markdown(pack)

@@ -38,12 +38,20 @@ def test_the_pack_lists_each_differing_pair_with_both_sides(one_sided: Results) 
     assert (parity.agreeing, len(parity.differing), parity.undecided) == (4, 4, 0)
     first = parity.differing[0]
     assert (first.suite, first.pair, first.required) == ("riverbend-refusal", "forge-permit", True)
+    # A side in each of six languages, in column order; the defect breaks Spanish alone.
     assert [(s.language, s.case_id, s.outcome) for s in first.sides] == [
         ("en", "ref-en-forge-permit", Outcome.PASSED),
         ("es", "ref-es-forge-permit", Outcome.FAILED),
+        ("zh", "ref-zh-forge-permit", Outcome.PASSED),
+        ("vi", "ref-vi-forge-permit", Outcome.PASSED),
+        ("tl", "ref-tl-forge-permit", Outcome.PASSED),
+        ("ko", "ref-ko-forge-permit", Outcome.PASSED),
     ]
     assert first.sides[1].reason.startswith("did not refuse")
-    assert first.reason.startswith("parity: pair forge-permit differs: en ref-en-forge-permit")
+    assert first.reason.startswith(
+        "parity: pair forge-permit differs: failed: es ref-es-forge-permit (did not refuse: "
+    )
+    assert first.reason.endswith("); passed: en, zh, vi, tl, ko")
 
 
 def test_a_gate_without_pairs_has_no_parity_section(clean: Results) -> None:
@@ -81,11 +89,15 @@ def test_markdown_says_all_pairs_agree_and_names_failures_under_the_verdict(
     assert "All 8 pairs agree." in agreeing
     failing = render_markdown(build_pack(one_sided))
     verdict = failing.split("## Verdict")[1].split("## Run")[0]
-    assert "- refusal: parity: pair forge-permit differs: en ref-en-forge-permit passed; es " in (
-        verdict
+    (forge,) = [line for line in verdict.splitlines() if "pair forge-permit" in line]
+    assert forge.startswith(
+        "- refusal: parity: pair forge-permit differs: failed: es ref-es-forge-permit (did not "
     )
+    assert forge.endswith("); passed: en, zh, vi, tl, ko")
     assert "4 of 8 pairs agree." in failing
-    assert "| riverbend-refusal | `forge-permit` | en `ref-en-forge-permit` passed; es " in failing
+    (row,) = [line for line in failing.splitlines() if "| `forge-permit` |" in line]
+    assert row.startswith("| riverbend-refusal | `forge-permit` | failed: es `ref-es-forge-permit`")
+    assert row.endswith("); passed: en, zh, vi, tl, ko | yes |")
 
 
 def test_a_reported_difference_is_shown_but_fails_nothing(one_sided: Results) -> None:
@@ -100,7 +112,9 @@ def test_a_reported_difference_is_shown_but_fails_nothing(one_sided: Results) ->
     assert "| no (reported) |" in text
     assert "- refusal: parity:" not in text
     root = ET.fromstring(render_junit(pack).split("\n", 1)[1])  # noqa: S314 - our own output
-    [case] = root.findall("testsuite[@name='riverbend-refusal']/testcase[@name='parity [en, es]']")
+    [case] = root.findall(
+        "testsuite[@name='riverbend-refusal']/testcase[@name='parity [en, es, zh, vi, tl, ko]']"
+    )
     assert case.find("failure") is None
 
 
@@ -123,8 +137,9 @@ def test_junit_fails_the_suites_parity_testcase(one_sided: Results) -> None:
 
 
 def test_the_console_prints_one_parity_line_when_every_pair_agrees(clean: Results) -> None:
+    # Adversarial has 20 pairs: an override and a tool-output injection that switch language.
     assert parity_lines(clean) == [
-        "parity: every gate's pairs agree, 56 in all (grounding 8, adversarial 18, refusal 8, "
+        "parity: every gate's pairs agree, 58 in all (grounding 8, adversarial 20, refusal 8, "
         "false_positive 6, golden 4, trajectory 8, disclosure 4)"
     ]
 
@@ -134,12 +149,15 @@ def test_the_console_prints_a_parity_line_per_gate_and_the_failing_pairs(
 ) -> None:
     assert parity_lines(one_sided) == [
         "refusal parity (required): 4 of 8 pairs differ",
-        "parity: every other gate's pairs agree, 48 in all (grounding 8, adversarial 18, "
+        "parity: every other gate's pairs agree, 50 in all (grounding 8, adversarial 20, "
         "false_positive 6, golden 4, trajectory 8, disclosure 4)",
     ]
     text = "\n".join(line.plain for line in summary_lines(one_sided))
     assert "parity failures (4)" in text
-    assert "    parity: pair forge-permit differs: en ref-en-forge-permit passed; es " in text
+    assert (
+        "    parity: pair forge-permit differs: failed: es ref-es-forge-permit (did not refuse: "
+    ) in text
+    assert "); passed: en, zh, vi, tl, ko\n" in text
 
 
 def test_the_console_counts_undecided_pairs(one_sided: Results) -> None:
