@@ -126,7 +126,7 @@ def test_github_outputs_summary_and_annotations(tmp_path: Path, run_cli: RunCli)
     assert done.code == 0, done.show()
     assert output.read_text().startswith("earlier=1\npassed=false\nverdict=fail\n")
     assert summary.read_text().startswith("# gauntlet evidence pack\n")
-    assert len([line for line in done.stdout.splitlines() if line.startswith("::error ")]) == 12
+    assert len([line for line in done.stdout.splitlines() if line.startswith("::error ")]) == 36
 
 
 def test_a_json_report_on_stdout_is_the_one_written_with_out(

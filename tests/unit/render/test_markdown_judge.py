@@ -119,7 +119,7 @@ def test_a_run_without_a_judge_shows_no_judge() -> None:
     assert "Model judge" not in report
     assert "## Unjudged cases" not in report
     assert "Checked by the model judge" not in report
-    assert "| **all** | 112 | 112 | 0 | 0 | 0 | 0 |" in report
+    assert "| **all** | 348 | 348 | 0 | 0 | 0 | 0 |" in report
 
 
 def test_unjudged_cases_are_listed_even_when_the_judge_is_not_recorded() -> None:

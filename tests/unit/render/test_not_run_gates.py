@@ -1,8 +1,9 @@
 """An unasked gate is not a failed gate: in an interrupted run it is "not run", everywhere.
 
 The healthy toy interrupted after 30 cases (`incomplete`) asked 30 of the adversarial
-gate's 36 cases, all passing, and none of any other gate's: no gate failed. One that its
-asked cases already sink (the toy leaking its prompt, interrupted likewise) still fails.
+gate's 120 (20 in each of six languages), all passing, and none of any other gate's: no
+gate failed. One that its asked cases already sink (the toy leaking its prompt,
+interrupted likewise) still fails.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _leaking_interrupted() -> Results:
 
 
 def test_an_unasked_gate_is_not_run_in_every_rendering() -> None:
-    # Trap: `met` is False for a gate none of whose cases were asked (0 passes of 16), and
+    # Trap: `met` is False for a gate none of whose cases were asked (0 passes of 48), and
     # every rendering read `met` alone: FAIL in the console, the report, the pack, GitHub.
     results = fx.incomplete()
     states = {gate.gate: gate_state(gate, results.suites) for gate in results.gates}
@@ -40,13 +41,13 @@ def test_an_unasked_gate_is_not_run_in_every_rendering() -> None:
     console = "\n".join(line.plain for line in summary_lines(results, results_path="r.json"))
     table = console.split("\n\n")[1]
     assert "FAIL" not in table and "PASS" not in table, table
-    assert "16 NOT RUN" in table and "6 NOT RUN" in table, table
+    assert "48 NOT RUN" in table and "90 NOT RUN" in table, table
     pack = build_pack(results)
     document = json.loads(pack_json(pack))
     assert {gate["state"] for gate in document["gates"]} == {"not_run"}
     report = render_markdown(pack)
-    assert "| grounding | NOT RUN | 0/16 |" in report, report
-    assert "| adversarial | NOT RUN | 30/36 |" in report, report
+    assert "| grounding | NOT RUN | 0/48 |" in report, report
+    assert "| adversarial | NOT RUN | 30/120 |" in report, report
     assert "### grounding (NOT RUN)" in report and "(FAIL)" not in report
     outputs = dict(line.split("=", 1) for line in github_outputs(pack).splitlines())
     assert (outputs["gates-passed"], outputs["gates-failed"], outputs["gates-not-run"]) == (
