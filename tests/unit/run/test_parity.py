@@ -11,8 +11,8 @@ import pytest
 from gauntlet.cases.loader import load_suites
 from gauntlet.cases.model import GateName, ParityRule
 from gauntlet.errors import ResultsError
-from gauntlet.languages import PEERS
 from gauntlet.evidence.pack import build_pack
+from gauntlet.languages import PEERS
 from gauntlet.render.markdown import render_markdown
 from gauntlet.run.results import CaseResult, Outcome, Results, Shard, Verdict
 from gauntlet.run.results_file import parse_results, rederive, write_results
