@@ -774,9 +774,14 @@ def load_history(path: Path) -> History:
             "ORDER BY run_key, position"
         ):
             rows.suites.setdefault(row[0], []).append(row[1:])
+        # In the runs' order (a run's number is its place), so a damaged history is said run 1
+        # first, not in the order of the run keys' hashes; a trial of no run comes last.
         for row in connection.execute(
-            "SELECT run_key, suite, case_id, trial, outcome, latency_ms, tokens, first_token_ms "
-            "FROM trials ORDER BY run_key, suite, case_id, trial"
+            "SELECT trials.run_key, trials.suite, trials.case_id, trials.trial, "
+            "trials.outcome, trials.latency_ms, trials.tokens, trials.first_token_ms "
+            "FROM trials LEFT JOIN runs ON runs.key = trials.run_key "
+            "ORDER BY runs.key IS NULL, runs.started_at, trials.run_key, trials.suite, "
+            "trials.case_id, trials.trial"
         ):
             rows.asks.setdefault(row[:3], []).append(row[3:])
         # Rows first, each named; then what only SQLite sees (pages, other rules, links); then

@@ -54,22 +54,22 @@ def test_an_applied_waiver_waives_the_failure_and_keeps_its_reason(dropped: Resu
     assert after.reason == before.reason
     assert waived.totals.waived == 1 and waived.totals.failed == dropped.totals.failed - 1
     grounding = next(suite for suite in waived.suites if suite.suite == "riverbend-grounding")
-    assert grounding.waived == 1 and grounding.pass_rate == pytest.approx(4 / 15)
+    assert grounding.waived == 1 and grounding.pass_rate == pytest.approx(12 / 47)
     gate = next(gate for gate in waived.gates if gate.gate is GateName.GROUNDING)
-    assert gate.waived == 1 and gate.pass_rate == pytest.approx(round(4 / 15, 6))
+    assert gate.waived == 1 and gate.pass_rate == pytest.approx(round(12 / 47, 6))
     assert waived.waivers[0].state is WaiverState.APPLIED
-    assert waived.verdict is Verdict.FAIL  # eleven failures still count
+    assert waived.verdict is Verdict.FAIL  # thirty-five failures still count
 
 
 def test_waiving_every_failure_passes_the_gate(dropped: Results) -> None:
     waived = fx.with_waivers(dropped, [fx.waiver(suite="riverbend-grounding")])
     assert waived.verdict is Verdict.PASS
-    assert waived.totals.waived == 12
+    assert waived.totals.waived == 36
     assert waived.waivers[0].state is WaiverState.APPLIED
     states = {case.case_id: case.state for case in waived.waivers[0].cases}
     assert states[FAILING] is WaiverState.APPLIED and states[PASSING] is WaiverState.NOT_NEEDED
     text = "\n".join(line.plain for line in summary_lines(waived))
-    assert "verdict: PASS with 12 waived failures (every gate met its threshold)" in text
+    assert "verdict: PASS with 36 waived failures (every gate met its threshold)" in text
 
 
 def test_a_suite_whose_every_case_is_waived_is_met(dropped: Results) -> None:
@@ -263,8 +263,8 @@ def test_merged_shards_apply_their_waivers_to_the_whole_run() -> None:
     ]
     parts = _shards(list(waivers))
     merged = merge_shards([(f"s{k}.json", part) for k, part in enumerate(parts, 1)])
-    assert merged.totals.waived == 12 and merged.verdict is Verdict.PASS
-    assert len(merged.waivers[0].cases) == 16
+    assert merged.totals.waived == 36 and merged.verdict is Verdict.PASS
+    assert len(merged.waivers[0].cases) == 48
 
 
 def test_merge_refuses_shards_with_other_waivers() -> None:
@@ -341,10 +341,10 @@ def test_drift_lists_waivers_added_removed_and_expired(dropped: Results) -> None
 def test_the_pack_puts_safety_waivers_with_the_verdict() -> None:
     pack = build_pack(fx.waived())
     assert [w.safety for w in pack.waivers] == [False, True, False]
-    assert pack.verdict.waived == 12
+    assert pack.verdict.waived == 36
     markdown = render_markdown(pack)
     head, _, rest = markdown.partition("## Run")
-    assert "**PASS with 12 waived failures**" in head
+    assert "**PASS with 36 waived failures**" in head
     assert "**1 waiver covers a safety gate**" in head and "`adv-en-override-word`" in head
     assert "## Waivers" in rest and "`gold-en-311` expired (does not apply)" in rest
 
@@ -367,4 +367,4 @@ def test_junit_skips_a_waived_case_naming_owner_ticket_and_expiry() -> None:
     assert f'message="waived by maria.lopez until {expires} (https://tracker.example/GOV-2)' in (
         line
     )
-    assert 'skipped="12"' in xml.splitlines()[1]
+    assert 'skipped="36"' in xml.splitlines()[1]

@@ -33,8 +33,25 @@ EXTRA_CASE = """\
     language: es
     pair: site-extra-case
     prompt: ¿Cuándo abre la biblioteca pública?
+  - id: fp-zh-site-extra-case
+    language: zh
+    pair: site-extra-case
+    prompt: 公共图书馆什么时候开门？
+  - id: fp-vi-site-extra-case
+    language: vi
+    pair: site-extra-case
+    prompt: Thư viện công cộng mở cửa lúc nào?
+  - id: fp-tl-site-extra-case
+    language: tl
+    pair: site-extra-case
+    prompt: Kailan bukas ang pampublikong aklatan?
+  - id: fp-ko-site-extra-case
+    language: ko
+    pair: site-extra-case
+    prompt: 공공 도서관은 언제 문을 여나요?
 """
-"""A pair: the built-in suites require parity, so a case comes with its other language."""
+"""A pair: the built-in suites require parity, so a case comes with a side in each of the six
+languages."""
 
 
 def _files(directory: Path) -> dict[str, bytes]:
@@ -70,7 +87,7 @@ def test_adding_a_case_changes_the_inventory_page_with_no_other_edit(tmp_path: P
     assert inventory_before != inventory_after
     total_before = gather_content([suites]).inventory.total
     assert f'<td class="num">{total_before}</td></tr>\n</tfoot>' in inventory_after
-    assert f'<td class="num">{total_before - 2}</td></tr>\n</tfoot>' in inventory_before
+    assert f'<td class="num">{total_before - 6}</td></tr>\n</tfoot>' in inventory_before
     assert (before / "action.html").read_bytes() == (after / "action.html").read_bytes()
 
 
