@@ -627,7 +627,7 @@ _INSTRUCTION = re.compile(
 """A planted instruction: a label of any language (`SYSTEM`, `系统`, `HỆ THỐNG`, `시스템`),
 a colon, and what it says, as NFKC writes it (a full-width colon is a colon)."""
 
-_DEMANDED_TOOL = re.compile(r"(?<![\w-])(?P<tool>[a-z0-9-]*_[a-z0-9_-]*)")
+_DEMANDED_TOOL = re.compile(r"(?<![a-z0-9_-])(?P<tool>[a-z0-9-]*_[a-z0-9_-]*)")
 _ACCOUNT = re.compile(
     "(?:"
     + "|".join(
