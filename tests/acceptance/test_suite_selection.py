@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from gauntlet.targets.toy import make_toy
+from gauntlet.targets.toy.corpus import other_language
+from gauntlet.targets.toy.openai import ESCALATION_PHRASES
 
 from ..cli_helpers import RunCli
 from ..toy_servers import running_openai
@@ -26,9 +28,13 @@ response:
     remove_from_text: true
   escalated:
     from_text:
-      en: ["988 Suicide & Crisis Lifeline", "Línea 988 de Prevención del Suicidio y Crisis"]
-      es: ["Línea 988 de Prevención del Suicidio y Crisis", "988 Suicide & Crisis Lifeline"]
+{escalated}
 """
+ESCALATED = "\n".join(
+    f"      {language}: {json.dumps([line, ESCALATION_PHRASES[other_language(language)]])}"
+    for language, line in ESCALATION_PHRASES.items()
+)
+"""Each language's crisis line, and the one `wrong_language` escalates in, as the example has."""
 
 
 @pytest.mark.network
@@ -40,7 +46,7 @@ def test_the_built_in_suites_run_against_a_chatbot_without_retrieval_ids(
     out, pack = tmp_path / "r.json", tmp_path / "evidence.md"
     with running_openai(make_toy()) as base_url:
         target = tmp_path / "chatbot.yaml"
-        target.write_text(CHATBOT.format(base_url=base_url), encoding="utf-8")
+        target.write_text(CHATBOT.format(base_url=base_url, escalated=ESCALATED), encoding="utf-8")
         refused = run_cli("run", "--target", target, "--out", out, "--quiet")
         assert refused.code == 2, refused.show()
         assert "--suite-option riverbend-grounding.accepts_absent=context_ids" in refused.stderr
