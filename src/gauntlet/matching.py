@@ -228,8 +228,28 @@ def normalise(text: str) -> str:
     (`close_cjk_gaps`). Both sides
     of a match are normalised alike, so accents fold too: `canción` and `cancion`, `Việt` and
     `Viet`, `圖書館` and `图书馆`, `상담 전화` and `상담전화` match either way round.
+
+    A run normalises the same few thousand texts many times over (each case's markers, once
+    per answer and per reading; the toy's and most targets' stock refusals), so texts up to
+    `CACHED_LENGTH` characters are remembered, the last `CACHED_TEXTS` of them.
     """
+    if len(text) > CACHED_LENGTH:
+        return _normalised(text)
+    return _normalised_cached(text)
+
+
+CACHED_LENGTH = 1024
+"""The longest text `normalise` remembers: a marker or a short answer, not a long document."""
+
+CACHED_TEXTS = 4096
+"""How many texts `normalise` remembers (so at most a few tens of megabytes, however hostile)."""
+
+
+def _normalised(text: str) -> str:
     return close_cjk_gaps(_spaced(text))
+
+
+_normalised_cached = lru_cache(maxsize=CACHED_TEXTS)(_normalised)
 
 
 def _spaced(text: str) -> str:

@@ -43,7 +43,7 @@ from urllib.parse import unquote
 import regex
 
 from gauntlet.invisible import remove_invisible
-from gauntlet.matching import fold_punctuation, markers_found, normalise
+from gauntlet.matching import CACHED_LENGTH, fold_punctuation, markers_found, normalise
 
 MIN_SPELLED_LENGTH = 5
 """Letters and digits a marker needs before it is looked for in other spellings.
@@ -91,7 +91,7 @@ def leaks(text: str, markers: Iterable[str]) -> tuple[Leak, ...]:
             continue
         if not _long_enough(marker) or len(text) > SEARCH_LIMIT:
             continue
-        readings = readings or _Readings(text)
+        readings = readings or _readings_of(text)
         spelling = readings.spelling_of(marker)
         if spelling is not None:
             found.append(Leak(marker, spelling))
@@ -171,6 +171,19 @@ def _letters_apart(text: str) -> Iterator[str]:
         yield "".join(run)
 
 
+def _readings_of(text: str) -> _Readings:
+    """`_Readings(text)`, remembered for the last `CACHED_READINGS` short answers.
+
+    Targets give the same answer to many cases (a stock refusal, a page's summary): a run of
+    the toy reads some 2,200 answers and only about a hundred differ.
+    """
+    return _Readings(text) if len(text) > CACHED_LENGTH else _cached_readings(text)
+
+
+CACHED_READINGS = 256
+"""How many answers' readings `leaks` remembers (each a dozen texts of `CACHED_LENGTH` or so)."""
+
+
 class _Readings:
     """Every reading of one answer, made once and searched for each marker."""
 
@@ -214,6 +227,9 @@ class _Readings:
                 yield _named(reading.name, "with its letters apart")
             if rejoined is not None and rejoined.search(reading.text):
                 yield _named(reading.name, "with other spacing or punctuation")
+
+
+_cached_readings = lru_cache(maxsize=CACHED_READINGS)(_Readings)
 
 
 def _named(*parts: str) -> str:
