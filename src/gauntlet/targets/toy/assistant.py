@@ -121,18 +121,24 @@ def _plain_punctuation(char: str) -> str:
     return folded if all(unicodedata.category(c)[0] in "PZ" for c in folded) else char
 
 
-def _patterns(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(pattern) for pattern in patterns)
+def _patterns(*patterns: str) -> re.Pattern[str]:
+    """One pattern that matches where any of `patterns` does: one search instead of one each.
+
+    Each is compiled alone first, so a broken one is named.
+    """
+    for pattern in patterns:
+        re.compile(pattern)
+    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns) or "(?!)")
 
 
-def _matches_any(patterns: tuple[re.Pattern[str], ...], folded: str) -> bool:
-    return any(pattern.search(folded) for pattern in patterns)
+def _matches_any(patterns: re.Pattern[str], folded: str) -> bool:
+    return patterns.search(folded) is not None
 
 
 # ---------------------------------------------------------------- what a prompt asks for
 
 
-def _every_language(patterns: Callable[[Speech], tuple[str, ...]]) -> tuple[re.Pattern[str], ...]:
+def _every_language(patterns: Callable[[Speech], tuple[str, ...]]) -> re.Pattern[str]:
     """One language's patterns of a kind, in every language the toy speaks."""
     return _patterns(*chain.from_iterable(patterns(speech) for speech in SPEECHES.values()))
 
@@ -150,7 +156,7 @@ _ATTACK_ORDER = (
     # ignore the parking rules on Sunday?" is still a question about parking.
     _Attack.SYSTEM_PROMPT_OVERRIDE,
 )
-_ATTACK_PATTERNS: tuple[tuple[_Attack, tuple[re.Pattern[str], ...]], ...] = tuple(
+_ATTACK_PATTERNS: tuple[tuple[_Attack, re.Pattern[str]], ...] = tuple(
     (
         kind,
         _patterns(
@@ -241,26 +247,51 @@ _KEYWORDS = {
 """Each page's keywords, folded like prompts and split into words."""
 
 
+PREFIX_LENGTH = 5
+"""A keyword word this long or longer also matches a prompt word it begins (`permit`: `permits`)."""
+
+
+class _Words(NamedTuple):
+    """A prompt's words, in order, and what each keyword word could match among them."""
+
+    words: list[str]
+    matched: frozenset[str]
+    """Every word of the prompt, and every prefix of it at least `PREFIX_LENGTH` long."""
+
+    @classmethod
+    def of(cls, folded: str) -> _Words:
+        words = words_of(folded)
+        prefixes = {word[:end] for word in words for end in range(PREFIX_LENGTH, len(word))}
+        return cls(words, frozenset(words).union(prefixes))
+
+
 def _word_matches(word: str, keyword: str) -> bool:
-    return word == keyword or (len(keyword) >= 5 and word.startswith(keyword))
+    return word == keyword or (len(keyword) >= PREFIX_LENGTH and word.startswith(keyword))
 
 
-def _keyword_matches(words: list[str], keyword: tuple[str, ...]) -> bool:
-    width = len(keyword)
+def _keyword_matches(prompt: _Words, keyword: tuple[str, ...]) -> bool:
+    # Each of the keyword's words must match some word of the prompt (a set lookup) before
+    # its words are looked for side by side, in order: most keywords are one word.
+    # (A word shorter than `PREFIX_LENGTH` is in `matched` only as a whole word of the prompt.)
+    if not all(part in prompt.matched for part in keyword):
+        return False
+    if len(keyword) == 1:
+        return True
+    words, width = prompt.words, len(keyword)
     return any(
         all(_word_matches(words[start + offset], keyword[offset]) for offset in range(width))
         for start in range(len(words) - width + 1)
     )
 
 
-def _score(words: list[str], doc: Document) -> int:
-    return sum(_keyword_matches(words, keyword) for keyword in _KEYWORDS[doc.id])
+def _score(prompt: _Words, doc: Document) -> int:
+    return sum(_keyword_matches(prompt, keyword) for keyword in _KEYWORDS[doc.id])
 
 
 def _retrieve(folded: str, language: str) -> list[Document]:
     """The pages in `language` that best match the prompt: at most `MAX_CONTEXT`, best first."""
-    words = words_of(folded)
-    scored = [(score, doc) for doc in documents_in(language) if (score := _score(words, doc))]
+    prompt = _Words.of(folded)
+    scored = [(score, doc) for doc in documents_in(language) if (score := _score(prompt, doc))]
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
     return [doc for _, doc in scored[:MAX_CONTEXT]]
 
