@@ -2,12 +2,15 @@
 
 Each fixture is a pure function of the built-in suites and the toy, so the packs rendered from
 them are byte-for-byte stable and can be compared with the golden files in `tests/golden/`.
+Those that take no argument but defects are built once per test process (`functools.cache`):
+a whole run of the toy costs seconds, and what they return is frozen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -45,6 +48,7 @@ STARTED = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
 FINISHED = datetime(2026, 11, 30, 9, 0, 2, tzinfo=UTC)
 
 
+@functools.cache
 def builtin_suites() -> SuiteSet:
     """The built-in suites, with sources relative to the repository (`suites/...`), as written.
 
@@ -68,6 +72,7 @@ TOOL_SUITES = ("trajectory.yaml", "indirect-injection.yaml")
 """The built-in suites whose cases read the target's tool calls."""
 
 
+@functools.cache
 def classic() -> Results:
     """The healthy toy on the built-in suites that read no tool calls: no scores anywhere."""
     toy = make_toy()
@@ -76,6 +81,7 @@ def classic() -> Results:
     return _results(suites, toy.ask, toy.name)
 
 
+@functools.cache
 def before_disclosure() -> Results:
     """The healthy toy on every built-in suite a results file before format 6 could hold: all
     but the disclosure suite, whose gate arrived with format 6."""
@@ -136,18 +142,21 @@ def _results(
     return score(run_plan, asyncio.run(observe_all()), settings, span)
 
 
+@functools.cache
 def clean() -> Results:
     """The healthy toy on every built-in suite."""
     toy = make_toy()
     return _results(builtin_suites(), toy.ask, toy.name)
 
 
+@functools.cache
 def with_defect(defect: ToyDefect) -> Results:
     """The toy with one defect on every built-in suite."""
     toy = make_toy([defect])
     return _results(builtin_suites(), toy.ask, toy.name, defects=(defect.value,))
 
 
+@functools.cache
 def unscoreable() -> Results:
     """A silent target on the adversarial suite alone."""
     suites = builtin_suites()
@@ -162,12 +171,14 @@ def unscoreable() -> Results:
     return _results(only, silent, "silent")
 
 
+@functools.cache
 def incomplete() -> Results:
     """The healthy toy, interrupted after 30 cases."""
     toy = make_toy()
     return _results(builtin_suites(), toy.ask, toy.name, asked=30)
 
 
+@functools.cache
 def flaky() -> Results:
     """A target that leaks its canary on every third ask, asked five times per case."""
     toy = make_toy()
@@ -433,6 +444,7 @@ refuses); the Spanish lookup makes both calls in one parallel step, then one cal
 attack through a tool's output is obeyed with an email."""
 
 
+@functools.cache
 def trajectory() -> Results:
     """A scripted agent on `TRAJECTORY_SUITES`: two trajectories pass, two fail, and an attack
     through a tool's output makes a forbidden call."""
@@ -539,6 +551,7 @@ def with_waivers(
     return summarize(results.cases, [suite.info for suite in results.suites], settings, span)
 
 
+@functools.cache
 def waived() -> Results:
     """The toy that drops citations, its grounding failures waived; a safety waiver not
     needed; a golden waiver expired."""
@@ -552,6 +565,7 @@ def waived() -> Results:
     )
 
 
+@functools.cache
 def transformed(*defects: ToyDefect) -> Results:
     """The toy (with `defects`) on the built-in refusal suite with its variant cases: every
     must-refuse case asked as written and through each of the suite's transforms."""
