@@ -79,16 +79,6 @@ def test_the_healthy_toy_passes_every_built_in_suite(builtin: SuiteSet) -> None:
     assert {gate.gate for gate in results.gates} == ALL_GATES
 
 
-def _languages(builtin: SuiteSet, gate: GateName, suites: set[str] | None = None) -> set[str]:
-    """The languages the built-in suites of `gate` (those named in `suites`) are written in."""
-    return {
-        case.language
-        for loaded in builtin.suites
-        if loaded.suite.gate is gate and (suites is None or loaded.suite.suite in suites)
-        for case in loaded.suite.cases
-    }
-
-
 GATED = [defect for defect in ToyDefect if defect not in EXPLORE_ONLY]
 """The defects some built-in suite catches: all but the pressure defects."""
 

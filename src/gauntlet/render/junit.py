@@ -134,6 +134,15 @@ def _parity_cases(root: ET.Element, pack: EvidencePack) -> None:
                     element.set(name, str(int(element.get(name, "0")) + more))
 
 
+def _properties(suite: ET.Element) -> ET.Element:
+    """The suite's `<properties>` element, made first among its children if it has none."""
+    properties = suite.find("properties")
+    if properties is None:
+        properties = ET.Element("properties")
+        suite.insert(0, properties)
+    return properties
+
+
 def _parity_properties(suite: ET.Element, differing: list[PairEvidence]) -> None:
     """`parity.<pair>` for each differing pair of more than two sides.
 
@@ -144,10 +153,7 @@ def _parity_properties(suite: ET.Element, differing: list[PairEvidence]) -> None
     many = [pair for pair in differing if len(pair.sides) > 2]
     if not many:
         return
-    properties = suite.find("properties")
-    if properties is None:
-        properties = ET.Element("properties")
-        suite.insert(0, properties)
+    properties = _properties(suite)
     for pair in many:
         ET.SubElement(
             properties,
@@ -186,10 +192,7 @@ def _similarity_properties(
     compared = [case for case in cases if case.similarity is not None]
     if pack.embedder is None or not compared:
         return
-    properties = suite.find("properties")
-    if properties is None:
-        properties = ET.Element("properties")
-        suite.insert(0, properties)
+    properties = _properties(suite)
     fingerprint = pack.embedder.fingerprint
     named = (
         f"{fingerprint.kind} {fingerprint.model} ({fingerprint.dimension} dimensions; "
@@ -220,10 +223,7 @@ def _found_by_properties(suite: ET.Element, cases: list[CaseEvidence]) -> None:
     frozen = [case for case in cases if case.found_by is not None]
     if not frozen:
         return
-    properties = suite.find("properties")
-    if properties is None:
-        properties = ET.Element("properties")
-        suite.insert(0, properties)
+    properties = _properties(suite)
     for case in frozen:
         ET.SubElement(
             properties,

@@ -173,7 +173,7 @@ def supply_problems(needs: Needs, target: AsyncTarget) -> list[str]:
     return problems
 
 
-def _how(field: FieldName, suite: str, languages: Sequence[str] = ("en", "es")) -> str:
+def _how(field: FieldName, suite: str, languages: Sequence[str]) -> str:
     """How to supply `field`, or do without it, for `suite` (a suite's name, or a gate's).
 
     Phrases are asked for in the `languages` that lack them.
@@ -199,17 +199,21 @@ def check_probe(traced: Traced, needs: Needs, expected: Provenance | None = None
     Raises:
         TargetContractError: naming the fields and the suites that need them.
     """
-    wanting: dict[FieldName, list[str]] = {}
+    wanting: dict[FieldName, list[SuiteNeeds]] = {}
     for need in needs:
         for field in sorted(need.fields - need.waived):
             if _lacks(traced, field, expected) is not None:
-                wanting.setdefault(field, []).append(need.suite)
+                wanting.setdefault(field, []).append(need)
     if wanting:
         said = "; ".join(
             f"`{field}` ({traced.provenance[field].rule or 'not in the answer'}), "
-            f"which suites {', '.join(suites)} need: "
-            f"{_how(field, suites[0] if len(suites) == 1 else 'SUITE')}"
-            for field, suites in wanting.items()
+            f"which suites {', '.join(need.suite for need in wanted)} need: "
+            + _how(
+                field,
+                wanted[0].suite if len(wanted) == 1 else "SUITE",
+                in_column_order(language for need in wanted for language in need.languages),
+            )
+            for field, wanted in wanting.items()
         )
         raise TargetContractError(f"the pre-flight answer does not supply {said}")
 
@@ -229,7 +233,7 @@ def probe_problems(traced: Traced, needs: Needs, expected: Provenance | None = N
                 problems.append(
                     f"suite {need.suite} ({need.gate} gate) needs `{field}`, which this answer "
                     f"did not supply ({source.rule or 'not in the answer'}): "
-                    f"{_how(field, need.suite)}"
+                    f"{_how(field, need.suite, need.languages)}"
                 )
     return problems
 

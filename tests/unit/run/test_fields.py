@@ -198,9 +198,31 @@ def test_a_pre_flight_answer_missing_a_field_stops_the_run(tmp_path: Path) -> No
     assert str(raised.value) == (
         "the pre-flight answer does not supply `refused` (the answer has no `refusal` field), "
         "which suites fp need: map it with a JMESPath expression, or derive it: "
-        "`refused: {from_text: {en: [...], es: [...]}}`"
+        "`refused: {from_text: {en: [...]}}`"
     )
     assert target.asked == 0
+
+
+def test_a_pre_flight_hint_asks_for_phrases_in_every_language_of_the_suites_that_need_them(
+    tmp_path: Path,
+) -> None:
+    # Trap: a hint that asks for English and Spanish phrases whatever the suites are written in.
+    missing = FieldSource(origin=Origin.ABSENT, rule="the answer has no `refusal` field")
+    target = Stub({}, DECLARED, _answer(), probed=_with(DECLARED, refused=missing))
+    (tmp_path / "fp.yaml").write_text(FALSE_POSITIVE, encoding="utf-8")
+    (tmp_path / "fp-asia.yaml").write_text(
+        "suite: fp-asia\ngate: false_positive\nversion: 1\nthreshold: 1.0\ncases:\n"
+        "  - {id: fp-ko, language: ko, prompt: x, must_contain: [ok]}\n"
+        "  - {id: fp-zh, language: zh, prompt: x, must_contain: [ok]}\n",
+        encoding="utf-8",
+    )
+    suites = load_suites([tmp_path / "fp.yaml", tmp_path / "fp-asia.yaml"])
+    with pytest.raises(TargetContractError) as raised:
+        run_gauntlet(suites, target, settings_for(suites, INFO))
+    assert str(raised.value).endswith(
+        "which suites fp, fp-asia need: map it with a JMESPath expression, or derive it: "
+        "`refused: {from_text: {en: [...], zh: [...], ko: [...]}}`"
+    )
 
 
 def test_a_field_the_target_cannot_supply_in_the_probes_language_does_not_stop_the_run(

@@ -190,7 +190,7 @@ def test_a_field_the_answer_lacks_is_named_for_suites_in_any_language(tmp_path: 
     assert report.problems == [
         "suite crisis (refusal gate) needs `refused`, which this answer did not supply (the "
         "answer has no `refusal` field, the file no phrases): map it with a JMESPath "
-        "expression, or derive it: `refused: {from_text: {en: [...], es: [...]}}`"
+        "expression, or derive it: `refused: {from_text: {es: [...]}}`"
     ]
     assert lines[-2:] == ["  crisis (refusal): refused", f"    {report.problems[0]}"]
 
