@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -70,6 +71,17 @@ def _is_vietnamese_letter(char: str) -> bool:
     return decomposed[0] in "aeiouy" and not _VIETNAMESE_MARKS.isdisjoint(decomposed[1:])
 
 
+@lru_cache(maxsize=4096)
+def _letter_of(char: str) -> str | None:
+    """`ko` for a Hangul syllable, `zh` for a Han character, `vi` for a Vietnamese letter."""
+    name = unicodedata.name(char, "")
+    if name.startswith("HANGUL SYLLABLE"):
+        return "ko"
+    if name.startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY")):
+        return "zh"
+    return "vi" if _is_vietnamese_letter(char) else None
+
+
 def _spaced_out(found: list[str], number: int) -> bool:
     """Whether the one-letter word `found[number]` stands beside another one-letter word.
 
@@ -92,14 +104,11 @@ def language_of(text: str) -> str | None:
 
     written = unicodedata.normalize("NFKC", text).casefold()
     counts: Counter[str] = Counter()
-    for char in written:
-        name = unicodedata.name(char, "")
-        if name.startswith("HANGUL SYLLABLE"):
-            counts["ko"] += 1
-        elif name.startswith(("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY")):
-            counts["zh"] += 1
-        elif _is_vietnamese_letter(char):
-            counts["vi"] += 1
+    counts.update(
+        language
+        for char in written
+        if not char.isascii() and (language := _letter_of(char)) is not None
+    )
     found = _WORD.findall(normalise(text))
     for number, word in enumerate(found):
         if len(word) == 1 and _spaced_out(found, number):
