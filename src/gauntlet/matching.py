@@ -143,7 +143,19 @@ def _traditional_to_simplified() -> dict[int, str]:
             folded = "".join(simplified.get(char, char) for char in standard)
             if folded != variant:
                 table[ord(variant)] = folded
+    if len(table) < TRADITIONAL_TABLE_FLOOR:
+        # An emptied or reformatted table would fold nothing, and a leak written in
+        # Traditional characters would pass a marker written in Simplified ones.
+        raise RuntimeError(
+            f"opencc-purepy's character tables in {tables} give {len(table)} Traditional "
+            f"characters, not the thousands expected (at least {TRADITIONAL_TABLE_FLOOR}): "
+            "reinstall gauntlet's locked dependencies"
+        )
     return table
+
+
+TRADITIONAL_TABLE_FLOOR = 3000
+"""Fewer Traditional characters than this (OpenCC's tables give over 4,000) is a broken install."""
 
 
 def fold_chinese(text: str) -> str:

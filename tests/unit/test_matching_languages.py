@@ -9,13 +9,17 @@ the test reads them, never from the code under test.
 
 from __future__ import annotations
 
+import importlib.resources
 import unicodedata
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gauntlet import matching
 from gauntlet.matching import contains, markers_missing
 
 Spelling = Callable[[str], str]
@@ -235,3 +239,23 @@ def test_folding_joins_spellings_of_the_same_words_not_other_words() -> None:
     assert not contains("위기 상황", "위기 상담 전화")
     assert not contains("đường dây", "đường dây nóng")
     assert not contains("mag apply", "mag-apply")
+
+
+def test_a_broken_install_of_the_traditional_table_is_an_error_not_a_fold_of_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Trap: tables emptied or reformatted by an upgrade, read as an empty mapping, so `圖書館`
+    # would no longer meet `图书馆` and a leak in Traditional characters would pass.
+    assert len(matching._traditional_to_simplified()) >= matching.TRADITIONAL_TABLE_FLOOR
+    (tmp_path / "dicts").mkdir()
+    for name in ("TSCharacters.txt", "TWVariantsRev.txt", "HKVariantsRev.txt"):
+        (tmp_path / "dicts" / name).write_text("圖 图\n", encoding="utf-8")  # a space, no tab
+    monkeypatch.setattr(importlib.resources, "files", lambda package: tmp_path)
+    matching._traditional_to_simplified.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match=r"give 0 Traditional characters"):
+            matching.fold_chinese("圖書館")
+    finally:
+        monkeypatch.undo()
+        matching._traditional_to_simplified.cache_clear()
+    assert matching.fold_chinese("圖書館") == "图书馆"
