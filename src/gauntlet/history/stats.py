@@ -80,6 +80,7 @@ from gauntlet.history.records import (
     Trend,
     no_verdict,
 )
+from gauntlet.languages import in_column_order
 from gauntlet.proportions import percentile
 from gauntlet.words import plural
 
@@ -219,7 +220,8 @@ def trends(
         selections.append(("pass_rate", name, None, None))
         selections += [
             ("pass_rate", name, language, None)
-            for language in _unique(case.language for case in of_gate)
+            # In column order, so languages flagged alike are listed as every table lists them.
+            for language in in_column_order(case.language for case in of_gate)
         ]
         selections += [
             ("pass_rate", name, None, suite) for suite in _unique(case.suite for case in of_gate)

@@ -273,6 +273,26 @@ def test_trends_lists_every_selection_flagged_first_safety_before_competence() -
     ]
 
 
+def test_languages_flagged_alike_are_listed_in_column_order_not_the_order_cases_ran() -> None:
+    # Trap: ties (every language fell the same way) listed as the results file happened to
+    # order the cases, Korean before English, where every table and parity line puts them
+    # in column order.
+    runs = [_run(number) for number in range(1, 6)]
+    cases = [
+        _case(
+            run,
+            f"g-{language}",
+            language=language,
+            outcome="failed" if run is runs[-1] else "passed",
+        )
+        for run in runs
+        for language in ("ko", "tl", "en", "zh", "es", "vi")
+    ]
+    found = trends(History(runs=tuple(runs), cases=tuple(cases)), runs[-1].key)
+    flagged = [t.language for t in found if t.flagged and t.language is not None]
+    assert flagged == ["en", "es", "zh", "vi", "tl", "ko"]
+
+
 def test_trends_orders_within_a_family_by_the_worst_z() -> None:
     runs = [_run(number) for number in range(1, 6)]
     cases = []
