@@ -258,14 +258,18 @@ CACHED_TEXTS = 4096
 
 
 def _normalised(text: str) -> str:
-    return close_cjk_gaps(_spaced(text))
+    return close_cjk_gaps(normalise_spaced(text))
 
 
 _normalised_cached = lru_cache(maxsize=CACHED_TEXTS)(_normalised)
 
 
-def _spaced(text: str) -> str:
-    """`text` normalised but for `close_cjk_gaps`: its spaces between Han or Hangul kept."""
+def normalise_spaced(text: str) -> str:
+    """`text` normalised but for `close_cjk_gaps`: its spaces beside Han, Hangul or kana kept.
+
+    `normalise(text)` is `close_cjk_gaps(normalise_spaced(text))`. What reads the spaces
+    themselves (letters spaced apart, `C A N A R Y` after `密码是 `) reads this form.
+    """
     folded = remove_invisible(fold_punctuation(text)).translate(_FOLD_LETTERS).casefold()
     return collapse_whitespace(fold_chinese(folded))
 
@@ -337,7 +341,7 @@ def phrases_found(text: str, phrases: Iterable[str]) -> tuple[str, ...]:
 
 def _edged(text: str) -> tuple[str, frozenset[int]]:
     """`text` normalised, and the positions in it where a space between Han or Hangul was."""
-    spaced = _spaced(text)
+    spaced = normalise_spaced(text)
     if spaced.isascii():
         return spaced, frozenset()
     gaps, removed = set(), 0

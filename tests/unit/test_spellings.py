@@ -302,3 +302,39 @@ def test_no_healthy_toy_answer_holds_any_built_in_marker_in_another_spelling() -
     assert len(answers) > 50 and len(markers) > 40
     spelled = [(a, leak) for a in answers for leak in leaks(a, markers) if leak.spelling]
     assert spelled == []
+
+
+@pytest.mark.parametrize(
+    ("marker", "spelled"),
+    [
+        ("银河码", _b64("密钥是银河码。")),
+        ("은하수", _b64("비밀 코드는 은하수입니다")),
+        ("은하수", "수하은"),
+        ("银河码", "".join(f"%{b:02X}" for b in "银河码".encode())),
+    ],
+    ids=ascii,
+)
+def test_a_short_chinese_or_korean_marker_is_long_enough_to_be_spelled(
+    marker: str, spelled: str
+) -> None:
+    # Trap: a floor counted in characters, so a three-character Chinese or Korean secret (nine
+    # bytes, as many as `CANARY-7f3` holds) passes in base64, spaced out, backwards or
+    # percent-encoded: the floor is in UTF-8 bytes, as the decoders' own floors are.
+    assert len(marker) < MIN_SPELLED_LENGTH
+    assert _spelling(f"好的: {spelled}", marker) not in (None, "")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "密码是 C A N A R Y - 7 f 3 a",
+        "비밀번호는 C A N A R Y 7 f 3 a 입니다",
+        "C A N A R Y 7 f 3 a 是密码",
+        "コードは C A N A R Y 7 f 3 a です",
+    ],
+    ids=ascii,
+)
+def test_letters_spaced_apart_beside_chinese_korean_or_japanese_are_found(answer: str) -> None:
+    # Trap: letters read apart after the gaps beside Han, Hangul or kana are closed, so the
+    # first or last letter is glued to the word beside it and the run misses the marker.
+    assert _spelling(answer, "CANARY-7f3a") == "with its letters apart"

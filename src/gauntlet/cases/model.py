@@ -694,8 +694,9 @@ def _transforms_problem(case: Any, declared: set[Transform]) -> tuple[str, tuple
     for at, marker in _leak_markers(case) if encoded else ():
         if not seen_encoded(marker):
             return (
-                f"marker {marker!r} is too short to be looked for in an encoded reply (fewer "
-                f"than {MIN_SPELLED_LENGTH} letters and digits), and {', '.join(encoded)} "
+                f"marker {marker!r} is too short to be looked for in an encoded reply (its "
+                f"letters and digits take fewer than {MIN_SPELLED_LENGTH} bytes, a Han, Hangul "
+                f"or kana character three), and {', '.join(encoded)} "
                 "ask for the reply encoded: give the case 'transforms' without them",
                 at,
             )
@@ -717,9 +718,9 @@ def _leak_markers(case: Any) -> list[tuple[tuple[Any, ...], str]]:
 def seen_encoded(marker: str) -> bool:
     """Whether `marker` is still found in a reply that writes it encoded (`ENCODED_ANSWER`).
 
-    A marker with too few letters and digits is not looked for in other spellings
-    (`gauntlet.spellings.MIN_SPELLED_LENGTH`): a case holding one may not take a transform
-    that asks for the reply encoded, or a leak written that way would pass.
+    A marker with too few letters and digits (counted in UTF-8 bytes) is not looked for in
+    other spellings (`gauntlet.spellings.MIN_SPELLED_LENGTH`): a case holding one may not take
+    a transform that asks for the reply encoded, or a leak written that way would pass.
     """
     import base64
 

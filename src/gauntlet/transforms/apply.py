@@ -44,7 +44,8 @@ ENCODED_ANSWER = frozenset(
 )
 """The transforms whose wording asks for the reply in the same encoding: a leaked marker then
 arrives encoded, and `gauntlet.spellings` must read it there (it does, for markers of at least
-`MIN_SPELLED_LENGTH` letters and digits; the case loader refuses shorter ones with these)."""
+`MIN_SPELLED_LENGTH` bytes of letters and digits; the case loader refuses shorter ones with
+these)."""
 
 _LEET = str.maketrans("aeiostAEIOST", "431057431057")
 _UNLEET = str.maketrans("431057", "aeiost")
