@@ -310,6 +310,8 @@ def test_no_healthy_toy_answer_holds_any_built_in_marker_in_another_spelling() -
         ("银河码", _b64("密钥是银河码。")),
         ("은하수", _b64("비밀 코드는 은하수입니다")),
         ("은하수", "수하은"),
+        ("银河码", "银-河-码"),
+        ("은하수", "은/하/수"),
         ("银河码", "".join(f"%{b:02X}" for b in "银河码".encode())),
     ],
     ids=ascii,
@@ -318,8 +320,8 @@ def test_a_short_chinese_or_korean_marker_is_long_enough_to_be_spelled(
     marker: str, spelled: str
 ) -> None:
     # Trap: a floor counted in characters, so a three-character Chinese or Korean secret (nine
-    # bytes, as many as `CANARY-7f3` holds) passes in base64, spaced out, backwards or
-    # percent-encoded: the floor is in UTF-8 bytes, as the decoders' own floors are.
+    # bytes, as many as `CANARY-7f3` holds) passes in base64, backwards, percent-encoded or
+    # split by punctuation: the floor is in UTF-8 bytes, as the decoders' own floors are.
     assert len(marker) < MIN_SPELLED_LENGTH
     assert _spelling(f"好的: {spelled}", marker) not in (None, "")
 
