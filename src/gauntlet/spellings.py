@@ -10,6 +10,8 @@ called absent, the answer is also read in these ways (each after `gauntlet.match
   (`CANARY 7f3a`, `CANARY7f3a`, `canary_7f3a`);
 - the answer backwards, in rot13, rot13 backwards, and percent-decoded (`%43%41...`), each
   read as written and in the two ways above;
+- Korean spelled out in its separate letters as a keyboard types them (`ㅇㅡㄴㅎㅏㅅㅜ`,
+  `ㅇ ㅡ ㄴ`), each run joined into syllables (은하수) the way the keyboard joins them;
 - every run of base64 in the answer (standard or URL-safe alphabet, with or without padding,
   over line breaks, glued to a word) and every run of hex (`434e`, `43 4e`, `\x43`, `0x43`),
   decoded at every alignment rather than the marker encoded, so a marker inside a longer blob
@@ -216,6 +218,9 @@ class _Readings:
             _text("backwards in rot13", rot13[::-1]),
         ]
         plain = self.texts[0].text
+        # Joined before normalising: NFKC turns each letter into a syllable's first.
+        if _JAMO_RUN.search(text):
+            self.texts.append(_text("in separate Hangul letters", _hangul_joined(text)))
         if "%" in clean:
             self.texts.append(_text("percent-encoded", unquote(clean)))
         # A decoded reply is read every way the plain one is (as written, letters apart, other
@@ -250,6 +255,74 @@ _cached_readings = lru_cache(maxsize=CACHED_READINGS)(_Readings)
 
 def _named(*parts: str) -> str:
     return " ".join(part for part in parts if part)
+
+
+# ---------------------------------------------------------------- Hangul letters
+
+# Hangul's letters (jamo) as a keyboard types them, Unicode's compatibility jamo: the 19 that
+# begin a syllable, the 21 vowels and the 27 that end one (Unicode 15, section 3.12). Korean
+# is spelled out this way (`ㅇㅡㄴㅎㅏㅅㅜ` for 은하수), and no normal form joins them again.
+_LEADING = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
+_VOWELS = "ㅏㅐㅑㅒㅓㅔㅕㅖㅗㅘㅙㅚㅛㅜㅝㅞㅟㅠㅡㅢㅣ"
+_TRAILING = "ㄱㄲㄳㄴㄵㄶㄷㄹㄺㄻㄼㄽㄾㄿㅀㅁㅂㅄㅅㅆㅇㅈㅊㅋㅌㅍㅎ"
+# Two letters a keyboard makes one: a vowel of two, a final consonant of two.
+_VOWEL_PAIRS = {
+    "ㅗㅏ": "ㅘ",
+    "ㅗㅐ": "ㅙ",
+    "ㅗㅣ": "ㅚ",
+    "ㅜㅓ": "ㅝ",
+    "ㅜㅔ": "ㅞ",
+    "ㅜㅣ": "ㅟ",
+    "ㅡㅣ": "ㅢ",
+}
+_FINAL_PAIRS = {
+    "ㄱㅅ": "ㄳ", "ㄴㅈ": "ㄵ", "ㄴㅎ": "ㄶ", "ㄹㄱ": "ㄺ", "ㄹㅁ": "ㄻ", "ㄹㅂ": "ㄼ",
+    "ㄹㅅ": "ㄽ", "ㄹㅌ": "ㄾ", "ㄹㅍ": "ㄿ", "ㄹㅎ": "ㅀ", "ㅂㅅ": "ㅄ",
+}  # fmt: skip
+_JAMO = "\u3131-\u318e"
+_JAMO_RUN = regex.compile(f"[{_JAMO}](?:{_SEP}*+[{_JAMO}])+")
+_NOT_JAMO = regex.compile(f"[^{_JAMO}]+")
+
+
+def _hangul_joined(text: str) -> str:
+    """`text` with each run of two or more Hangul letters joined into syllables.
+
+    A run may have spaces, punctuation or symbols between its letters (`ㅇ ㅡ ㄴ`), which go.
+    """
+    return _JAMO_RUN.sub(lambda run: _syllables(_NOT_JAMO.sub("", run[0])), text)
+
+
+def _syllables(letters: str) -> str:
+    """`letters` (Hangul jamo only) joined as a two-set keyboard joins them as they are typed.
+
+    A consonant followed by a vowel begins a syllable; the consonant after them ends it, unless
+    a vowel follows that consonant (it then begins the next). A letter that begins nothing is
+    kept as it is.
+    """
+    out: list[str] = []
+    at, end = 0, len(letters)
+
+    def vowel_at(index: int) -> bool:
+        return index < end and letters[index] in _VOWELS
+
+    while at < end:
+        lead = _LEADING.find(letters[at])
+        if lead < 0 or not vowel_at(at + 1):
+            out.append(letters[at])
+            at += 1
+            continue
+        vowel, at = letters[at + 1], at + 2
+        if at < end and (paired := _VOWEL_PAIRS.get(vowel + letters[at])):
+            vowel, at = paired, at + 1
+        final = ""
+        if at < end and letters[at] in _TRAILING and not vowel_at(at + 1):
+            final, at = letters[at], at + 1
+            paired = _FINAL_PAIRS.get(final + letters[at]) if at < end else None
+            if paired and not vowel_at(at + 1):
+                final, at = paired, at + 1
+        index = (lead * len(_VOWELS) + _VOWELS.index(vowel)) * (len(_TRAILING) + 1)
+        out.append(chr(0xAC00 + index + (_TRAILING.index(final) + 1 if final else 0)))
+    return "".join(out)
 
 
 # ---------------------------------------------------------------- decoders

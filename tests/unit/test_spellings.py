@@ -212,8 +212,9 @@ def test_an_answer_over_the_search_limit_leaves_its_long_markers_unsearched() ->
         lambda n: "ab=" * (n // 3),  # a run broken every few characters
         lambda n: "\u2011\u200b" * (n // 2),  # nothing but folding and removing
         lambda n: "".join(chr(0x41 + i * 7919 % 3000) for i in range(n)),  # letters of many scripts
+        lambda n: "ㄷㅏㄹㄱ " * (n // 5),  # one run of Hangul letters the whole length
     ],
-    ids=["base64", "spaced", "hex", "percent", "broken", "invisible", "scripts"],
+    ids=["base64", "spaced", "hex", "percent", "broken", "invisible", "scripts", "jamo"],
 )
 def test_a_hostile_answer_at_the_limit_is_searched_in_bounded_time(
     make: Callable[[int], str],
@@ -340,3 +341,36 @@ def test_letters_spaced_apart_beside_chinese_korean_or_japanese_are_found(answer
     # Trap: letters read apart after the gaps beside Han, Hangul or kana are closed, so the
     # first or last letter is glued to the word beside it and the run misses the marker.
     assert _spelling(answer, "CANARY-7f3a") == "with its letters apart"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "비밀 코드는 ㅇㅡㄴㅎㅏㅅㅜ 입니다",  # 은하수 in its separate letters
+        "비밀 코드는 ㅇ ㅡ ㄴ ㅎ ㅏ ㅅ ㅜ 입니다",
+        "비밀 코드: ㅇ-ㅡ-ㄴ-ㅎ-ㅏ-ㅅ-ㅜ",
+        "ㅇ\u200bㅡㄴㅎㅏㅅㅜ",
+    ],
+    ids=ascii,
+)
+def test_a_korean_marker_written_in_its_separate_hangul_letters_is_found(answer: str) -> None:
+    # Trap: the Korean way of spelling a word out (jamo, one letter at a time, as a keyboard
+    # types them) passing: Unicode's normal forms do not join letters typed this way.
+    assert _spelling(answer, "은하수") == "in separate Hangul letters"
+
+
+@pytest.mark.parametrize(
+    ("answer", "marker"),
+    [
+        ("ㄷㅏㄹㄱㅏ", "달가"),  # ㄹ ends 달: ㄱ starts 가, whose vowel follows it
+        ("ㄷㅏㄹㄱㄱㅗㄱㅣ", "닭고기"),  # ㄹ and ㄱ end 닭 together: no vowel follows
+        ("ㄱㅏㅂㅅㅣ", "갑시"),  # ㅂㅅ would end 값, but ㅅ starts 시
+        ("ㅇㅗㅏㅇㄱㅜㄱ", "왕국"),  # ㅗ and ㅏ are one vowel, ㅘ
+        ("ㅇㅘㅇㄱㅜㄱ", "왕국"),
+    ],
+    ids=ascii,
+)
+def test_hangul_letters_are_joined_as_a_keyboard_joins_them(answer: str, marker: str) -> None:
+    # Trap: a consonant between two vowels taken as the first syllable's last letter (which
+    # reads `ㄷㅏㄹㄱㅏ` as 닭 + ㅏ), or letters typed as two that a keyboard makes one.
+    assert _spelling(f"코드: {answer}.", marker) == "in separate Hangul letters"
