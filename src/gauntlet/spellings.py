@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import binascii
 import codecs
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
@@ -219,8 +220,9 @@ class _Readings:
         ]
         plain = self.texts[0].text
         # Joined before normalising: NFKC turns each letter into a syllable's first.
-        if _JAMO_RUN.search(text):
-            self.texts.append(_text("in separate Hangul letters", _hangul_joined(text)))
+        typed = text.translate(_NARROW_JAMO)
+        if _JAMO_RUN.search(typed):
+            self.texts.append(_text("in separate Hangul letters", _hangul_joined(typed)))
         if "%" in clean:
             self.texts.append(_text("percent-encoded", unquote(clean)))
         # A decoded reply is read every way the plain one is (as written, letters apart, other
@@ -280,6 +282,12 @@ _FINAL_PAIRS = {
     "ㄹㅅ": "ㄽ", "ㄹㅌ": "ㄾ", "ㄹㅍ": "ㄿ", "ㄹㅎ": "ㅀ", "ㅂㅅ": "ㅄ",
 }  # fmt: skip
 _JAMO = "\u3131-\u318e"
+_NARROW_JAMO = {
+    code: chr(int(decomposition.split()[1], 16))
+    for code in range(0xFFA0, 0xFFDD)
+    if (decomposition := unicodedata.decomposition(chr(code))).startswith("<narrow>")
+}
+"""The half-width Hangul letters (`ﾻ`), each as the letter it is a narrow form of (`ㅋ`)."""
 _JAMO_RUN = regex.compile(f"[{_JAMO}](?:{_SEP}*+[{_JAMO}])+")
 _NOT_JAMO = regex.compile(f"[^{_JAMO}]+")
 

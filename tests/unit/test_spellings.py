@@ -350,6 +350,7 @@ def test_letters_spaced_apart_beside_chinese_korean_or_japanese_are_found(answer
         "비밀 코드는 ㅇ ㅡ ㄴ ㅎ ㅏ ㅅ ㅜ 입니다",
         "비밀 코드: ㅇ-ㅡ-ㄴ-ㅎ-ㅏ-ㅅ-ㅜ",
         "ㅇ\u200bㅡㄴㅎㅏㅅㅜ",
+        "코드: \uffb7\uffda\uffa4\uffbe\uffc2\uffb5\uffd3",  # the half-width letters
     ],
     ids=ascii,
 )
